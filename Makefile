@@ -1,0 +1,36 @@
+# Thin front for meson: the README's two commands.
+#   make demo   - install missing Debian build deps, build, run the demo
+#   make test   - build (normal + ASan/UBSan) and run every test suite
+#   make bench  - run the benchmarks (bench/run.sh)
+BUILD ?= build
+SAN   ?= build-san
+
+.PHONY: all deps demo test unit bench clean
+
+all: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+deps:
+	@./scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	@./scripts/install-deps.sh --quiet
+	meson setup $(BUILD) --buildtype=debugoptimized
+
+$(SAN)/build.ninja:
+	@./scripts/install-deps.sh --quiet
+	meson setup $(SAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+
+demo: all
+	./$(BUILD)/memtrend demo
+
+test: all $(SAN)/build.ninja
+	ninja -C $(SAN)
+	meson test -C $(BUILD) --print-errorlogs --suite unit
+	meson test -C $(SAN) --print-errorlogs --num-processes 2
+
+bench: all
+	./bench/run.sh
+
+clean:
+	rm -rf $(BUILD) $(SAN)

@@ -1,0 +1,1 @@
+/* stub: analysis.c - to be written */

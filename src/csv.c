@@ -1,0 +1,1 @@
+/* stub: csv.c - to be written */

@@ -1,0 +1,124 @@
+/*
+ * probe.h - the one interface through which memtrend reads the machine.
+ *
+ * The Linux implementation (probe_linux.c) reads /proc and /sys under a
+ * configurable root, so tests point it at fixture trees. A figure the
+ * kernel does not provide or does not let us read is NAN ("absent"), never
+ * a failure: old kernels lack RssShmem, containers hide PSI, smaps_rollup
+ * needs ptrace access. Every byte figure is in bytes (kB fields * 1024).
+ *
+ * A probe knows nothing of samples, stores or analyses. Cost contract: a
+ * process handle keeps /proc/PID/status open and re-reads it with pread at
+ * offset 0 (about 2-14 us) instead of open+read+close; likewise the probe
+ * keeps /proc/meminfo and /proc/pressure/memory open. smaps_rollup is read
+ * only on request (it costs ~13 us per MiB resident).
+ *
+ * Identity: a process handle is bound to one incarnation (pid, start time
+ * from /proc/PID/stat field 22). Reads through its kept fds fail with
+ * PROBE_GONE once that incarnation exits, even if the PID is reused.
+ */
+#ifndef MEMTREND_PROBE_H
+#define MEMTREND_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum probe_status {
+	PROBE_OK = 0,
+	PROBE_ERROR = -1,   /* unexpected failure; message printed */
+	PROBE_GONE = -2,    /* the process (incarnation) no longer exists */
+	PROBE_DENIED = -3,  /* permission denied (e.g. smaps_rollup w/o ptrace) */
+};
+
+/* From /proc/PID/status. NAN when absent. */
+struct proc_mem {
+	double rss;        /* VmRSS */
+	double anon;       /* RssAnon */
+	double file;       /* RssFile */
+	double shmem;      /* RssShmem */
+	double swap;       /* VmSwap */
+	double pagetables; /* VmPTE */
+	double footprint;  /* anon + swap + shmem; NAN if anon absent; absent
+			      swap/shmem count as 0 */
+};
+
+/* From /proc/PID/smaps_rollup. NAN when absent. */
+struct proc_smaps {
+	double pss, pss_anon, private_dirty, swap_pss;
+};
+
+/* From /proc/meminfo and /proc/pressure/memory. NAN when absent. */
+struct sys_mem {
+	double mem_total, mem_available, swap_total, swap_free;
+	double psi_some_avg10, psi_full_avg10;  /* percent */
+	double psi_some_total, psi_full_total;  /* microseconds stalled */
+};
+
+/* Memory cgroup figures. NAN when absent; max is NAN when unlimited
+ * ("max" in v2, or v1's huge PAGE_COUNTER_MAX value). */
+struct cgroup_mem {
+	double current, max, peak;
+};
+
+struct proc_identity {
+	pid_t pid;
+	pid_t ppid;
+	unsigned long long start_ticks; /* /proc/PID/stat field 22 */
+	double start_time;              /* Unix seconds: btime + ticks/HZ */
+	char comm[64];                  /* raw comm (may hold any bytes) */
+	char *cmdline;                  /* NUL separators turned to spaces;
+					   owned; "" for kernel threads */
+};
+
+struct probe;         /* per machine: roots, kept-open system files */
+struct probe_proc;    /* per process incarnation: kept-open fds */
+struct probe_cgroup;  /* per memory cgroup: kept-open fds */
+
+/* proc_root: NULL means $MEMTREND_PROC_ROOT or "/proc"; sys_root: NULL means
+ * $MEMTREND_SYS_ROOT or "/sys". Returns NULL (message printed) on failure. */
+struct probe *probe_new(const char *proc_root, const char *sys_root);
+void probe_free(struct probe *p);
+const char *probe_proc_root(const struct probe *p);
+
+/* System figures; never fails for absent files (they give NAN). */
+int probe_sys_read(struct probe *p, struct sys_mem *out);
+/* Boot time (Unix seconds) from /proc/stat btime; NAN when absent. */
+double probe_boot_time(struct probe *p);
+
+/* Read identity of pid without opening a handle. PROBE_GONE if no such
+ * process. cmdline is allocated: free with proc_identity_release(). */
+int probe_identity_read(struct probe *p, pid_t pid, struct proc_identity *id);
+void proc_identity_release(struct proc_identity *id);
+
+/* List PIDs under the proc root (numeric directory names), ascending.
+ * *pids is allocated (free()); returns 0 or -1. */
+int probe_list_pids(struct probe *p, pid_t **pids, size_t *n);
+
+/* Open a handle for pid: reads its identity and opens status (kept open).
+ * PROBE_GONE if it does not exist, PROBE_DENIED if status is unreadable. */
+int probe_proc_open(struct probe *p, pid_t pid, struct probe_proc **out);
+void probe_proc_close(struct probe_proc *pp);
+const struct proc_identity *probe_proc_identity(const struct probe_proc *pp);
+/* Memory figures through the kept fd. PROBE_GONE once the incarnation has
+ * exited (also when it is a zombie: all figures absent then). */
+int probe_proc_read(struct probe_proc *pp, struct proc_mem *out);
+/* smaps_rollup (opened lazily, kept open). PROBE_DENIED when unreadable
+ * (no ptrace access): the caller notes it once and carries on. */
+int probe_proc_read_smaps(struct probe_proc *pp, struct proc_smaps *out);
+/* Still the same incarnation? (stat re-read; false when gone or reused) */
+bool probe_proc_alive(struct probe_proc *pp);
+
+/* The memory cgroup of a process: v2 (unified "0::/path") or v1 (the line
+ * whose controllers include "memory"), resolved under sys_root/fs/cgroup
+ * (v2: .../fs/cgroup/PATH or .../fs/cgroup/unified/PATH; v1:
+ * .../fs/cgroup/memory/PATH). *out is NULL (no error) when the process has
+ * no readable memory cgroup. The caller owns *out. */
+int probe_cgroup_open(struct probe *p, pid_t pid, struct probe_cgroup **out);
+void probe_cgroup_close(struct probe_cgroup *cg);
+/* "v1:/path" or "v2:/path": stable key for deduplication and storage. */
+const char *probe_cgroup_key(const struct probe_cgroup *cg);
+int probe_cgroup_read(struct probe_cgroup *cg, struct cgroup_mem *out);
+
+#endif

@@ -1,0 +1,1 @@
+/* stub: probe_linux.c - to be written */

@@ -1,0 +1,1 @@
+/* stub: recorder.c - to be written */

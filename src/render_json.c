@@ -1,0 +1,1 @@
+/* stub: render_json.c - to be written */

@@ -1,0 +1,1 @@
+/* stub: render_status.c - to be written */

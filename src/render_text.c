@@ -1,0 +1,1 @@
+/* stub: render_text.c - to be written */

@@ -1,0 +1,192 @@
+/*
+ * series.c - construction and release of series and datasets (series.h).
+ * Pure bookkeeping: no I/O, no statistics.
+ */
+#include "series.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+const char *const series_component_names[COMP_COUNT] = {
+	[COMP_RSS] = "rss",
+	[COMP_ANON] = "anon",
+	[COMP_FILE] = "file",
+	[COMP_SHMEM] = "shmem",
+	[COMP_SWAP] = "swap",
+	[COMP_PAGETABLES] = "pagetables",
+	[COMP_PSS] = "pss",
+	[COMP_PSS_ANON] = "pss_anon",
+	[COMP_PRIVATE_DIRTY] = "private_dirty",
+	[COMP_SWAP_PSS] = "swap_pss",
+};
+
+void series_init(struct series *s, const char *name)
+{
+	memset(s, 0, sizeof(*s));
+	s->name = xstrdup(name);
+	s->cgroup_limit = NAN;
+	s->mem_total = NAN;
+	s->swap_total = NAN;
+	s->swap_free_last = NAN;
+	s->mem_available_last = NAN;
+}
+
+void series_release(struct series *s)
+{
+	free(s->name);
+	free(s->t);
+	free(s->footprint);
+	free(s->inc);
+	for (int c = 0; c < COMP_COUNT; c++)
+		free(s->comp[c]);
+	free(s->requests);
+	free(s->connections);
+	free(s->pressure);
+	for (size_t g = 0; g < s->n_gauges; g++) {
+		free(s->gauges[g].name);
+		free(s->gauges[g].v);
+	}
+	free(s->gauges);
+	for (size_t i = 0; i < s->n_incs; i++) {
+		free(s->incs[i].comm);
+		free(s->incs[i].cmdline);
+	}
+	free(s->incs);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Optional arrays have the series' capacity; grow them with it. */
+static void grow_optional(double **a, size_t old_cap, size_t cap)
+{
+	if (!*a)
+		return;
+	*a = xrealloc(*a, cap * sizeof(double));
+	for (size_t i = old_cap; i < cap; i++)
+		(*a)[i] = NAN;
+}
+
+size_t series_append(struct series *s, double t, double footprint,
+		     uint32_t inc)
+{
+	assert(inc < s->n_incs || s->n_incs == 0);
+	assert(s->n == 0 || t >= s->t[s->n - 1]);
+	if (s->n == s->cap) {
+		size_t old = s->cap, cap = old ? old * 2 : 256;
+		s->t = xrealloc(s->t, cap * sizeof(double));
+		s->footprint = xrealloc(s->footprint, cap * sizeof(double));
+		s->inc = xrealloc(s->inc, cap * sizeof(uint32_t));
+		for (int c = 0; c < COMP_COUNT; c++)
+			grow_optional(&s->comp[c], old, cap);
+		grow_optional(&s->requests, old, cap);
+		grow_optional(&s->connections, old, cap);
+		grow_optional(&s->pressure, old, cap);
+		for (size_t g = 0; g < s->n_gauges; g++)
+			grow_optional(&s->gauges[g].v, old, cap);
+		s->cap = cap;
+	}
+	s->t[s->n] = t;
+	s->footprint[s->n] = footprint;
+	s->inc[s->n] = inc;
+	return s->n++;
+}
+
+static void set_optional(struct series *s, double **a, size_t i, double v)
+{
+	assert(i < s->n);
+	if (!*a) {
+		*a = xmalloc((s->cap ? s->cap : 1) * sizeof(double));
+		for (size_t k = 0; k < s->cap; k++)
+			(*a)[k] = NAN;
+	}
+	(*a)[i] = v;
+}
+
+void series_set_component(struct series *s, enum series_component c,
+			  size_t i, double v)
+{
+	assert(c < COMP_COUNT);
+	set_optional(s, &s->comp[c], i, v);
+}
+
+void series_set_requests(struct series *s, size_t i, double v)
+{
+	set_optional(s, &s->requests, i, v);
+}
+
+void series_set_connections(struct series *s, size_t i, double v)
+{
+	set_optional(s, &s->connections, i, v);
+}
+
+void series_set_pressure(struct series *s, size_t i, double v)
+{
+	set_optional(s, &s->pressure, i, v);
+}
+
+void series_set_gauge(struct series *s, const char *name, size_t i, double v)
+{
+	size_t g;
+	for (g = 0; g < s->n_gauges; g++)
+		if (strcmp(s->gauges[g].name, name) == 0)
+			break;
+	if (g == s->n_gauges) {
+		s->gauges = xrealloc(s->gauges, (g + 1) * sizeof(*s->gauges));
+		s->gauges[g].name = xstrdup(name);
+		s->gauges[g].v = NULL;
+		s->n_gauges++;
+	}
+	set_optional(s, &s->gauges[g].v, i, v);
+}
+
+uint32_t series_add_incarnation(struct series *s, int64_t pid,
+				unsigned long long start_ticks,
+				double start_time, const char *comm,
+				const char *cmdline)
+{
+	s->incs = xrealloc(s->incs, (s->n_incs + 1) * sizeof(*s->incs));
+	struct incarnation *in = &s->incs[s->n_incs];
+	in->pid = pid;
+	in->start_ticks = start_ticks;
+	in->start_time = start_time;
+	in->comm = comm ? xstrdup(comm) : NULL;
+	in->cmdline = cmdline ? xstrdup(cmdline) : NULL;
+	return (uint32_t)s->n_incs++;
+}
+
+void dataset_init(struct dataset *d, const char *source)
+{
+	memset(d, 0, sizeof(*d));
+	d->source = xstrdup(source);
+	d->interval_s = NAN;
+}
+
+struct series *dataset_add_target(struct dataset *d, const char *name)
+{
+	d->targets = xrealloc(d->targets,
+			      (d->n_targets + 1) * sizeof(*d->targets));
+	struct series *s = &d->targets[d->n_targets++];
+	series_init(s, name);
+	return s;
+}
+
+void dataset_add_note(struct dataset *d, const char *text)
+{
+	d->notes = xrealloc(d->notes, (d->n_notes + 1) * sizeof(char *));
+	d->notes[d->n_notes++] = xstrdup(text);
+}
+
+void dataset_release(struct dataset *d)
+{
+	for (size_t i = 0; i < d->n_targets; i++)
+		series_release(&d->targets[i]);
+	free(d->targets);
+	for (size_t i = 0; i < d->n_notes; i++)
+		free(d->notes[i]);
+	free(d->notes);
+	free(d->source);
+	memset(d, 0, sizeof(*d));
+}

@@ -1,0 +1,96 @@
+/*
+ * series.h - the in-memory form every analysis works on: one target's
+ * figures over time, whatever source they came from (a recording read by
+ * store.c, a CSV read by csv.c).
+ *
+ * Struct of arrays, all of length n, in ascending time. A figure that was
+ * not recorded at a point is NAN there; a figure never recorded at all has
+ * a NULL array. Each point belongs to one incarnation (index into incs);
+ * incarnations appear in time order and never interleave. A series owns all
+ * its memory: series_release() frees it.
+ */
+#ifndef MEMTREND_SERIES_H
+#define MEMTREND_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct incarnation {
+	int64_t pid;               /* -1 when unknown (CSV without pid) */
+	unsigned long long start_ticks;
+	double start_time;         /* Unix seconds; NAN if unknown */
+	char *comm;                /* owned; may be NULL */
+	char *cmdline;             /* owned; may be NULL */
+};
+
+/* Indices of the optional component arrays. */
+enum series_component {
+	COMP_RSS, COMP_ANON, COMP_FILE, COMP_SHMEM, COMP_SWAP, COMP_PAGETABLES,
+	COMP_PSS, COMP_PSS_ANON, COMP_PRIVATE_DIRTY, COMP_SWAP_PSS,
+	COMP_COUNT
+};
+extern const char *const series_component_names[COMP_COUNT];
+
+struct series_gauge {
+	char *name;                /* owned */
+	double *v;                 /* length n, owned */
+};
+
+struct series {
+	char *name;                /* display name; owned; process-controlled */
+	size_t n, cap;
+	double *t;                 /* Unix seconds UTC, non-decreasing */
+	double *footprint;         /* bytes */
+	uint32_t *inc;             /* incarnation index per point */
+	double *comp[COMP_COUNT];  /* optional components (NULL = never) */
+	double *requests;          /* cumulative work; NULL = not recorded */
+	double *connections;       /* NULL = not recorded */
+	double *pressure;          /* NULL = not recorded */
+	struct series_gauge *gauges;
+	size_t n_gauges;
+	struct incarnation *incs;
+	size_t n_incs;
+	double quantum;            /* precision of the readings as stored
+				      (bytes); 0 when unknown */
+	/* Limits known from the source (NAN when unknown). */
+	double cgroup_limit;
+	double mem_total;
+	double swap_total, swap_free_last, mem_available_last;
+};
+
+/* A recording or a CSV: several targets plus what applies to all. */
+struct dataset {
+	char *source;              /* file name; owned */
+	struct series *targets;
+	size_t n_targets;
+	double interval_s;         /* configured interval; NAN if unknown */
+	char **notes;              /* notes recorded with the data; owned */
+	size_t n_notes;
+};
+
+void series_init(struct series *s, const char *name);
+void series_release(struct series *s);
+/* Append a point; components/requests/... arrays are created on demand by
+ * series_set_*(). Returns the index of the new point. */
+size_t series_append(struct series *s, double t, double footprint,
+		     uint32_t inc);
+/* Set an optional figure at point i (allocating its array, NAN-filled, on
+ * first use). */
+void series_set_component(struct series *s, enum series_component c,
+			  size_t i, double v);
+void series_set_requests(struct series *s, size_t i, double v);
+void series_set_connections(struct series *s, size_t i, double v);
+void series_set_pressure(struct series *s, size_t i, double v);
+void series_set_gauge(struct series *s, const char *name, size_t i, double v);
+/* Add an incarnation; returns its index. Strings are copied. */
+uint32_t series_add_incarnation(struct series *s, int64_t pid,
+				unsigned long long start_ticks,
+				double start_time, const char *comm,
+				const char *cmdline);
+
+void dataset_init(struct dataset *d, const char *source);
+struct series *dataset_add_target(struct dataset *d, const char *name);
+void dataset_add_note(struct dataset *d, const char *text);
+void dataset_release(struct dataset *d);
+
+#endif

@@ -1,0 +1,1 @@
+/* stub: stats.c - to be written */

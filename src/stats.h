@@ -1,0 +1,86 @@
+/*
+ * stats.h - the trend statistics behind every verdict: Theil-Sen slope with
+ * Sen's 95 % interval, Mann-Kendall test with tie correction and a
+ * Hamed-Rao autocorrelation correction, medians and order statistics.
+ *
+ * No I/O, no allocation visible to callers (scratch memory is allocated and
+ * freed inside each call). Bounds on work:
+ *  - series of n <= STATS_EXACT_MAX points are used as they are;
+ *  - longer series are reduced to STATS_BUCKETS_MAX bucket medians first
+ *    (consecutive equal-count buckets; x and y medians per bucket), O(n);
+ *  - the k-th pairwise slope is found by slope selection: bisection on the
+ *    slope value with pair counting by merge-sort inversion counting
+ *    (O(m log m) per step), then exact enumeration once the bracket holds
+ *    few pairs; O(m log m log(range/eps)) overall, O(m) memory;
+ *  - Mann-Kendall S by Fenwick tree over ranks, O(m log m);
+ *  - the rank autocorrelation of the Hamed-Rao correction is summed over
+ *    lags 1..min(m-1, STATS_ACF_MAX_LAG), O(m * lags).
+ */
+#ifndef MEMTREND_STATS_H
+#define MEMTREND_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STATS_EXACT_MAX 65536
+#define STATS_BUCKETS_MAX 65536
+#define STATS_ACF_MAX_LAG 512
+
+struct trend_result {
+	size_t n_raw;              /* points given */
+	size_t n;                  /* points used (after bucketing) */
+	bool bucketed;             /* true when n < n_raw */
+	double slope;              /* Theil-Sen: median pairwise slope, y per x */
+	double intercept;          /* median of y - slope * x */
+	double ci_low, ci_high;    /* Sen's 95 % interval, corrected variance */
+	double mk_s;               /* Mann-Kendall S */
+	double mk_var_s;           /* tie-corrected Var(S), uncorrected for ACF */
+	double variance_inflation; /* Hamed-Rao n/n*, clamped to >= 1 */
+	double mk_z;               /* continuity-corrected z with inflated var */
+	double p_value;            /* two-sided; 1 when Var(S) == 0 */
+	uint64_t n_pairs;          /* pairs with x_i < x_j */
+};
+
+/* Trend of y against x. x must be non-decreasing; no NaN in x or y (the
+ * caller drops missing points). n >= 2 with at least two distinct x,
+ * else returns -1 and leaves *out zeroed with slope NAN. Returns 0. */
+int trend_compute(const double *x, const double *y, size_t n,
+		  struct trend_result *out);
+
+/* Building blocks, exposed for tests. */
+
+/* Number of pairs i<j with x_i < x_j (x non-decreasing). */
+uint64_t stats_pair_count(const double *x, size_t n);
+/* The k-th smallest (0-based) of the slopes (y_j-y_i)/(x_j-x_i) over pairs
+ * with x_i < x_j. k < stats_pair_count(). */
+double stats_kth_pairwise_slope(const double *x, const double *y, size_t n,
+				uint64_t k);
+/* Mann-Kendall S of y in index order (ties count 0), O(n log n). */
+double stats_mann_kendall_s(const double *y, size_t n);
+/* Tie-corrected Var(S): n(n-1)(2n+5)/18 - sum t(t-1)(2t+5)/18. */
+double stats_mann_kendall_var(const double *y, size_t n);
+/* Hamed-Rao n/n* for y after removing slope*x (rank ACF, lags with
+ * |r_k| above the 95 % band only), clamped to >= 1. */
+double stats_hamed_rao_factor(const double *x, const double *y, size_t n,
+			      double slope);
+/* Median of v (n >= 1); reorders v. */
+double stats_median_inplace(double *v, size_t n);
+/* Standard normal CDF and its inverse. */
+double stats_norm_cdf(double z);
+double stats_norm_ppf(double p);
+
+/* Reduce (x, y) of n points to at most max_out bucket medians, written to
+ * xo/yo (capacity max_out). Returns the number of buckets. Buckets are
+ * consecutive runs of ceil(n/max_out) or floor(n/max_out) points. */
+size_t stats_bucket_medians(const double *x, const double *y, size_t n,
+			    double *xo, double *yo, size_t max_out);
+
+/* Resolution: the smallest step the readings can show. quantum_hint is the
+ * text precision known from the source (0 when unknown). Returns the larger
+ * of quantum_hint and the GCD of the non-zero absolute steps, the GCD taken
+ * on steps rounded to multiples of quantum_hint (or of 1 byte when the hint
+ * is 0). With no non-zero step, returns quantum_hint (or 1 when 0). */
+double stats_resolution(const double *y, size_t n, double quantum_hint);
+
+#endif

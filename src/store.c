@@ -1,0 +1,1 @@
+/* stub: store.c - to be written */

@@ -1,0 +1,1 @@
+/* stub: target.c - to be written */

@@ -1,0 +1,1 @@
+/* stub: units.c - to be written */

@@ -1,0 +1,1 @@
+/* stub: verdict.c - to be written */

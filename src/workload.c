@@ -1,0 +1,1 @@
+/* stub: workload.c - to be written */
