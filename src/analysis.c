@@ -1,1 +1,318 @@
-/* stub: analysis.c - to be written */
+/*
+ * analysis.c - findings for one target (analysis.h): which incarnation to
+ * analyse, resolution, Theil-Sen slope with its interval and trend test,
+ * the detectable slope, the slope of concern, the minimum observation
+ * ("the division": resolution / slope), a basic plateau rule, and
+ * exhaustion time.
+ *
+ * Contracts: no I/O; the series is read-only; scratch arrays are freed
+ * before return. Work is O(n) plus the bounded statistics of stats.c; the
+ * plateau search runs on at most PLATEAU_POINTS bucket medians so it stays
+ * cheap on 10^7 samples.
+ *
+ * A slope never spans two incarnations (a restart would look like a huge
+ * drop): the slope is taken from the latest incarnation that has enough
+ * points.
+ */
+#include "analysis.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+
+#define MIN_TREND_POINTS 3
+#define PLATEAU_POINTS 2048
+#define PLATEAU_MIN_PART 5
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_INCONCLUSIVE: return "inconclusive";
+	case VERDICT_STABLE: return "stable";
+	case VERDICT_GROWING: return "growing";
+	case VERDICT_PLATEAU: return "plateau";
+	}
+	return "?";
+}
+
+/* The limit memory can grow to, most specific first. */
+static double known_limit(const struct series *s,
+			  const struct analysis_options *o,
+			  const char **source)
+{
+	if (o && isfinite(o->limit) && o->limit > 0) {
+		*source = "--limit";
+		return o->limit;
+	}
+	if (isfinite(s->cgroup_limit) && s->cgroup_limit > 0) {
+		*source = "cgroup limit";
+		return s->cgroup_limit;
+	}
+	if (isfinite(s->mem_total) && s->mem_total > 0) {
+		*source = "MemTotal";
+		return s->mem_total;
+	}
+	*source = NULL;
+	return NAN;
+}
+
+double analysis_concern_bph(const struct series *s,
+			    const struct analysis_options *o, double fp_last,
+			    double fp_max, char *source, size_t source_len,
+			    double *limit_out)
+{
+	char sz[32];
+	*limit_out = NAN;
+	if (o && o->has_suspect && o->suspect.basis == RATE_PER_HOUR &&
+	    o->suspect.bytes > 0) {
+		snprintf(source, source_len, "--suspect");
+		return o->suspect.bytes;
+	}
+	const char *lsrc;
+	double limit = known_limit(s, o, &lsrc);
+	double horizon_h = ANALYSIS_CONCERN_HORIZON_S / 3600.0;
+	if (isfinite(limit)) {
+		/* The slope that uses up the headroom left within 30 days;
+		 * with no headroom left, any growth matters: take 1 % of the
+		 * limit per 30 days. */
+		double headroom = limit - (isfinite(fp_last) ? fp_last : 0);
+		if (headroom < 0.01 * limit)
+			headroom = 0.01 * limit;
+		*limit_out = limit;
+		snprintf(source, source_len, "reaches the %s (%s) in 30 days",
+			 lsrc, units_format_size(sz, sizeof(sz), limit));
+		return headroom / horizon_h;
+	}
+	if (isfinite(fp_max) && fp_max > 0) {
+		snprintf(source, source_len,
+			 "doubles the largest reading (%s) in 30 days",
+			 units_format_size(sz, sizeof(sz), fp_max));
+		return fp_max / horizon_h;
+	}
+	snprintf(source, source_len, "unknown");
+	return NAN;
+}
+
+/* Earliest split where the early part grows significantly and the late
+ * part does not: the late slope's interval covers zero and its upper end
+ * stays under half the early slope (so a merely noisy late part does not
+ * pass for flat). */
+void plateau_find(const double *t, const double *y, size_t n,
+		  double resolution, const struct analysis_options *o,
+		  double cgroup_limit, struct plateau_finding *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->cap_bytes = NAN;
+	if (n < 2 * PLATEAU_MIN_PART)
+		return;
+	size_t m_cap = n < PLATEAU_POINTS ? n : PLATEAU_POINTS;
+	double *bx = xmalloc(m_cap * sizeof(double));
+	double *by = xmalloc(m_cap * sizeof(double));
+	size_t m = stats_bucket_medians(t, y, n, bx, by, m_cap);
+	double span = bx[m - 1] - bx[0];
+	for (int step = 2; step <= 8 && span > 0; step++) {
+		double cut = bx[0] + span * step / 10.0;
+		size_t k = 0;
+		while (k < m && bx[k] < cut)
+			k++;
+		if (k < PLATEAU_MIN_PART || m - k < PLATEAU_MIN_PART)
+			continue;
+		struct trend_result early, late;
+		if (trend_compute(bx, by, k, &early) ||
+		    trend_compute(bx + k, by + k, m - k, &late))
+			continue;
+		bool early_grows = early.p_value < ANALYSIS_ALPHA &&
+				   early.ci_low > 0;
+		bool late_flat = late.ci_low <= 0 && late.ci_high >= 0 &&
+				 late.ci_high < early.slope / 2;
+		if (!early_grows || !late_flat)
+			continue;
+		out->found = true;
+		out->early_slope_bph = early.slope * 3600;
+		out->late_slope_bph = late.slope * 3600;
+		double *tmp = xmalloc((m - k) * sizeof(double));
+		memcpy(tmp, by + k, (m - k) * sizeof(double));
+		out->level = stats_median_inplace(tmp, m - k);
+		free(tmp);
+		/* Since: when the level was first (nearly) reached. */
+		double tol = fmax(2 * resolution, 0.01 * fabs(out->level));
+		out->since = bx[k];
+		for (size_t i = 0; i < m; i++)
+			if (by[i] >= out->level - tol) {
+				out->since = bx[i];
+				break;
+			}
+		break;
+	}
+	free(bx);
+	free(by);
+	if (!out->found)
+		return;
+	/* At a cap: within a few percent below it (or at it). */
+	for (size_t c = 0; o && c < o->n_caps; c++) {
+		double cap = o->caps[c].bytes;
+		if (out->level <= cap * 1.01 &&
+		    out->level >= cap * (1 - ANALYSIS_CAP_NEAR)) {
+			out->cap_bytes = cap;
+			out->cap_name = o->caps[c].name;
+			return;
+		}
+	}
+	if (isfinite(cgroup_limit) && out->level <= cgroup_limit * 1.01 &&
+	    out->level >= cgroup_limit * (1 - ANALYSIS_CAP_NEAR)) {
+		out->cap_bytes = cgroup_limit;
+		out->cap_name = "cgroup limit";
+	}
+}
+
+static void exhaustion_find(const struct series *s,
+			    const struct analysis_options *o,
+			    struct target_findings *f)
+{
+	struct exhaustion_finding *e = &f->exhaustion;
+	memset(e, 0, sizeof(*e));
+	if (!f->significant || f->slope_bph <= 0)
+		return;
+	const char *src;
+	double limit = known_limit(s, o, &src);
+	if (!isfinite(limit))
+		return;
+	double headroom = limit - f->fp_last;
+	e->found = true;
+	e->limit_bytes = limit;
+	e->limit_source = src;
+	if (headroom <= 0) {
+		e->eta_s = e->eta_low_s = e->eta_high_s = 0;
+		return;
+	}
+	e->eta_s = headroom / f->slope_bph * 3600;
+	e->eta_low_s = f->ci_high_bph > 0 ? headroom / f->ci_high_bph * 3600 :
+					    INFINITY;
+	e->eta_high_s = f->ci_low_bph > 0 ? headroom / f->ci_low_bph * 3600 :
+					    INFINITY;
+}
+
+/* The incarnation to analyse: the latest one with enough points, else
+ * the one with the most. */
+static size_t pick_incarnation(const struct series *s, size_t *counts)
+{
+	size_t best = 0;
+	for (size_t i = 0; i < s->n_incs; i++)
+		if (counts[i] > counts[best])
+			best = i;
+	for (size_t i = s->n_incs; i-- > 0;)
+		if (counts[i] >= MIN_TREND_POINTS * 4 ||
+		    (counts[i] >= MIN_TREND_POINTS &&
+		     counts[i] * 2 >= counts[best]))
+			return i;
+	return best;
+}
+
+void analysis_run(const struct series *s, const struct analysis_options *o,
+		  struct target_findings *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->series = s;
+	f->n_incarnations = s->n_incs ? s->n_incs : 1;
+	f->start = f->end = f->an_start = f->an_end = NAN;
+	f->fp_first = f->fp_last = f->fp_min = f->fp_max = NAN;
+	f->slope_bph = f->ci_low_bph = f->ci_high_bph = NAN;
+	f->p_value = NAN;
+	f->detectable_bph = NAN;
+	f->min_observation_s = f->needed_span_s = NAN;
+	f->concern_limit = NAN;
+	f->plateau.cap_bytes = NAN;
+
+	size_t n_incs = s->n_incs ? s->n_incs : 1;
+	size_t *counts = xcalloc(n_incs, sizeof(size_t));
+	for (size_t i = 0; i < s->n; i++) {
+		double v = s->footprint[i];
+		if (isnan(v))
+			continue;
+		if (f->samples == 0) {
+			f->fp_first = f->fp_min = f->fp_max = v;
+			f->start = s->t[i];
+		}
+		f->fp_last = v;
+		f->fp_min = fmin(f->fp_min, v);
+		f->fp_max = fmax(f->fp_max, v);
+		f->end = s->t[i];
+		f->samples++;
+		counts[s->n_incs ? s->inc[i] : 0]++;
+	}
+	f->span_s = f->samples ? f->end - f->start : 0;
+	size_t inc = pick_incarnation(s, counts);
+	f->analysed_inc = inc;
+	f->analysed_samples = counts[inc];
+	free(counts);
+
+	/* The analysed incarnation's points, time relative to its start so
+	 * slopes keep full precision. */
+	size_t n = f->analysed_samples, k = 0;
+	double *x = xmalloc((n ? n : 1) * sizeof(double));
+	double *y = xmalloc((n ? n : 1) * sizeof(double));
+	for (size_t i = 0; i < s->n; i++) {
+		if (isnan(s->footprint[i]) || (s->n_incs && s->inc[i] != inc))
+			continue;
+		if (k == 0)
+			f->an_start = s->t[i];
+		f->an_end = s->t[i];
+		x[k] = s->t[i] - f->an_start;
+		y[k] = s->footprint[i];
+		k++;
+	}
+	assert(k == n);
+	f->an_span_s = n ? f->an_end - f->an_start : 0;
+
+	if (o && isfinite(o->resolution) && o->resolution > 0) {
+		f->resolution = o->resolution;
+		f->resolution_given = true;
+	} else {
+		f->resolution = stats_resolution(y, n, s->quantum);
+	}
+
+	f->concern_bph = analysis_concern_bph(s, o, f->fp_last, f->fp_max,
+					      f->concern_source,
+					      sizeof(f->concern_source),
+					      &f->concern_limit);
+
+	if (n >= MIN_TREND_POINTS && f->an_span_s > 0 &&
+	    trend_compute(x, y, n, &f->trend) == 0) {
+		f->has_trend = true;
+		f->slope_bph = f->trend.slope * 3600;
+		f->ci_low_bph = f->trend.ci_low * 3600;
+		f->ci_high_bph = f->trend.ci_high * 3600;
+		f->p_value = f->trend.p_value;
+		f->significant = f->p_value < ANALYSIS_ALPHA &&
+				 (f->ci_low_bph > 0 || f->ci_high_bph < 0);
+		double half = (f->ci_high_bph - f->ci_low_bph) / 2;
+		double by_res = f->resolution / f->an_span_s * 3600;
+		f->detectable_bph = fmax(by_res, half);
+		if (f->slope_bph != 0)
+			f->min_observation_s =
+				f->resolution / fabs(f->slope_bph) * 3600;
+		if (isfinite(f->concern_bph) && f->concern_bph > 0) {
+			/* At this resolution the window must be at least
+			 * resolution / concern; with noise, the interval's
+			 * half-width shrinks about as span^-1.5 at a fixed
+			 * interval (n grows with span). */
+			double need = f->resolution / f->concern_bph * 3600;
+			if (half > f->concern_bph)
+				need = fmax(need, f->an_span_s *
+					    pow(half / f->concern_bph, 2.0 / 3));
+			f->needed_span_s = need;
+		}
+		plateau_find(x, y, n, f->resolution, o, s->cgroup_limit,
+			     &f->plateau);
+		if (f->plateau.found)
+			f->plateau.since += f->an_start;
+		exhaustion_find(s, o, f);
+	}
+	free(x);
+	free(y);
+	verdict_decide(f);
+}

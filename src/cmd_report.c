@@ -1,1 +1,205 @@
-/* stub */
+/*
+ * cmd_report.c - `memtrend report FILE`: read a recording (SQLite) or a
+ * CSV, analyse each target, print the verdict and its evidence as text or
+ * JSON. Also report_dataset(), shared with the demo.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "common.h"
+#include "csv.h"
+#include "render.h"
+#include "store.h"
+#include "units.h"
+
+static void report_usage(FILE *out)
+{
+	fprintf(out,
+"usage: memtrend report FILE [options]\n"
+"\n"
+"Analyse a recording made by 'memtrend record' (it may still be recording)\n"
+"or a CSV (columns time, footprint[, pid, requests, ...]; see memtrend(1)).\n"
+"\n"
+"options:\n"
+"  --json                 print JSON (schema: docs/json.md) instead of text\n"
+"  --cap [NAME=]SIZE      a known cap (allocator or cache limit); repeatable\n"
+"  --limit SIZE           memory limit for exhaustion and the slope of concern\n"
+"                         (default: the cgroup limit, else MemTotal)\n"
+"  --resolution SIZE      smallest step the readings can show (default:\n"
+"                         inferred from the readings)\n"
+"  --suspect RATE         the slope that matters, e.g. 50MiB/h (default: the\n"
+"                         slope that reaches the limit in 30 days)\n"
+"  --no-color             no colour even on a terminal\n"
+"  -h, --help             this help\n"
+"\n"
+"SIZE: 512MiB, 21GB, 4096 (bytes). RATE: SIZE/h, SIZE/min.\n"
+"Exit codes: 0 ok, 2 usage or bad input, 3 run-time failure.\n");
+}
+
+char *cmd_join_argv(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = xmalloc(len), *p = s;
+	for (int i = 0; i < argc; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+	*p = '\0';
+	return s;
+}
+
+int report_dataset(const struct dataset *d, const struct report_options *o)
+{
+	struct target_findings *f = xcalloc(d->n_targets ? d->n_targets : 1,
+					    sizeof(*f));
+	for (size_t i = 0; i < d->n_targets; i++)
+		analysis_run(&d->targets[i], &o->analysis, &f[i]);
+	int rc;
+	if (o->format == REPORT_JSON) {
+		rc = render_json(stdout, d, f, d->n_targets);
+	} else {
+		struct render_options ro = {.color = o->color};
+		rc = render_text(stdout, d, f, d->n_targets, &ro);
+	}
+	free(f);
+	if (fflush(stdout) || rc) {
+		error("cannot write the report");
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+static int parse_cap(const char *arg, struct analysis_cap *cap)
+{
+	const char *eq = strchr(arg, '=');
+	const char *size = eq ? eq + 1 : arg;
+	double q;
+	if (units_parse_size(size, &cap->bytes, &q) || cap->bytes <= 0)
+		return error("--cap: cannot read '%s' as a size", size);
+	cap->name = eq ? strndup(arg, (size_t)(eq - arg)) : strdup("cap");
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
+	       OPT_SUSPECT, OPT_NO_COLOR };
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, OPT_JSON},
+		{"html", required_argument, NULL, OPT_HTML},
+		{"cap", required_argument, NULL, OPT_CAP},
+		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"resolution", required_argument, NULL, OPT_RESOLUTION},
+		{"suspect", required_argument, NULL, OPT_SUSPECT},
+		{"no-color", no_argument, NULL, OPT_NO_COLOR},
+		{"help", no_argument, NULL, 'h'},
+		{0, 0, 0, 0},
+	};
+	struct report_options o = {
+		.format = REPORT_TEXT,
+		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+		.analysis = {.resolution = NAN, .limit = NAN},
+	};
+	struct analysis_cap *caps = NULL;
+	size_t n_caps = 0, cap_cap = 0;
+	int rc = EXIT_USAGE, c;
+	double q;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_JSON:
+			o.format = REPORT_JSON;
+			break;
+		case OPT_HTML:
+			error("--html: HTML reports are not available in this "
+			      "version yet");
+			goto out;
+		case OPT_CAP:
+			xgrow((void **)&caps, &cap_cap, n_caps + 1,
+			      sizeof(*caps));
+			if (parse_cap(optarg, &caps[n_caps]))
+				goto out;
+			n_caps++;
+			break;
+		case OPT_LIMIT:
+			if (units_parse_size(optarg, &o.analysis.limit, &q) ||
+			    o.analysis.limit <= 0) {
+				error("--limit: cannot read '%s' as a size",
+				      optarg);
+				goto out;
+			}
+			break;
+		case OPT_RESOLUTION:
+			if (units_parse_size(optarg, &o.analysis.resolution,
+					     &q) ||
+			    o.analysis.resolution <= 0) {
+				error("--resolution: cannot read '%s' as a "
+				      "size", optarg);
+				goto out;
+			}
+			break;
+		case OPT_SUSPECT:
+			if (units_parse_rate(optarg, &o.analysis.suspect) ||
+			    o.analysis.suspect.bytes <= 0) {
+				error("--suspect: cannot read '%s' as a rate "
+				      "(e.g. 50MiB/h)", optarg);
+				goto out;
+			}
+			if (o.analysis.suspect.basis == RATE_PER_REQUEST)
+				warning("--suspect %s: a per-request rate needs "
+					"a work counter, which this version does "
+					"not record; using the default slope of "
+					"concern", optarg);
+			o.analysis.has_suspect = true;
+			break;
+		case OPT_NO_COLOR:
+			o.color = false;
+			break;
+		case 'h':
+			report_usage(stdout);
+			rc = EXIT_OK;
+			goto out;
+		default:
+			report_usage(stderr);
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		error(optind >= argc ? "report: which file? (a recording or a "
+		      "CSV)" : "report: one file at a time");
+		report_usage(stderr);
+		goto out;
+	}
+	o.analysis.caps = caps;
+	o.analysis.n_caps = n_caps;
+	const char *path = argv[optind];
+	struct dataset d;
+	if (strcmp(path, "-") && access(path, R_OK)) {
+		error("cannot read '%s': %m", path);
+		goto out;
+	}
+	bool is_db = strcmp(path, "-") && store_is_recording(path);
+	int read_rc = is_db ? store_read_dataset(path, NULL, &d) :
+			      csv_read_file(path, &d);
+	if (read_rc) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	if (d.n_targets == 0) {
+		error("'%s' holds no targets", path);
+		dataset_release(&d);
+		goto out;
+	}
+	rc = report_dataset(&d, &o);
+	dataset_release(&d);
+out:
+	for (size_t i = 0; i < n_caps; i++)
+		free((char *)caps[i].name);
+	free(caps);
+	return rc;
+}

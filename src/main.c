@@ -1,2 +1,77 @@
-/* stub */
-int main(void){return 0;}
+/*
+ * main.c - memtrend's entry point: the dispatch table of subcommands,
+ * --help and --version. Each subcommand lives in its own cmd_*.c file.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "common.h"
+
+struct subcommand {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{"record", cmd_record, "record a service's memory into a file"},
+	{"report", cmd_report, "analyse a recording or a CSV: verdict and "
+			       "evidence"},
+	{"demo", cmd_demo, "record three built-in workloads and report them"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: memtrend <command> [options]\n"
+		"\n"
+		"Is this memory growth a leak, a cache that stops at a cap, or "
+		"growth that\nis never released? memtrend records the right "
+		"figures and says what the\ndata can and cannot show.\n"
+		"\n"
+		"commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
+		fprintf(out, "  %-8s %s\n", subcommands[i].name,
+			subcommands[i].summary);
+	fprintf(out,
+		"\n"
+		"  memtrend <command> --help    options of one command\n"
+		"  memtrend --version           version\n"
+		"\n"
+		"examples:\n"
+		"  memtrend demo\n"
+		"  memtrend record -o run.db -p 1234          (Ctrl-C to stop)\n"
+		"  memtrend record -o run.db --name 'llama-server' --interval 15s\n"
+		"  memtrend record -o run.db -- ./my-service --port 8080\n"
+		"  memtrend report run.db [--json]\n"
+		"  memtrend report readings.csv --resolution 1GB\n"
+		"\n"
+		"exit codes: 0 ok, 1 a check failed, 2 usage or bad input, "
+		"3 run-time failure\n"
+		"See memtrend(1) for details.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
+	    !strcmp(cmd, "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") ||
+	    !strcmp(cmd, "version")) {
+		printf("memtrend %s\n", MEMTREND_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
+		if (!strcmp(cmd, subcommands[i].name))
+			return subcommands[i].run(argc - 1, argv + 1);
+	error("unknown command '%s' (see 'memtrend --help')", cmd);
+	return EXIT_USAGE;
+}

@@ -1,1 +1,667 @@
-/* stub: recorder.c - to be written */
+/*
+ * recorder.c - the sampling loop (recorder.h).
+ *
+ * Shape of one tick: system figures -> each root target (its process, its
+ * descendants and their sum) -> each distinct memory cgroup -> commit when
+ * the batch is old enough. Ticks are scheduled on CLOCK_MONOTONIC absolute
+ * deadlines (no drift, no burst after a stall: a missed deadline is
+ * skipped); samples are stamped with wall-clock UTC.
+ *
+ * Own footprint: nothing grows with the number of samples. Per-tick work
+ * allocates nothing on the common path; the status line's slope uses a
+ * fixed buffer that is thinned by half when full; watched processes and
+ * cgroups are bounded by what exists on the machine.
+ *
+ * Cost: a process sample is one pread of /proc/PID/status through a kept
+ * fd plus one prepared INSERT inside the open transaction. Name and
+ * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
+ */
+#include "recorder.h"
+
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "probe.h"
+#include "render.h"
+#include "stats.h"
+#include "store.h"
+#include "target.h"
+#include "units.h"
+
+#define RESCAN_INTERVAL_S 5.0
+#define SLOPE_BUF 1024
+#define STOP_GRACE_S 10.0
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t child_event;
+
+static void on_stop(int sig) { stop_signal = sig; }
+static void on_child(int sig) { (void)sig; child_event = 1; }
+
+struct proc_watch {
+	struct probe_proc *pp;
+	int64_t inc_id;
+	int64_t target_id;
+	size_t cgroup;             /* index into rec->cgroups, or SIZE_MAX */
+	double last_smaps;         /* monotonic; -inf before the first */
+	struct proc_mem mem;       /* this tick's reading */
+	bool alive;
+};
+
+enum root_kind { ROOT_PID, ROOT_NAME, ROOT_COMMAND };
+
+struct root {
+	enum root_kind kind;
+	int64_t target_id;
+	char name[128];            /* display name of the target */
+	pid_t pid;                 /* requested or spawned pid */
+	struct proc_watch main;    /* main.pp NULL when absent */
+	bool finished;             /* pid/command: its process has ended */
+	double next_scan;          /* name: next rescan (monotonic) */
+	size_t last_matches;
+	/* --children */
+	int64_t tree_target_id;
+	int64_t tree_inc_id;
+	struct proc_watch *kids;
+	size_t n_kids, cap_kids;
+	double next_child_scan;
+};
+
+struct cgroup_watch {
+	struct probe_cgroup *cg;
+	int64_t id;
+};
+
+/* A thinned copy of one figure for the live slope: at most SLOPE_BUF
+ * points, every stride-th sample kept. */
+struct slope_buf {
+	double t[SLOPE_BUF], y[SLOPE_BUF];
+	size_t n;
+	uint64_t stride, seen;
+};
+
+struct recorder {
+	const struct recorder_options *o;
+	struct probe *probe;
+	struct store *store;
+	struct root *roots;
+	size_t n_roots;
+	regex_t name_re;
+	bool have_re;
+	pid_t *exclude;            /* memtrend and its ancestors */
+	size_t n_exclude;
+	struct cgroup_watch *cgroups;
+	size_t n_cgroups, cap_cgroups;
+	uint64_t samples;
+	double t0_mono;
+	bool smaps_denied_noted;
+	struct slope_buf *slope;
+	double slope_bph;
+	double next_slope;
+	double status_fp;
+	int command_status;
+	pid_t command_pid;
+	bool write_failed;
+};
+
+static void slope_add(struct slope_buf *b, double t, double y)
+{
+	if (!isfinite(y))
+		return;
+	if (b->seen++ % b->stride)
+		return;
+	if (b->n == SLOPE_BUF) {
+		for (size_t i = 0; i < SLOPE_BUF / 2; i++) {
+			b->t[i] = b->t[2 * i];
+			b->y[i] = b->y[2 * i];
+		}
+		b->n = SLOPE_BUF / 2;
+		b->stride *= 2;
+	}
+	b->t[b->n] = t;
+	b->y[b->n] = y;
+	b->n++;
+}
+
+static size_t cgroup_for(struct recorder *rec, pid_t pid, double t)
+{
+	struct probe_cgroup *cg;
+	if (probe_cgroup_open(rec->probe, pid, &cg) || !cg)
+		return SIZE_MAX;
+	const char *key = probe_cgroup_key(cg);
+	for (size_t i = 0; i < rec->n_cgroups; i++)
+		if (strcmp(probe_cgroup_key(rec->cgroups[i].cg), key) == 0) {
+			probe_cgroup_close(cg);
+			return i;
+		}
+	int64_t id = store_cgroup_add(rec->store, key);
+	if (id < 0) {
+		probe_cgroup_close(cg);
+		return SIZE_MAX;
+	}
+	xgrow((void **)&rec->cgroups, &rec->cap_cgroups, rec->n_cgroups + 1,
+	      sizeof(*rec->cgroups));
+	rec->cgroups[rec->n_cgroups] = (struct cgroup_watch){cg, id};
+	(void)t;
+	return rec->n_cgroups++;
+}
+
+/* Open a process and register its incarnation under target_id. */
+static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
+		      int64_t target_id, double t)
+{
+	memset(w, 0, sizeof(*w));
+	int rc = probe_proc_open(rec->probe, pid, &w->pp);
+	if (rc != PROBE_OK)
+		return rc;
+	w->target_id = target_id;
+	w->cgroup = cgroup_for(rec, pid, t);
+	w->last_smaps = -INFINITY;
+	w->alive = true;
+	int64_t cg_id = w->cgroup == SIZE_MAX ? 0 :
+			rec->cgroups[w->cgroup].id;
+	w->inc_id = store_incarnation_add(rec->store, target_id,
+					  probe_proc_identity(w->pp), cg_id, t);
+	if (w->inc_id < 0) {
+		probe_proc_close(w->pp);
+		w->pp = NULL;
+		return PROBE_ERROR;
+	}
+	return PROBE_OK;
+}
+
+static void watch_close(struct recorder *rec, struct proc_watch *w, double t,
+			const char *reason)
+{
+	if (!w->pp)
+		return;
+	store_incarnation_end(rec->store, w->inc_id, t, reason);
+	probe_proc_close(w->pp);
+	w->pp = NULL;
+	w->alive = false;
+}
+
+/* Sample one process; false when it is gone. */
+static bool watch_sample(struct recorder *rec, struct proc_watch *w,
+			 double t, double mono)
+{
+	int rc = probe_proc_read(w->pp, &w->mem);
+	if (rc == PROBE_GONE || rc != PROBE_OK) {
+		watch_close(rec, w, t, rc == PROBE_GONE ? "exited" :
+			    "unreadable");
+		return false;
+	}
+	struct proc_smaps sm;
+	const struct proc_smaps *smp = NULL;
+	const struct recorder_options *o = rec->o;
+	if (o->smaps && mono - w->last_smaps >= o->smaps_interval_s) {
+		w->last_smaps = mono;
+		rc = probe_proc_read_smaps(w->pp, &sm);
+		if (rc == PROBE_OK) {
+			smp = &sm;
+		} else if (rc == PROBE_DENIED) {
+			/* Without ptrace access smaps_rollup is closed to us;
+			 * the status figures are still recorded. */
+			w->last_smaps = INFINITY;
+			if (!rec->smaps_denied_noted) {
+				const struct proc_identity *id =
+					probe_proc_identity(w->pp);
+				char msg[160];
+				snprintf(msg, sizeof(msg),
+					 "smaps_rollup of pid %d is not "
+					 "readable (needs ptrace access): pss "
+					 "figures not recorded", (int)id->pid);
+				note("%s", msg);
+				store_note_add(rec->store, t, w->inc_id, msg);
+				rec->smaps_denied_noted = true;
+			}
+		}
+	}
+	struct store_sample s = {w->inc_id, t, w->mem, smp};
+	if (store_sample_add(rec->store, &s) == 0)
+		rec->samples++;
+	return true;
+}
+
+static double nan0(double v) { return isnan(v) ? 0 : v; }
+
+static void mem_add(struct proc_mem *sum, const struct proc_mem *m)
+{
+	sum->rss = nan0(sum->rss) + nan0(m->rss);
+	sum->anon = nan0(sum->anon) + nan0(m->anon);
+	sum->file = nan0(sum->file) + nan0(m->file);
+	sum->shmem = nan0(sum->shmem) + nan0(m->shmem);
+	sum->swap = nan0(sum->swap) + nan0(m->swap);
+	sum->pagetables = nan0(sum->pagetables) + nan0(m->pagetables);
+	sum->footprint = nan0(sum->footprint) + nan0(m->footprint);
+}
+
+static void children_rescan(struct recorder *rec, struct root *r, double t)
+{
+	pid_t *pids;
+	size_t n;
+	const struct proc_identity *rid = probe_proc_identity(r->main.pp);
+	if (target_descendants(rec->probe, rid->pid, &pids, &n))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		bool known = false;
+		for (size_t k = 0; k < r->n_kids; k++)
+			if (r->kids[k].pp &&
+			    probe_proc_identity(r->kids[k].pp)->pid == pids[i])
+				known = true;
+		if (known)
+			continue;
+		struct proc_identity id;
+		if (probe_identity_read(rec->probe, pids[i], &id) != PROBE_OK)
+			continue;
+		char spec[64];
+		snprintf(spec, sizeof(spec), "child %d of %d", (int)pids[i],
+			 (int)rid->pid);
+		char name[128];
+		snprintf(name, sizeof(name), "%s[%d]", id.comm, (int)id.pid);
+		proc_identity_release(&id);
+		int64_t tid = store_target_add(rec->store, "child", spec, name,
+					       r->target_id);
+		if (tid < 0)
+			continue;
+		/* Reuse a closed slot before growing the array. */
+		size_t k;
+		for (k = 0; k < r->n_kids; k++)
+			if (!r->kids[k].pp)
+				break;
+		if (k == r->n_kids) {
+			xgrow((void **)&r->kids, &r->cap_kids, r->n_kids + 1,
+			      sizeof(*r->kids));
+			r->n_kids++;
+		}
+		if (watch_open(rec, &r->kids[k], pids[i], tid, t) != PROBE_OK)
+			r->kids[k].pp = NULL;
+	}
+	free(pids);
+}
+
+static void root_open_main(struct recorder *rec, struct root *r, pid_t pid,
+			   double t)
+{
+	if (watch_open(rec, &r->main, pid, r->target_id, t) != PROBE_OK)
+		return;
+	if (rec->o->children) {
+		r->tree_inc_id = store_incarnation_add(rec->store,
+			r->tree_target_id, probe_proc_identity(r->main.pp), 0, t);
+		r->next_child_scan = -INFINITY;
+	}
+}
+
+static void root_close_all(struct recorder *rec, struct root *r, double t,
+			   const char *reason)
+{
+	if (r->main.pp && rec->o->children && r->tree_inc_id > 0)
+		store_incarnation_end(rec->store, r->tree_inc_id, t, reason);
+	watch_close(rec, &r->main, t, reason);
+	for (size_t k = 0; k < r->n_kids; k++)
+		watch_close(rec, &r->kids[k], t, reason);
+	r->n_kids = 0;
+}
+
+static void name_scan(struct recorder *rec, struct root *r, double t,
+		      double mono)
+{
+	if (mono < r->next_scan)
+		return;
+	r->next_scan = mono + RESCAN_INTERVAL_S;
+	pid_t found;
+	size_t matches;
+	if (target_find_by_name(rec->probe, &rec->name_re, rec->exclude,
+				rec->n_exclude, &found, &matches) || !found)
+		return;
+	if (matches > 1 && matches != r->last_matches)
+		note("%zu processes match '%s'; following the oldest, pid %d "
+		     "(use -p or a tighter pattern for another)", matches,
+		     rec->o->name_regex, (int)found);
+	r->last_matches = matches;
+	root_open_main(rec, r, found, t);
+}
+
+static void sample_root(struct recorder *rec, struct root *r, double t,
+			double mono)
+{
+	if (r->finished)
+		return;
+	if (!r->main.pp && r->kind == ROOT_NAME)
+		name_scan(rec, r, t, mono);
+	if (!r->main.pp)
+		return;
+	if (!watch_sample(rec, &r->main, t, mono)) {
+		root_close_all(rec, r, t, "exited");
+		if (r->kind == ROOT_NAME)
+			r->next_scan = -INFINITY;  /* look for a restart */
+		else
+			r->finished = true;
+		return;
+	}
+	double fp = r->main.mem.footprint;
+	if (rec->o->children) {
+		if (mono >= r->next_child_scan) {
+			r->next_child_scan = mono + fmin(RESCAN_INTERVAL_S,
+				fmax(rec->o->interval_s, 0.5));
+			children_rescan(rec, r, t);
+		}
+		struct proc_mem sum = r->main.mem;
+		for (size_t k = 0; k < r->n_kids; k++)
+			if (r->kids[k].pp && watch_sample(rec, &r->kids[k], t,
+							  mono))
+				mem_add(&sum, &r->kids[k].mem);
+		struct store_sample s = {r->tree_inc_id, t, sum, NULL};
+		store_sample_add(rec->store, &s);
+		fp = sum.footprint;
+	}
+	if (r == &rec->roots[0]) {
+		rec->status_fp = fp;
+		slope_add(rec->slope, t, fp);
+	}
+}
+
+static void reap_command(struct recorder *rec)
+{
+	if (!rec->command_pid)
+		return;
+	int st;
+	pid_t w = waitpid(rec->command_pid, &st, WNOHANG);
+	if (w != rec->command_pid)
+		return;
+	rec->command_status = WIFEXITED(st) ? WEXITSTATUS(st) :
+			      WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+	rec->command_pid = 0;
+}
+
+static void tick(struct recorder *rec, double t, double mono)
+{
+	struct sys_mem sys;
+	if (probe_sys_read(rec->probe, &sys) == 0)
+		store_system_add(rec->store, t, &sys);
+	for (size_t i = 0; i < rec->n_roots; i++)
+		sample_root(rec, &rec->roots[i], t, mono);
+	/* Reap after sampling, so a command's last sample is taken while
+	 * its status file still answers. */
+	reap_command(rec);
+	for (size_t i = 0; i < rec->n_cgroups; i++) {
+		struct cgroup_mem cm;
+		if (probe_cgroup_read(rec->cgroups[i].cg, &cm) == 0)
+			store_cgroup_sample_add(rec->store, rec->cgroups[i].id,
+						t, &cm);
+	}
+}
+
+static bool all_finished(const struct recorder *rec)
+{
+	for (size_t i = 0; i < rec->n_roots; i++)
+		if (!rec->roots[i].finished)
+			return false;
+	return true;
+}
+
+static void update_status(struct recorder *rec, double mono)
+{
+	if (!rec->o->status_line)
+		return;
+	if (mono >= rec->next_slope && rec->slope->n >= 3) {
+		struct trend_result tr;
+		rec->next_slope = mono + 2.0;
+		double t0 = rec->slope->t[0];
+		double x[SLOPE_BUF];
+		for (size_t i = 0; i < rec->slope->n; i++)
+			x[i] = rec->slope->t[i] - t0;
+		if (trend_compute(x, rec->slope->y, rec->slope->n, &tr) == 0)
+			rec->slope_bph = tr.slope * 3600;
+	}
+	render_status_line(stderr, mono - rec->t0_mono, rec->samples,
+			   rec->n_roots, rec->status_fp, rec->slope_bph);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop};
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a signal must cut the sleep short. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	struct sigaction sc = {.sa_handler = on_child,
+			       .sa_flags = SA_NOCLDSTOP};
+	sigemptyset(&sc.sa_mask);
+	sigaction(SIGCHLD, &sc, NULL);
+}
+
+static void sleep_until(double deadline_mono)
+{
+	struct timespec ts;
+	ts.tv_sec = (time_t)deadline_mono;
+	ts.tv_nsec = (long)((deadline_mono - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	if (stop_signal || child_event)
+		return;
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static void write_meta(struct recorder *rec)
+{
+	const struct recorder_options *o = rec->o;
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%.17g", o->interval_s);
+	store_meta_set(rec->store, "interval_s", buf);
+	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
+	store_meta_set(rec->store, "page_size", buf);
+	units_format_time(buf, sizeof(buf), now_wall());
+	store_meta_set(rec->store, "created", buf);
+	if (gethostname(buf, sizeof(buf)) == 0) {
+		buf[sizeof(buf) - 1] = '\0';
+		store_meta_set(rec->store, "hostname", buf);
+	}
+	if (o->invocation)
+		store_meta_set(rec->store, "invocation", o->invocation);
+	store_meta_set(rec->store, "footprint_definition",
+		       "anon + swap + shmem (RssAnon + VmSwap + RssShmem)");
+}
+
+/* Create roots for every target given; EXIT_OK or EXIT_USAGE. */
+static int setup_roots(struct recorder *rec, double t)
+{
+	const struct recorder_options *o = rec->o;
+	size_t n = o->n_pids + (o->name_regex ? 1 : 0) + (o->command ? 1 : 0);
+	rec->roots = xcalloc(n ? n : 1, sizeof(*rec->roots));
+	for (size_t i = 0; i < o->n_pids; i++) {
+		struct proc_identity id;
+		if (probe_identity_read(rec->probe, o->pids[i], &id) !=
+		    PROBE_OK) {
+			error("no process with PID %d", (int)o->pids[i]);
+			return EXIT_USAGE;
+		}
+		struct root *r = &rec->roots[rec->n_roots++];
+		r->kind = ROOT_PID;
+		r->pid = o->pids[i];
+		char spec[32];
+		snprintf(spec, sizeof(spec), "%d", (int)r->pid);
+		snprintf(r->name, sizeof(r->name), "%s", id.comm);
+		r->target_id = store_target_add(rec->store, "pid", spec,
+						r->name, 0);
+		proc_identity_release(&id);
+	}
+	if (o->name_regex) {
+		int rc = regcomp(&rec->name_re, o->name_regex,
+				 REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[256];
+			regerror(rc, &rec->name_re, msg, sizeof(msg));
+			error("bad --name pattern '%s': %s", o->name_regex,
+			      msg);
+			return EXIT_USAGE;
+		}
+		rec->have_re = true;
+		struct root *r = &rec->roots[rec->n_roots++];
+		r->kind = ROOT_NAME;
+		r->next_scan = -INFINITY;
+		snprintf(r->name, sizeof(r->name), "%s", o->name_regex);
+		r->target_id = store_target_add(rec->store, "name",
+						o->name_regex, r->name, 0);
+	}
+	if (o->command) {
+		pid_t pid;
+		if (target_spawn(o->command, &pid))
+			return EXIT_USAGE;
+		rec->command_pid = pid;
+		struct root *r = &rec->roots[rec->n_roots++];
+		r->kind = ROOT_COMMAND;
+		r->pid = pid;
+		const char *base = strrchr(o->command[0], '/');
+		base = base ? base + 1 : o->command[0];
+		snprintf(r->name, sizeof(r->name), "%s", base);
+		r->target_id = store_target_add(rec->store, "command",
+						o->command[0], r->name, 0);
+	}
+	for (size_t i = 0; i < rec->n_roots; i++) {
+		struct root *r = &rec->roots[i];
+		if (r->target_id < 0)
+			return EXIT_RUNTIME;
+		if (o->children) {
+			char spec[32];
+			snprintf(spec, sizeof(spec), "tree of %lld",
+				 (long long)r->target_id);
+			r->tree_target_id = store_target_add(rec->store,
+				"tree", spec, r->name, r->target_id);
+		}
+		if (r->kind != ROOT_NAME) {
+			root_open_main(rec, r, r->pid, t);
+			if (!r->main.pp) {
+				error("cannot read process %d", (int)r->pid);
+				return EXIT_USAGE;
+			}
+		}
+	}
+	return EXIT_OK;
+}
+
+static void recorder_release(struct recorder *rec, double t)
+{
+	for (size_t i = 0; i < rec->n_roots; i++) {
+		root_close_all(rec, &rec->roots[i], t, "recording ended");
+		free(rec->roots[i].kids);
+	}
+	free(rec->roots);
+	for (size_t i = 0; i < rec->n_cgroups; i++)
+		probe_cgroup_close(rec->cgroups[i].cg);
+	free(rec->cgroups);
+	if (rec->have_re)
+		regfree(&rec->name_re);
+	free(rec->exclude);
+	free(rec->slope);
+	probe_free(rec->probe);
+}
+
+int recorder_run(const struct recorder_options *o, struct recorder_result *res)
+{
+	struct recorder rec = {0};
+	rec.o = o;
+	rec.command_status = -1;
+	rec.slope = xcalloc(1, sizeof(*rec.slope));
+	rec.slope->stride = 1;
+	rec.slope_bph = NAN;
+	rec.status_fp = NAN;
+	res->samples = 0;
+	res->command_status = -1;
+	stop_signal = 0;
+	child_event = 0;
+
+	rec.probe = probe_new(o->proc_root, o->sys_root);
+	if (!rec.probe)
+		return EXIT_RUNTIME;
+	rec.store = store_create(o->output, o->append);
+	if (!rec.store) {
+		probe_free(rec.probe);
+		free(rec.slope);
+		return EXIT_RUNTIME;
+	}
+	install_signals();
+	target_ancestors(rec.probe, getpid(), &rec.exclude, &rec.n_exclude);
+	write_meta(&rec);
+	double t = now_wall();
+	int rc = setup_roots(&rec, t);
+	if (rc != EXIT_OK) {
+		if (rec.command_pid) {
+			kill(rec.command_pid, SIGTERM);
+			waitpid(rec.command_pid, NULL, 0);
+		}
+		recorder_release(&rec, t);
+		store_close(rec.store);
+		return rc;
+	}
+	store_commit(rec.store);
+
+	rec.t0_mono = now_monotonic();
+	double next = rec.t0_mono, last_commit = rec.t0_mono;
+	double stop_at = INFINITY;
+	bool stopping = false;
+	for (;;) {
+		double mono = now_monotonic();
+		t = now_wall();
+		tick(&rec, t, mono);
+		if (mono - last_commit >= o->commit_interval_s) {
+			if (store_commit(rec.store) && !rec.write_failed) {
+				warning("samples could not be saved; the "
+					"recording keeps every batch committed "
+					"so far and goes on trying");
+				rec.write_failed = true;
+			}
+			last_commit = mono;
+		}
+		update_status(&rec, mono);
+
+		if (all_finished(&rec))
+			break;
+		if (isfinite(o->duration_s) &&
+		    mono - rec.t0_mono >= o->duration_s)
+			break;
+		if (stop_signal && !stopping) {
+			stopping = true;
+			if (!rec.command_pid)
+				break;
+			/* A command: let it end first, so its exit status
+			 * can be passed on. A terminal's Ctrl-C reached it
+			 * already; other signals are forwarded. */
+			if (stop_signal != SIGINT)
+				kill(rec.command_pid, stop_signal);
+			stop_at = mono + STOP_GRACE_S;
+		}
+		if (stopping && mono >= stop_at) {
+			warning("the command (pid %d) is still running; "
+				"recording stopped", (int)rec.command_pid);
+			break;
+		}
+		child_event = 0;
+		next += o->interval_s;
+		if (next < mono)
+			next = mono + o->interval_s;  /* skip, don't burst */
+		if (isfinite(o->duration_s))
+			next = fmin(next, rec.t0_mono + o->duration_s);
+		sleep_until(next);
+	}
+	if (o->status_line)
+		render_status_end(stderr);
+	t = now_wall();
+	reap_command(&rec);
+	res->samples = rec.samples;
+	res->command_status = rec.command_status;
+	recorder_release(&rec, t);
+	if (store_close(rec.store))
+		return EXIT_RUNTIME;
+	return EXIT_OK;
+}

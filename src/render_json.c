@@ -1,1 +1,173 @@
-/* stub: render_json.c - to be written */
+/*
+ * render_json.c - `report --json` (render.h): DESIGN.md's JSON contract,
+ * documented field by field in docs/json.md. jansson builds and escapes the
+ * document; process-controlled strings are first made valid UTF-8 (jansson
+ * refuses invalid UTF-8). Fields that later analyses fill are null or [].
+ * Stable: fields are added, never renamed.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "common.h"
+#include "render.h"
+#include "units.h"
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* Whole bytes as JSON integers (exact, as documented: "bytes in bytes"). */
+static json_t *bytes_or_null(double v)
+{
+	return isfinite(v) ? json_integer((json_int_t)llround(v)) :
+			     json_null();
+}
+
+static json_t *time_or_null(double t)
+{
+	char b[40];
+	return isfinite(t) ? json_string(units_format_time(b, sizeof(b), t)) :
+			     json_null();
+}
+
+static json_t *safe_string(const char *s)
+{
+	char b[4096];
+	return json_string(escape_utf8(b, sizeof(b), s ? s : ""));
+}
+
+static json_t *target_json(const struct target_findings *f)
+{
+	const struct series *s = f->series;
+	json_t *t = json_object();
+	json_object_set_new(t, "name", safe_string(s->name));
+
+	json_t *pids = json_array(), *incs = json_array();
+	for (size_t i = 0; i < s->n_incs; i++) {
+		const struct incarnation *in = &s->incs[i];
+		if (in->pid >= 0)
+			json_array_append_new(pids, json_integer(in->pid));
+		json_t *o = json_object();
+		json_object_set_new(o, "pid", in->pid >= 0 ?
+				    json_integer(in->pid) : json_null());
+		json_object_set_new(o, "start_time",
+				    time_or_null(in->start_time));
+		json_object_set_new(o, "comm", in->comm ?
+				    safe_string(in->comm) : json_null());
+		json_object_set_new(o, "cmdline", in->cmdline ?
+				    safe_string(in->cmdline) : json_null());
+		json_array_append_new(incs, o);
+	}
+	json_object_set_new(t, "pids", pids);
+	json_object_set_new(t, "samples", json_integer((json_int_t)f->samples));
+	json_object_set_new(t, "start", time_or_null(f->start));
+	json_object_set_new(t, "end", time_or_null(f->end));
+	json_object_set_new(t, "span_s", json_real(f->span_s));
+	json_object_set_new(t, "verdict", json_string(verdict_name(f->verdict)));
+	json_t *reasons = json_array();
+	for (size_t i = 0; i < f->n_reasons; i++)
+		json_array_append_new(reasons, safe_string(f->reasons[i]));
+	json_object_set_new(t, "reasons", reasons);
+	json_object_set_new(t, "settle", f->settle[0] ?
+			    safe_string(f->settle) : json_null());
+	json_object_set_new(t, "resolution_bytes", num_or_null(f->resolution));
+
+	json_t *fp = json_object();
+	json_object_set_new(fp, "first_bytes", bytes_or_null(f->fp_first));
+	json_object_set_new(fp, "last_bytes", bytes_or_null(f->fp_last));
+	json_object_set_new(fp, "min_bytes", bytes_or_null(f->fp_min));
+	json_object_set_new(fp, "max_bytes", bytes_or_null(f->fp_max));
+	json_object_set_new(t, "footprint", fp);
+
+	if (f->has_trend) {
+		json_t *sl = json_object();
+		json_object_set_new(sl, "bytes_per_hour",
+				    num_or_null(f->slope_bph));
+		json_object_set_new(sl, "ci95_low", num_or_null(f->ci_low_bph));
+		json_object_set_new(sl, "ci95_high",
+				    num_or_null(f->ci_high_bph));
+		json_object_set_new(sl, "p_value", num_or_null(f->p_value));
+		json_object_set_new(sl, "variance_inflation",
+				    num_or_null(f->trend.variance_inflation));
+		json_object_set_new(sl, "points",
+				    json_integer((json_int_t)f->trend.n));
+		json_object_set_new(sl, "bucketed",
+				    json_boolean(f->trend.bucketed));
+		json_object_set_new(sl, "incarnation_pid",
+			s->n_incs ? json_integer(s->incs[f->analysed_inc].pid) :
+				    json_null());
+		json_object_set_new(t, "slope", sl);
+	} else {
+		json_object_set_new(t, "slope", json_null());
+	}
+	json_object_set_new(t, "detectable_bytes_per_hour",
+			    num_or_null(f->detectable_bph));
+	json_object_set_new(t, "concern_bytes_per_hour",
+			    num_or_null(f->concern_bph));
+	json_object_set_new(t, "concern_source",
+			    json_string(f->concern_source));
+	json_object_set_new(t, "min_observation_s",
+			    num_or_null(f->min_observation_s));
+	json_object_set_new(t, "needed_observation_s",
+			    num_or_null(f->needed_span_s));
+	json_object_set_new(t, "per_request", json_null());
+	json_object_set_new(t, "idle_windows", json_array());
+	json_object_set_new(t, "restarts", json_array());
+	if (f->plateau.found) {
+		json_t *p = json_object();
+		json_object_set_new(p, "level_bytes",
+				    bytes_or_null(f->plateau.level));
+		json_object_set_new(p, "since", time_or_null(f->plateau.since));
+		json_object_set_new(p, "cap_bytes",
+				    bytes_or_null(f->plateau.cap_bytes));
+		json_object_set_new(p, "cap_name", f->plateau.cap_name ?
+				    safe_string(f->plateau.cap_name) :
+				    json_null());
+		json_object_set_new(t, "plateau", p);
+	} else {
+		json_object_set_new(t, "plateau", json_null());
+	}
+	json_object_set_new(t, "attribution", json_null());
+	if (f->exhaustion.found) {
+		json_t *e = json_object();
+		json_object_set_new(e, "limit_bytes",
+				    bytes_or_null(f->exhaustion.limit_bytes));
+		json_object_set_new(e, "limit_source",
+				    json_string(f->exhaustion.limit_source));
+		json_object_set_new(e, "eta_s", num_or_null(f->exhaustion.eta_s));
+		json_object_set_new(e, "eta_low_s",
+				    num_or_null(f->exhaustion.eta_low_s));
+		json_object_set_new(e, "eta_high_s",
+				    num_or_null(f->exhaustion.eta_high_s));
+		json_object_set_new(t, "exhaustion", e);
+	} else {
+		json_object_set_new(t, "exhaustion", json_null());
+	}
+	json_object_set_new(t, "incarnations", incs);
+	return t;
+}
+
+int render_json(FILE *out, const struct dataset *d,
+		const struct target_findings *f, size_t n)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "memtrend_version",
+			    json_string(MEMTREND_VERSION));
+	json_object_set_new(root, "source", safe_string(d->source));
+	json_t *targets = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(targets, target_json(&f[i]));
+	json_object_set_new(root, "targets", targets);
+	json_t *notes = json_array();
+	for (size_t i = 0; i < d->n_notes; i++)
+		json_array_append_new(notes, safe_string(d->notes[i]));
+	json_object_set_new(root, "notes", notes);
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+			    JSON_REAL_PRECISION(10));
+	fputc('\n', out);
+	json_decref(root);
+	return rc == 0 && !ferror(out) ? 0 : -1;
+}

@@ -1,1 +1,195 @@
-/* stub: render_text.c - to be written */
+/*
+ * render_text.c - the report a person reads in a minute (render.h).
+ * One block per target: what was watched, the figures, the verdict and
+ * its reasons. Formats findings only; escapes every process-controlled
+ * string for the terminal.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+#include "units.h"
+
+#define NA "n/a"
+
+static const char *verdict_colour(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_GROWING: return "\033[1;31m";
+	case VERDICT_PLATEAU: return "\033[1;33m";
+	case VERDICT_STABLE: return "\033[1;32m";
+	default: return "\033[1;36m";
+	}
+}
+
+static char *size_or_na(char *buf, size_t n, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	return units_format_size(buf, n, v);
+}
+
+static char *rate(char *buf, size_t n, double bph)
+{
+	if (!isfinite(bph)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	char tmp[48];
+	units_format_size(tmp, sizeof(tmp), bph);
+	snprintf(buf, n, "%s%s/h", bph > 0 ? "+" : "", tmp);
+	return buf;
+}
+
+static char *dur_or_na(char *buf, size_t n, double s)
+{
+	if (!isfinite(s)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	return units_format_duration(buf, n, s);
+}
+
+static void print_components(FILE *out, const struct series *s)
+{
+	/* Last known value of each component recorded. */
+	bool any = false;
+	for (int c = 0; c < COMP_COUNT; c++) {
+		if (!s->comp[c])
+			continue;
+		for (size_t i = s->n; i-- > 0;) {
+			if (isnan(s->comp[c][i]))
+				continue;
+			char b[32];
+			fprintf(out, "%s%s %s", any ? ", " : "  components  ",
+				series_component_names[c],
+				units_format_size(b, sizeof(b), s->comp[c][i]));
+			any = true;
+			break;
+		}
+	}
+	if (any)
+		fprintf(out, " (last sample)\n");
+}
+
+static void print_target(FILE *out, const struct target_findings *f,
+			 const struct render_options *o)
+{
+	const struct series *s = f->series;
+	char name[512], b1[64], b2[64], b3[64], b4[64];
+	escape_terminal(name, sizeof(name), s->name);
+	const char *vn = verdict_name(f->verdict);
+	fprintf(out, "%s\n", name);
+	if (o && o->color)
+		fprintf(out, "  verdict     %s%s\033[0m\n",
+			verdict_colour(f->verdict), vn);
+	else
+		fprintf(out, "  verdict     %s\n", vn);
+	for (size_t i = 0; i < f->n_reasons; i++) {
+		char r[700];
+		escape_terminal(r, sizeof(r), f->reasons[i]);
+		fprintf(out, "    - %s\n", r);
+	}
+	if (f->settle[0])
+		fprintf(out, "    => to settle it: %s\n", f->settle);
+
+	fprintf(out, "\n");
+	if (s->n_incs) {
+		fprintf(out, "  process     ");
+		for (size_t i = 0; i < s->n_incs && i < 8; i++) {
+			char cmd[160];
+			const struct incarnation *in = &s->incs[i];
+			escape_terminal(cmd, sizeof(cmd),
+					in->cmdline && *in->cmdline ?
+					in->cmdline : in->comm);
+			if (in->pid >= 0)
+				fprintf(out, "%spid %lld%s%s", i ? "; " : "",
+					(long long)in->pid, *cmd ? ": " : "",
+					cmd);
+			else
+				fprintf(out, "%s%s", i ? "; " : "",
+					*cmd ? cmd : "(no pid)");
+		}
+		if (s->n_incs > 8)
+			fprintf(out, "; ... %zu more", s->n_incs - 8);
+		fprintf(out, "\n");
+	}
+	if (f->samples) {
+		fprintf(out, "  window      %s to %s (%s), %zu samples, %zu "
+			"incarnation%s\n",
+			units_format_time(b1, sizeof(b1), f->start),
+			units_format_time(b2, sizeof(b2), f->end),
+			units_format_duration(b3, sizeof(b3), f->span_s),
+			f->samples, f->n_incarnations,
+			f->n_incarnations == 1 ? "" : "s");
+	} else {
+		fprintf(out, "  window      no samples\n");
+	}
+	fprintf(out, "  footprint   first %s, last %s, min %s, max %s\n",
+		size_or_na(b1, sizeof(b1), f->fp_first),
+		size_or_na(b2, sizeof(b2), f->fp_last),
+		size_or_na(b3, sizeof(b3), f->fp_min),
+		size_or_na(b4, sizeof(b4), f->fp_max));
+	print_components(out, s);
+	fprintf(out, "  resolution  %s (%s)\n",
+		size_or_na(b1, sizeof(b1), f->resolution),
+		f->resolution_given ? "--resolution" :
+		"inferred from the readings");
+	if (f->has_trend) {
+		fprintf(out, "  slope       %s  (95 %% interval %s to %s)%s\n",
+			rate(b1, sizeof(b1), f->slope_bph),
+			rate(b2, sizeof(b2), f->ci_low_bph),
+			rate(b3, sizeof(b3), f->ci_high_bph),
+			f->trend.bucketed ? "  [bucket medians]" : "");
+		fprintf(out, "  trend test  Mann-Kendall p = %.3g "
+			"(autocorrelation-corrected, variance x%.2f)\n",
+			f->p_value, f->trend.variance_inflation);
+		fprintf(out, "  detectable  %s in this window\n",
+			rate(b1, sizeof(b1), f->detectable_bph));
+	}
+	fprintf(out, "  concern     %s (%s)\n",
+		rate(b1, sizeof(b1), f->concern_bph), f->concern_source);
+	if (f->has_trend)
+		fprintf(out, "  min. watch  %s for the measured slope; %s for "
+			"the slope of concern\n",
+			dur_or_na(b1, sizeof(b1), f->min_observation_s),
+			dur_or_na(b2, sizeof(b2), f->needed_span_s));
+	if (f->plateau.found)
+		fprintf(out, "  plateau     %s since %s%s%s\n",
+			units_format_size(b1, sizeof(b1), f->plateau.level),
+			units_format_time(b2, sizeof(b2), f->plateau.since),
+			f->plateau.cap_name ? ", at the " : "",
+			f->plateau.cap_name ? f->plateau.cap_name : "");
+	if (f->exhaustion.found)
+		fprintf(out, "  exhaustion  %s (%s) in %s (range %s to %s)\n",
+			f->exhaustion.limit_source,
+			units_format_size(b1, sizeof(b1),
+					  f->exhaustion.limit_bytes),
+			dur_or_na(b2, sizeof(b2), f->exhaustion.eta_s),
+			dur_or_na(b3, sizeof(b3), f->exhaustion.eta_low_s),
+			isinf(f->exhaustion.eta_high_s) ? "never" :
+			dur_or_na(b4, sizeof(b4), f->exhaustion.eta_high_s));
+}
+
+int render_text(FILE *out, const struct dataset *d,
+		const struct target_findings *f, size_t n,
+		const struct render_options *o)
+{
+	char src[512];
+	escape_terminal(src, sizeof(src), d->source);
+	fprintf(out, "memtrend report: %s (%zu target%s)\n\n", src, n,
+		n == 1 ? "" : "s");
+	for (size_t i = 0; i < n; i++) {
+		print_target(out, &f[i], o);
+		fprintf(out, "\n");
+	}
+	for (size_t i = 0; i < d->n_notes; i++) {
+		char b[512];
+		fprintf(out, "note: %s\n", escape_terminal(b, sizeof(b),
+							   d->notes[i]));
+	}
+	return ferror(out) ? -1 : 0;
+}

@@ -1,1 +1,746 @@
-/* stub: store.c - to be written */
+/*
+ * store.c - the SQLite recording file (store.h).
+ *
+ * Only this file includes sqlite3.h. All SQL goes through prepared
+ * statements with bound parameters; statements are prepared once per store
+ * and reused, so a sample costs one sqlite3_step() inside the open batch
+ * transaction. Durability: WAL with synchronous=NORMAL; a committed batch
+ * survives kill -9 of the recorder (it is in the WAL, which the next
+ * opener recovers); only power loss may drop the last batches, never
+ * corrupt the file.
+ *
+ * It does not decide when to commit (the recorder does) and knows nothing
+ * of analyses.
+ */
+#include "store.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+static const char schema_sql[] =
+	"CREATE TABLE IF NOT EXISTS meta(\n"
+	"  key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+	"CREATE TABLE IF NOT EXISTS target(\n"
+	"  id INTEGER PRIMARY KEY, kind TEXT NOT NULL, spec TEXT NOT NULL,\n"
+	"  name TEXT NOT NULL, parent_id INTEGER REFERENCES target(id));\n"
+	"CREATE TABLE IF NOT EXISTS cgroup(\n"
+	"  id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE);\n"
+	"CREATE TABLE IF NOT EXISTS incarnation(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  target_id INTEGER NOT NULL REFERENCES target(id),\n"
+	"  pid INTEGER NOT NULL, start_ticks INTEGER NOT NULL,\n"
+	"  start_time REAL, comm TEXT, cmdline TEXT,\n"
+	"  cgroup_id INTEGER REFERENCES cgroup(id),\n"
+	"  first_seen REAL NOT NULL, last_seen REAL, end_reason TEXT);\n"
+	"CREATE TABLE IF NOT EXISTS sample(\n"
+	"  incarnation_id INTEGER NOT NULL, t REAL NOT NULL,\n"
+	"  footprint INTEGER, rss INTEGER, anon INTEGER, file INTEGER,\n"
+	"  shmem INTEGER, swap INTEGER, pagetables INTEGER,\n"
+	"  pss INTEGER, pss_anon INTEGER, private_dirty INTEGER,\n"
+	"  swap_pss INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS system_sample(\n"
+	"  t REAL NOT NULL, mem_total INTEGER, mem_available INTEGER,\n"
+	"  swap_total INTEGER, swap_free INTEGER,\n"
+	"  psi_some_avg10 REAL, psi_some_total INTEGER,\n"
+	"  psi_full_avg10 REAL, psi_full_total INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS cgroup_sample(\n"
+	"  cgroup_id INTEGER NOT NULL, t REAL NOT NULL,\n"
+	"  current INTEGER, max INTEGER, peak INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS note(\n"
+	"  t REAL NOT NULL, incarnation_id INTEGER, text TEXT NOT NULL);\n";
+
+enum stmt_id {
+	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_META, ST_TARGET, ST_CGROUP_FIND,
+	ST_CGROUP, ST_INC, ST_INC_END, ST_SAMPLE, ST_SYSTEM, ST_CGROUP_SAMPLE,
+	ST_NOTE, ST_COUNT
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_BEGIN] = "BEGIN",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_META] = "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+	[ST_TARGET] = "INSERT INTO target(kind, spec, name, parent_id) "
+		      "VALUES (?1, ?2, ?3, ?4)",
+	[ST_CGROUP_FIND] = "SELECT id FROM cgroup WHERE key = ?1",
+	[ST_CGROUP] = "INSERT INTO cgroup(key) VALUES (?1)",
+	[ST_INC] = "INSERT INTO incarnation(target_id, pid, start_ticks, "
+		   "start_time, comm, cmdline, cgroup_id, first_seen) "
+		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[ST_INC_END] = "UPDATE incarnation SET last_seen = ?2, end_reason = ?3 "
+		       "WHERE id = ?1",
+	[ST_SAMPLE] = "INSERT INTO sample VALUES "
+		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	[ST_SYSTEM] = "INSERT INTO system_sample VALUES "
+		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_CGROUP_SAMPLE] = "INSERT INTO cgroup_sample VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_NOTE] = "INSERT INTO note(t, incarnation_id, text) VALUES (?1, ?2, ?3)",
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *stmt[ST_COUNT];
+	bool in_batch;
+	uint64_t pending;
+};
+
+static int db_error(sqlite3 *db, const char *what, const char *path)
+{
+	return error("%s '%s': %s", what, path, db ? sqlite3_errmsg(db) :
+		     "out of memory");
+}
+
+/* Run one prepared statement to completion and reset it. */
+static int step_reset(struct store *st, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_error(st->db, "cannot write to", st->path);
+	return 0;
+}
+
+/* Open the batch transaction lazily so every write lands inside one. */
+static int batch_begin(struct store *st)
+{
+	if (st->in_batch)
+		return 0;
+	if (step_reset(st, st->stmt[ST_BEGIN]))
+		return -1;
+	st->in_batch = true;
+	return 0;
+}
+
+/* Bind a byte figure: NAN (absent) becomes NULL. */
+static void bind_bytes(sqlite3_stmt *s, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_int64(s, i, (sqlite3_int64)llround(v));
+}
+
+static void bind_real(sqlite3_stmt *s, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(s, i);
+	else
+		sqlite3_bind_double(s, i, v);
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static int exec(struct store *st, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		error("'%s': %s", st->path, msg ? msg : "SQLite error");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* Check that an existing file is a memtrend recording we can extend. */
+static int check_schema_version(sqlite3 *db, const char *path)
+{
+	sqlite3_stmt *s = NULL;
+	int version = -1;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
+			       "'schema_version'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (version < 0)
+		return error("'%s' is not a memtrend recording", path);
+	if (version > STORE_SCHEMA_VERSION)
+		return error("'%s' has schema version %d; this memtrend reads "
+			     "up to %d", path, version, STORE_SCHEMA_VERSION);
+	return 0;
+}
+
+struct store *store_create(const char *path, bool append)
+{
+	struct stat sb;
+	bool exists = stat(path, &sb) == 0 && sb.st_size > 0;
+	if (exists && !append) {
+		error("'%s' already exists (use --append to add to it, or "
+		      "choose another file)", path);
+		return NULL;
+	}
+	struct store *st = xcalloc(1, sizeof(*st));
+	st->path = xstrdup(path);
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
+		db_error(st->db, "cannot create", path);
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 5000);
+	if (exists && check_schema_version(st->db, path))
+		goto fail;
+	/* WAL: readers (a report) never block the recorder, and a crash
+	 * leaves committed transactions intact. NORMAL sync is safe against
+	 * process crashes in WAL mode; it only risks the latest commits on
+	 * power loss, a fair trade for a sampler that commits every second. */
+	if (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;") ||
+	    exec(st, schema_sql))
+		goto fail;
+	for (int i = 0; i < ST_COUNT; i++) {
+		if (sqlite3_prepare_v3(st->db, stmt_sql[i], -1,
+				       SQLITE_PREPARE_PERSISTENT, &st->stmt[i],
+				       NULL) != SQLITE_OK) {
+			db_error(st->db, "cannot prepare statements for", path);
+			goto fail;
+		}
+	}
+	char v[16];
+	snprintf(v, sizeof(v), "%d", STORE_SCHEMA_VERSION);
+	if (store_meta_set(st, "schema_version", v) ||
+	    store_meta_set(st, "memtrend_version", MEMTREND_VERSION) ||
+	    store_commit(st))
+		goto fail;
+	return st;
+fail:
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+	return NULL;
+}
+
+int store_commit(struct store *st)
+{
+	if (!st->in_batch)
+		return 0;
+	int rc = sqlite3_step(st->stmt[ST_COMMIT]);
+	sqlite3_reset(st->stmt[ST_COMMIT]);
+	if (rc != SQLITE_DONE) {
+		/* Disk full or I/O error: roll back so the file stays as it
+		 * was after the last good commit. */
+		error("cannot commit to '%s': %s", st->path,
+		      sqlite3_errmsg(st->db));
+		if (!sqlite3_get_autocommit(st->db)) {
+			sqlite3_step(st->stmt[ST_ROLLBACK]);
+			sqlite3_reset(st->stmt[ST_ROLLBACK]);
+		}
+		st->in_batch = false;
+		st->pending = 0;
+		return -1;
+	}
+	st->in_batch = false;
+	st->pending = 0;
+	return 0;
+}
+
+uint64_t store_pending(const struct store *st) { return st->pending; }
+
+int store_close(struct store *st)
+{
+	if (!st)
+		return 0;
+	int rc = store_commit(st);
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	/* Fold the WAL back into the main file so the recording is one
+	 * self-contained file once the recorder has ended. */
+	if (rc == 0)
+		sqlite3_wal_checkpoint_v2(st->db, NULL,
+					  SQLITE_CHECKPOINT_TRUNCATE, NULL,
+					  NULL);
+	if (sqlite3_close(st->db) != SQLITE_OK)
+		rc = db_error(st->db, "cannot close", st->path);
+	free(st->path);
+	free(st);
+	return rc;
+}
+
+int store_meta_set(struct store *st, const char *key, const char *value)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_META];
+	bind_text(s, 1, key);
+	bind_text(s, 2, value);
+	st->pending++;
+	return step_reset(st, s);
+}
+
+int64_t store_target_add(struct store *st, const char *kind,
+			 const char *spec, const char *name,
+			 int64_t parent_id)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_TARGET];
+	bind_text(s, 1, kind);
+	bind_text(s, 2, spec);
+	bind_text(s, 3, name);
+	if (parent_id > 0)
+		sqlite3_bind_int64(s, 4, parent_id);
+	else
+		sqlite3_bind_null(s, 4);
+	st->pending++;
+	if (step_reset(st, s))
+		return -1;
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+int64_t store_cgroup_add(struct store *st, const char *key)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_CGROUP_FIND];
+	bind_text(s, 1, key);
+	int64_t id = 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (id > 0)
+		return id;
+	s = st->stmt[ST_CGROUP];
+	bind_text(s, 1, key);
+	st->pending++;
+	if (step_reset(st, s))
+		return -1;
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+int64_t store_incarnation_add(struct store *st, int64_t target_id,
+			      const struct proc_identity *id,
+			      int64_t cgroup_id, double first_seen)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_INC];
+	sqlite3_bind_int64(s, 1, target_id);
+	sqlite3_bind_int64(s, 2, id->pid);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)id->start_ticks);
+	bind_real(s, 4, id->start_time);
+	bind_text(s, 5, id->comm);
+	bind_text(s, 6, id->cmdline);
+	if (cgroup_id > 0)
+		sqlite3_bind_int64(s, 7, cgroup_id);
+	else
+		sqlite3_bind_null(s, 7);
+	sqlite3_bind_double(s, 8, first_seen);
+	st->pending++;
+	if (step_reset(st, s))
+		return -1;
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+int store_incarnation_end(struct store *st, int64_t inc_id, double last_seen,
+			  const char *reason)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_INC_END];
+	sqlite3_bind_int64(s, 1, inc_id);
+	sqlite3_bind_double(s, 2, last_seen);
+	bind_text(s, 3, reason);
+	st->pending++;
+	return step_reset(st, s);
+}
+
+int store_sample_add(struct store *st, const struct store_sample *x)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_SAMPLE];
+	sqlite3_bind_int64(s, 1, x->incarnation_id);
+	sqlite3_bind_double(s, 2, x->t);
+	bind_bytes(s, 3, x->mem.footprint);
+	bind_bytes(s, 4, x->mem.rss);
+	bind_bytes(s, 5, x->mem.anon);
+	bind_bytes(s, 6, x->mem.file);
+	bind_bytes(s, 7, x->mem.shmem);
+	bind_bytes(s, 8, x->mem.swap);
+	bind_bytes(s, 9, x->mem.pagetables);
+	if (x->smaps) {
+		bind_bytes(s, 10, x->smaps->pss);
+		bind_bytes(s, 11, x->smaps->pss_anon);
+		bind_bytes(s, 12, x->smaps->private_dirty);
+		bind_bytes(s, 13, x->smaps->swap_pss);
+	}
+	st->pending++;
+	return step_reset(st, s);
+}
+
+int store_system_add(struct store *st, double t, const struct sys_mem *m)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_SYSTEM];
+	sqlite3_bind_double(s, 1, t);
+	bind_bytes(s, 2, m->mem_total);
+	bind_bytes(s, 3, m->mem_available);
+	bind_bytes(s, 4, m->swap_total);
+	bind_bytes(s, 5, m->swap_free);
+	bind_real(s, 6, m->psi_some_avg10);
+	bind_bytes(s, 7, m->psi_some_total);
+	bind_real(s, 8, m->psi_full_avg10);
+	bind_bytes(s, 9, m->psi_full_total);
+	st->pending++;
+	return step_reset(st, s);
+}
+
+int store_cgroup_sample_add(struct store *st, int64_t cgroup_id, double t,
+			    const struct cgroup_mem *m)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_CGROUP_SAMPLE];
+	sqlite3_bind_int64(s, 1, cgroup_id);
+	sqlite3_bind_double(s, 2, t);
+	bind_bytes(s, 3, m->current);
+	bind_bytes(s, 4, m->max);
+	bind_bytes(s, 5, m->peak);
+	st->pending++;
+	return step_reset(st, s);
+}
+
+int store_note_add(struct store *st, double t, int64_t inc_id,
+		   const char *text)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_NOTE];
+	sqlite3_bind_double(s, 1, t);
+	if (inc_id > 0)
+		sqlite3_bind_int64(s, 2, inc_id);
+	else
+		sqlite3_bind_null(s, 2);
+	bind_text(s, 3, text);
+	st->pending++;
+	return step_reset(st, s);
+}
+
+bool store_is_recording(const char *path)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	size_t n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	return n == sizeof(head) && memcmp(head, magic, sizeof(head)) == 0;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct inc_map {
+	int64_t id;
+	size_t target;     /* index into the dataset's targets */
+	uint32_t inc;      /* index into that series' incarnations */
+	int64_t cgroup_id;
+};
+
+static double col_bytes(sqlite3_stmt *s, int i)
+{
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return NAN;
+	return (double)sqlite3_column_int64(s, i);
+}
+
+static int open_read(const char *path, sqlite3 **db)
+{
+	/* Read-write open is not needed, but a read-only connection cannot
+	 * recover a WAL left by a killed recorder when the -shm file is
+	 * gone; open read-write when we may, read-only otherwise. */
+	int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_close(*db);
+		*db = NULL;
+		rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY, NULL);
+	}
+	if (rc != SQLITE_OK) {
+		db_error(*db, "cannot open", path);
+		sqlite3_close(*db);
+		*db = NULL;
+		return -1;
+	}
+	sqlite3_busy_timeout(*db, 5000);
+	return 0;
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s,
+		   const char *path)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
+		return error("'%s' is not a readable memtrend recording: %s",
+			     path, sqlite3_errmsg(db));
+	return 0;
+}
+
+static int read_targets(sqlite3 *db, const char *path, struct dataset *out,
+			int64_t **target_ids)
+{
+	sqlite3_stmt *s;
+	if (prepare(db, "SELECT id, kind, name FROM target ORDER BY id", &s,
+		    path))
+		return -1;
+	size_t cap = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(s, 1);
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		char buf[512];
+		if (kind && strcmp(kind, "child") == 0)
+			snprintf(buf, sizeof(buf), "%s (child)", name);
+		else if (kind && strcmp(kind, "tree") == 0)
+			snprintf(buf, sizeof(buf), "%s (with children)", name);
+		else
+			snprintf(buf, sizeof(buf), "%s", name ? name : "?");
+		xgrow((void **)target_ids, &cap, out->n_targets + 1,
+		      sizeof(int64_t));
+		(*target_ids)[out->n_targets] = sqlite3_column_int64(s, 0);
+		dataset_add_target(out, buf);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static int read_incarnations(sqlite3 *db, const char *path,
+			     struct dataset *out, const int64_t *target_ids,
+			     struct inc_map **map, size_t *n_map)
+{
+	sqlite3_stmt *s;
+	if (prepare(db, "SELECT id, target_id, pid, start_ticks, start_time, "
+		    "comm, cmdline, cgroup_id FROM incarnation ORDER BY id",
+		    &s, path))
+		return -1;
+	size_t cap = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(s, 1);
+		size_t ti;
+		for (ti = 0; ti < out->n_targets; ti++)
+			if (target_ids[ti] == tid)
+				break;
+		if (ti == out->n_targets)
+			continue;
+		struct series *se = &out->targets[ti];
+		double start = sqlite3_column_type(s, 4) == SQLITE_NULL ? NAN :
+			       sqlite3_column_double(s, 4);
+		uint32_t inc = series_add_incarnation(se,
+			sqlite3_column_int64(s, 2),
+			(unsigned long long)sqlite3_column_int64(s, 3), start,
+			(const char *)sqlite3_column_text(s, 5),
+			(const char *)sqlite3_column_text(s, 6));
+		xgrow((void **)map, &cap, *n_map + 1, sizeof(**map));
+		(*map)[*n_map] = (struct inc_map){
+			.id = sqlite3_column_int64(s, 0), .target = ti,
+			.inc = inc, .cgroup_id = sqlite3_column_int64(s, 7)};
+		(*n_map)++;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* Incarnation ids are dense and ascending in practice; look up by binary
+ * search so a 10^7-row scan costs O(log k) per row. */
+static const struct inc_map *inc_lookup(const struct inc_map *map, size_t n,
+					int64_t id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (map[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && map[lo].id == id ? &map[lo] : NULL;
+}
+
+static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
+			const struct inc_map *map, size_t n_map,
+			bool components)
+{
+	sqlite3_stmt *s;
+	const char *sql = components ?
+		"SELECT incarnation_id, t, footprint, rss, anon, file, shmem, "
+		"swap, pagetables, pss, pss_anon, private_dirty, swap_pss "
+		"FROM sample ORDER BY rowid" :
+		"SELECT incarnation_id, t, footprint FROM sample ORDER BY rowid";
+	if (prepare(db, sql, &s, path))
+		return -1;
+	const struct inc_map *last = NULL;
+	int rc;
+	size_t skipped = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		if (!last || last->id != id)
+			last = inc_lookup(map, n_map, id);
+		if (!last)
+			continue;
+		struct series *se = &out->targets[last->target];
+		double t = sqlite3_column_double(s, 1);
+		if (se->n && t < se->t[se->n - 1]) {
+			skipped++;  /* clock stepped back: keep order */
+			continue;
+		}
+		size_t i = series_append(se, t, col_bytes(s, 2), last->inc);
+		if (components)
+			for (int c = 0; c < COMP_COUNT; c++) {
+				double v = col_bytes(s, 3 + c);
+				if (!isnan(v))
+					series_set_component(se, c, i, v);
+			}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return error("cannot read samples from '%s': %s", path,
+			     sqlite3_errmsg(db));
+	if (skipped) {
+		char buf[128];
+		snprintf(buf, sizeof(buf), "%zu samples out of time order "
+			 "were skipped", skipped);
+		dataset_add_note(out, buf);
+	}
+	return 0;
+}
+
+/* Limits and system figures: the latest known values. */
+static void read_limits(sqlite3 *db, struct dataset *out,
+			const struct inc_map *map, size_t n_map)
+{
+	sqlite3_stmt *s;
+	double mem_total = NAN, swap_total = NAN, swap_free = NAN,
+	       avail = NAN;
+	if (sqlite3_prepare_v2(db, "SELECT mem_total, swap_total, swap_free, "
+			       "mem_available FROM system_sample "
+			       "ORDER BY rowid DESC LIMIT 1", -1, &s,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW) {
+		mem_total = col_bytes(s, 0);
+		swap_total = col_bytes(s, 1);
+		swap_free = col_bytes(s, 2);
+		avail = col_bytes(s, 3);
+	}
+	sqlite3_finalize(s);
+	for (size_t i = 0; i < out->n_targets; i++) {
+		out->targets[i].mem_total = mem_total;
+		out->targets[i].swap_total = swap_total;
+		out->targets[i].swap_free_last = swap_free;
+		out->targets[i].mem_available_last = avail;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT max FROM cgroup_sample WHERE "
+			       "cgroup_id = ?1 ORDER BY rowid DESC LIMIT 1",
+			       -1, &s, NULL) != SQLITE_OK)
+		return;
+	/* A target's cgroup limit: that of its latest incarnation. */
+	for (size_t k = 0; k < n_map; k++) {
+		if (map[k].cgroup_id <= 0)
+			continue;
+		sqlite3_bind_int64(s, 1, map[k].cgroup_id);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			out->targets[map[k].target].cgroup_limit =
+				col_bytes(s, 0);
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+}
+
+static void read_meta_and_notes(sqlite3 *db, struct dataset *out)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
+			       "'interval_s'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		out->interval_s = sqlite3_column_double(s, 0);
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
+			       "'page_size'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW) {
+		double q = sqlite3_column_double(s, 0);
+		for (size_t i = 0; i < out->n_targets; i++)
+			out->targets[i].quantum = q;
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT text FROM note ORDER BY "
+			       "rowid LIMIT 100", -1, &s, NULL) == SQLITE_OK)
+		while (sqlite3_step(s) == SQLITE_ROW)
+			dataset_add_note(out,
+				(const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+}
+
+int store_read_dataset(const char *path, const struct store_read_options *o,
+		       struct dataset *out)
+{
+	dataset_init(out, path);
+	sqlite3 *db;
+	if (open_read(path, &db))
+		goto fail_nodb;
+	if (check_schema_version(db, path))
+		goto fail;
+	/* One read transaction: a consistent snapshot even while a recorder
+	 * appends to the file. */
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	int64_t *target_ids = NULL;
+	struct inc_map *map = NULL;
+	size_t n_map = 0;
+	int rc = read_targets(db, path, out, &target_ids);
+	if (!rc)
+		rc = read_incarnations(db, path, out, target_ids, &map, &n_map);
+	if (!rc)
+		rc = read_samples(db, path, out, map, n_map,
+				  o && o->components);
+	if (!rc) {
+		read_limits(db, out, map, n_map);
+		read_meta_and_notes(db, out);
+	}
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	free(target_ids);
+	free(map);
+	sqlite3_close(db);
+	if (rc)
+		goto fail_nodb;
+	return 0;
+fail:
+	sqlite3_close(db);
+fail_nodb:
+	dataset_release(out);
+	return -1;
+}
+
+int store_check_integrity(const char *path)
+{
+	sqlite3 *db;
+	if (open_read(path, &db))
+		return -1;
+	sqlite3_stmt *s;
+	int rc = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, NULL) ==
+	    SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			const char *r = (const char *)sqlite3_column_text(s, 0);
+			rc = r && strcmp(r, "ok") == 0 ? 0 : -1;
+			if (rc)
+				error("'%s': integrity check: %s", path,
+				      r ? r : "?");
+		}
+		sqlite3_finalize(s);
+	}
+	sqlite3_close(db);
+	return rc;
+}

@@ -1,1 +1,168 @@
-/* stub: target.c - to be written */
+/*
+ * target.c - process selection (target.h).
+ *
+ * Bounds on work: a name scan or a descendant scan reads every process's
+ * stat (and, for names, cmdline) once: O(processes), a few ms on a busy
+ * host. The recorder therefore rescans at a lower rate than it samples.
+ */
+#include "target.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+bool target_matches(const regex_t *re, const struct proc_identity *id)
+{
+	if (regexec(re, id->comm, 0, NULL, 0) == 0)
+		return true;
+	return id->cmdline && *id->cmdline &&
+	       regexec(re, id->cmdline, 0, NULL, 0) == 0;
+}
+
+static bool in_list(pid_t pid, const pid_t *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] == pid)
+			return true;
+	return false;
+}
+
+int target_find_by_name(struct probe *p, const regex_t *re,
+			const pid_t *exclude, size_t n_exclude, pid_t *found,
+			size_t *n_matches)
+{
+	pid_t *pids;
+	size_t n;
+	*found = 0;
+	*n_matches = 0;
+	if (probe_list_pids(p, &pids, &n))
+		return -1;
+	unsigned long long best_start = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (in_list(pids[i], exclude, n_exclude))
+			continue;
+		struct proc_identity id;
+		if (probe_identity_read(p, pids[i], &id) != PROBE_OK)
+			continue;
+		/* Kernel threads have no command line: never a service. */
+		if (id.cmdline && *id.cmdline && target_matches(re, &id)) {
+			(*n_matches)++;
+			if (!*found || id.start_ticks < best_start) {
+				*found = id.pid;
+				best_start = id.start_ticks;
+			}
+		}
+		proc_identity_release(&id);
+	}
+	free(pids);
+	return 0;
+}
+
+int target_ancestors(struct probe *p, pid_t pid, pid_t **out, size_t *n)
+{
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
+	/* Bounded: pid namespaces nest at most a few levels deep, and a
+	 * chain of parents cannot be longer than the process count. */
+	for (int depth = 0; pid > 0 && depth < 4096; depth++) {
+		xgrow((void **)out, &cap, *n + 1, sizeof(pid_t));
+		(*out)[(*n)++] = pid;
+		struct proc_identity id;
+		if (probe_identity_read(p, pid, &id) != PROBE_OK)
+			break;
+		pid = id.ppid;
+		proc_identity_release(&id);
+	}
+	return 0;
+}
+
+int target_descendants(struct probe *p, pid_t root, pid_t **out, size_t *n)
+{
+	pid_t *pids;
+	size_t np;
+	*out = NULL;
+	*n = 0;
+	if (probe_list_pids(p, &pids, &np))
+		return -1;
+	pid_t *ppid = xcalloc(np ? np : 1, sizeof(pid_t));
+	for (size_t i = 0; i < np; i++) {
+		struct proc_identity id;
+		if (probe_identity_read(p, pids[i], &id) == PROBE_OK) {
+			ppid[i] = id.ppid;
+			proc_identity_release(&id);
+		}
+	}
+	/* Grow the set until no process joins: a fixed point, at most
+	 * depth-of-tree passes (each pass is O(np) with a linear search in
+	 * the set, fine for the few descendants a service has). */
+	size_t cap = 0;
+	bool grew = true;
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < np; i++) {
+			if (pids[i] == root || in_list(pids[i], *out, *n))
+				continue;
+			if (ppid[i] == root || in_list(ppid[i], *out, *n)) {
+				xgrow((void **)out, &cap, *n + 1,
+				      sizeof(pid_t));
+				(*out)[(*n)++] = pids[i];
+				grew = true;
+			}
+		}
+	}
+	free(ppid);
+	free(pids);
+	return 0;
+}
+
+int target_spawn(char *const argv[], pid_t *pid)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return error("cannot create a pipe: %s", strerror(errno));
+	pid_t child = fork();
+	if (child < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return error("cannot fork: %s", strerror(errno));
+	}
+	if (child == 0) {
+		struct sigaction sa = {.sa_handler = SIG_DFL};
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		sigaction(SIGCHLD, &sa, NULL);
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(fds[0]);
+		execvp(argv[0], argv);
+		int e = errno;
+		ssize_t w = write(fds[1], &e, sizeof(e));
+		(void)w;
+		_exit(127);
+	}
+	close(fds[1]);
+	int e = 0;
+	ssize_t r;
+	do
+		r = read(fds[0], &e, sizeof(e));
+	while (r < 0 && errno == EINTR);
+	close(fds[0]);
+	if (r == sizeof(e)) {
+		/* exec failed: reap the child and report why. */
+		int st;
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+		return error("cannot run '%s': %s", argv[0], strerror(e));
+	}
+	*pid = child;
+	return 0;
+}

@@ -1,1 +1,228 @@
-/* stub: verdict.c - to be written */
+/*
+ * verdict.c - the decision rules: from findings to one of inconclusive,
+ * stable, growing, plateau, each with the reasons that support it and, for
+ * inconclusive, what would settle it.
+ *
+ * Rules, in order (README "Reading a verdict" documents them for users):
+ *  1. too few points or no time span          -> inconclusive
+ *  2. early growth then a flat late part      -> plateau (at a cap if the
+ *                                                 level is just under one)
+ *  3. significant rise (p < 0.05, CI > 0)     -> growing
+ *  4. the window cannot see the slope of concern (detectable > concern,
+ *     or the interval reaches above it)       -> inconclusive
+ *  5. otherwise                               -> stable
+ * Never more confident than the data: rule 4 comes before "stable", and
+ * the interval and p-value it uses are autocorrelation-corrected.
+ * No I/O: the text goes into the findings for renderers to print.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "common.h"
+
+static void reason(struct target_findings *f, const char *fmt, ...)
+	PRINTF_LIKE(2, 3);
+
+static void reason(struct target_findings *f, const char *fmt, ...)
+{
+	if (f->n_reasons >= ANALYSIS_MAX_REASONS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->reasons[f->n_reasons++], sizeof(f->reasons[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* A size in the units its source used: whole decimal units (a tool that
+ * prints "21 GB") read better as decimal; everything else binary. */
+static char *size_natural(char *buf, size_t n, double bytes)
+{
+	static const struct { double unit; const char *name; } dec[] = {
+		{1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}};
+	for (size_t i = 0; i < ARRAY_SIZE(dec); i++) {
+		double q = bytes / dec[i].unit;
+		if (q >= 1 && q == floor(q) && fmod(bytes, 1024.0) != 0) {
+			snprintf(buf, n, "%.0f %s", q, dec[i].name);
+			return buf;
+		}
+	}
+	return units_format_size(buf, n, bytes);
+}
+
+static char *span_text(char *buf, size_t n, double s)
+{
+	if (s < 3600)
+		snprintf(buf, n, "%.0f s", s);
+	else
+		units_format_duration(buf, n, s);
+	return buf;
+}
+
+static char *rate_text(char *buf, size_t n, double bph)
+{
+	char tmp[48];
+	units_format_size(tmp, sizeof(tmp), bph);
+	snprintf(buf, n, "%s%s/h", bph > 0 ? "+" : "", tmp);
+	return buf;
+}
+
+static const char *p_text(char *buf, size_t n, double p)
+{
+	if (p < 1e-6)
+		snprintf(buf, n, "p < 1e-6");
+	else
+		snprintf(buf, n, "p = %.2g", p);
+	return buf;
+}
+
+static void trend_reason(struct target_findings *f)
+{
+	char a[48], b[48], c[48], p[32];
+	reason(f, "Theil-Sen slope %s (95 %% interval %s to %s), "
+	       "Mann-Kendall %s (corrected for autocorrelation: variance "
+	       "x%.2g)",
+	       rate_text(a, sizeof(a), f->slope_bph),
+	       rate_text(b, sizeof(b), f->ci_low_bph),
+	       rate_text(c, sizeof(c), f->ci_high_bph),
+	       p_text(p, sizeof(p), f->p_value),
+	       f->trend.variance_inflation);
+}
+
+static void incarnation_reason(struct target_findings *f)
+{
+	const struct series *s = f->series;
+	if (f->n_incarnations < 2 || !s->n_incs)
+		return;
+	reason(f, "%zu incarnations (restarts); the slope is taken from "
+	       "incarnation %zu (pid %lld, %zu samples), never across a "
+	       "restart", f->n_incarnations, f->analysed_inc + 1,
+	       (long long)s->incs[f->analysed_inc].pid, f->analysed_samples);
+}
+
+static void settle_window(struct target_findings *f)
+{
+	char a[48], b[48], c[48];
+	if (!isfinite(f->needed_span_s)) {
+		snprintf(f->settle, sizeof(f->settle),
+			 "record longer; give --limit or --suspect so the "
+			 "slope of concern is known");
+		return;
+	}
+	double more = f->needed_span_s - f->an_span_s;
+	if (more < 0)
+		more = f->needed_span_s;
+	units_format_duration(a, sizeof(a), f->needed_span_s);
+	units_format_duration(b, sizeof(b), more);
+	snprintf(f->settle, sizeof(f->settle),
+		 "watch >= %s in all (about %s more) at resolution %s to see "
+		 "a slope of %s", a, b,
+		 size_natural(c, sizeof(c), f->resolution),
+		 rate_text((char[48]){0}, 48, f->concern_bph));
+}
+
+void verdict_decide(struct target_findings *f)
+{
+	char a[48], b[48], c[48], d[48];
+	f->n_reasons = 0;
+	f->settle[0] = '\0';
+
+	if (!f->has_trend) {
+		f->verdict = VERDICT_INCONCLUSIVE;
+		reason(f, "only %zu sample%s over %s: too few for a slope",
+		       f->analysed_samples,
+		       f->analysed_samples == 1 ? "" : "s",
+		       span_text(a, sizeof(a), f->an_span_s));
+		settle_window(f);
+		return;
+	}
+	incarnation_reason(f);
+
+	if (f->plateau.found) {
+		f->verdict = VERDICT_PLATEAU;
+		reason(f, "grew at %s, then flattened at %s since %s "
+		       "(late slope %s, its interval covers zero)",
+		       rate_text(a, sizeof(a), f->plateau.early_slope_bph),
+		       units_format_size(b, sizeof(b), f->plateau.level),
+		       units_format_time(c, sizeof(c), f->plateau.since),
+		       rate_text(d, sizeof(d), f->plateau.late_slope_bph));
+		if (f->plateau.cap_name) {
+			double pct = 100 * (1 - f->plateau.level /
+					    f->plateau.cap_bytes);
+			reason(f, "the level sits %.1f %% below the %s (%s): "
+			       "retention at the cap, not a leak; it stays "
+			       "unless the cap is lowered", pct < 0 ? 0 : pct,
+			       f->plateau.cap_name,
+			       units_format_size(a, sizeof(a),
+						 f->plateau.cap_bytes));
+		} else {
+			reason(f, "no known cap near this level: memory that "
+			       "stopped growing but is not given back; give "
+			       "--cap if the service has one");
+		}
+		return;
+	}
+
+	if (f->significant && f->slope_bph > 0) {
+		f->verdict = VERDICT_GROWING;
+		reason(f, "footprint rises %s (95 %% interval %s to %s), %s",
+		       rate_text(a, sizeof(a), f->slope_bph),
+		       rate_text(b, sizeof(b), f->ci_low_bph),
+		       rate_text(c, sizeof(c), f->ci_high_bph),
+		       p_text(d, sizeof(d), f->p_value));
+		reason(f, "no plateau: the growth has not flattened within "
+		       "the window");
+		if (isfinite(f->concern_bph) && f->slope_bph < f->concern_bph)
+			reason(f, "slower than the slope of concern (%s: %s)",
+			       rate_text(a, sizeof(a), f->concern_bph),
+			       f->concern_source);
+		if (f->exhaustion.found && isfinite(f->exhaustion.eta_s))
+			reason(f, "at this rate it reaches the %s (%s) in %s",
+			       f->exhaustion.limit_source,
+			       units_format_size(a, sizeof(a),
+						 f->exhaustion.limit_bytes),
+			       units_format_duration(b, sizeof(b),
+						     f->exhaustion.eta_s));
+		return;
+	}
+
+	/* Stable needs both: the window could resolve the slope of concern,
+	 * and the interval's upper end stays below it. */
+	if (!isfinite(f->concern_bph) || f->detectable_bph > f->concern_bph ||
+	    f->ci_high_bph > f->concern_bph) {
+		f->verdict = VERDICT_INCONCLUSIVE;
+		reason(f, "this window could not have seen a slope below "
+		       "about %s per %s (%s)",
+		       size_natural(a, sizeof(a), f->resolution),
+		       span_text(b, sizeof(b), f->an_span_s),
+		       rate_text(c, sizeof(c), f->detectable_bph));
+		if (isfinite(f->concern_bph)) {
+			reason(f, "the slope of concern is %s (%s)",
+			       rate_text(a, sizeof(a), f->concern_bph),
+			       f->concern_source);
+			reason(f, "the division: resolution %s / %s = %s of "
+			       "observation at least",
+			       size_natural(a, sizeof(a), f->resolution),
+			       rate_text(b, sizeof(b), f->concern_bph),
+			       units_format_duration(c, sizeof(c),
+				       f->resolution / f->concern_bph * 3600));
+		}
+		trend_reason(f);
+		settle_window(f);
+		return;
+	}
+
+	f->verdict = VERDICT_STABLE;
+	if (f->significant && f->slope_bph < 0)
+		reason(f, "footprint declines %s, %s",
+		       rate_text(a, sizeof(a), f->slope_bph),
+		       p_text(b, sizeof(b), f->p_value));
+	else
+		trend_reason(f);
+	reason(f, "the window could have seen a slope of %s or more; the "
+	       "slope of concern is %s (%s)",
+	       rate_text(a, sizeof(a), f->detectable_bph),
+	       rate_text(b, sizeof(b), f->concern_bph), f->concern_source);
+}

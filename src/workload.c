@@ -1,1 +1,95 @@
-/* stub: workload.c - to be written */
+/*
+ * workload.c - the demo's simulated services (workload.h).
+ *
+ * Every allocation is touched (memset) so it is resident and shows in
+ * RssAnon. Requests arrive every REQUEST_INTERVAL_US. The cache uses
+ * 256 KiB entries, above glibc's mmap threshold, so an evicted entry's
+ * memory really goes back to the kernel and the footprint stays at the
+ * cap instead of creeping with heap fragmentation.
+ */
+#include "workload.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REQUEST_INTERVAL_US 50000         /* 20 requests per second */
+#define CACHE_ENTRY (256 * 1024)
+#define CACHE_FILL_EVERY 2                /* fill: every 2nd request */
+#define STEADY_BASE (16 * 1024 * 1024)
+#define SCRATCH (64 * 1024)
+
+const char *workload_name(enum workload_kind k)
+{
+	switch (k) {
+	case WORKLOAD_LEAK: return "demo-leak";
+	case WORKLOAD_CACHE: return "demo-cache";
+	case WORKLOAD_STEADY: return "demo-steady";
+	}
+	return "demo";
+}
+
+static void serve_one_request(void)
+{
+	/* Scratch work every request does and releases. */
+	char *scratch = malloc(SCRATCH);
+	if (scratch) {
+		memset(scratch, 0x5a, SCRATCH);
+		free(scratch);
+	}
+}
+
+static void pause_between_requests(void)
+{
+	struct timespec ts = {0, REQUEST_INTERVAL_US * 1000L};
+	nanosleep(&ts, NULL);
+}
+
+struct node {
+	struct node *next;
+};
+
+int workload_run(enum workload_kind k, int ready_fd)
+{
+	prctl(PR_SET_NAME, workload_name(k), 0, 0, 0);
+	void *base = NULL;
+	if (k == WORKLOAD_STEADY) {
+		base = malloc(STEADY_BASE);
+		if (!base)
+			return -1;
+		memset(base, 1, STEADY_BASE);
+	}
+	enum { CACHE_SLOTS = (int)(WORKLOAD_CACHE_CAP / CACHE_ENTRY) };
+	void *cache[CACHE_SLOTS] = {0};
+	size_t cache_next = 0;
+	struct node *kept = NULL;
+	char one = 1;
+	if (write(ready_fd, &one, 1) != 1)
+		return -1;
+	close(ready_fd);
+	for (uint64_t req = 0;; req++) {
+		serve_one_request();
+		if (k == WORKLOAD_LEAK) {
+			/* The bug: each request leaves a record behind. */
+			struct node *n = malloc(WORKLOAD_LEAK_PER_REQUEST);
+			if (n) {
+				memset(n, 0x11, WORKLOAD_LEAK_PER_REQUEST);
+				n->next = kept;
+				kept = n;
+			}
+		} else if (k == WORKLOAD_CACHE && req % CACHE_FILL_EVERY == 0) {
+			/* Insert an entry; once full, evict the oldest. */
+			free(cache[cache_next]);
+			cache[cache_next] = malloc(CACHE_ENTRY);
+			if (cache[cache_next])
+				memset(cache[cache_next], 0x22, CACHE_ENTRY);
+			cache_next = (cache_next + 1) % CACHE_SLOTS;
+		}
+		pause_between_requests();
+	}
+	free(base);
+	return 0;
+}

@@ -1,0 +1,116 @@
+/*
+ * analysis.h - turns one target's series into findings: the figures a
+ * verdict rests on (span, resolution, slope and its interval, trend test,
+ * detectable slope, slope of concern, minimum observation, plateau,
+ * exhaustion).
+ *
+ * Analyses do no I/O and know nothing of SQLite, CSV or output formats;
+ * they read a series (series.h) and fill a struct target_findings. The
+ * verdict itself is decided by verdict.c from these findings.
+ */
+#ifndef MEMTREND_ANALYSIS_H
+#define MEMTREND_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "series.h"
+#include "stats.h"
+#include "units.h"
+
+#define ANALYSIS_CONCERN_HORIZON_S (30.0 * 86400.0) /* 30 days */
+#define ANALYSIS_ALPHA 0.05
+#define ANALYSIS_CAP_NEAR 0.05   /* "at cap": within 5 % below it */
+#define ANALYSIS_MAX_REASONS 12
+
+struct analysis_cap {
+	const char *name;          /* "cap", or the NAME of --cap NAME=SIZE */
+	double bytes;
+};
+
+struct analysis_options {
+	double resolution;         /* --resolution; NAN = infer */
+	double limit;              /* --limit; NAN = unknown */
+	bool has_suspect;          /* --suspect given */
+	struct rate suspect;
+	const struct analysis_cap *caps;
+	size_t n_caps;
+};
+
+enum verdict {
+	VERDICT_INCONCLUSIVE, VERDICT_STABLE, VERDICT_GROWING, VERDICT_PLATEAU
+};
+const char *verdict_name(enum verdict v);
+
+struct plateau_finding {
+	bool found;
+	double level;              /* median of the flat late part, bytes */
+	double since;              /* Unix seconds the level was reached */
+	double early_slope_bph, late_slope_bph;
+	double cap_bytes;          /* NAN unless at a cap */
+	const char *cap_name;      /* NULL unless at a cap */
+};
+
+struct exhaustion_finding {
+	bool found;
+	double limit_bytes;
+	const char *limit_source;  /* "--limit", "cgroup limit", "MemTotal" */
+	double eta_s;              /* at the measured slope */
+	double eta_low_s, eta_high_s; /* from the slope's interval (high may
+					 be INFINITY when ci_low <= 0) */
+};
+
+struct target_findings {
+	const struct series *series;
+	size_t samples;            /* points with a footprint */
+	size_t n_incarnations;
+	size_t analysed_inc;       /* incarnation the slope is taken from */
+	size_t analysed_samples;
+	double start, end, span_s; /* of the whole target */
+	double an_start, an_end, an_span_s; /* of the analysed incarnation */
+	double fp_first, fp_last, fp_min, fp_max;
+	double resolution;
+	bool resolution_given;     /* --resolution rather than inferred */
+
+	bool has_trend;            /* enough points for a slope */
+	struct trend_result trend; /* slope in bytes per second */
+	double slope_bph, ci_low_bph, ci_high_bph, p_value;
+	bool significant;          /* p < alpha and CI excludes 0 */
+	double detectable_bph;     /* max(resolution/span, CI half-width) */
+
+	double concern_bph;        /* slope of concern */
+	char concern_source[96];   /* how it was chosen, human text */
+	double concern_limit;      /* the limit it was derived from, or NAN */
+
+	double min_observation_s;  /* resolution / |measured slope|, or NAN */
+	double needed_span_s;      /* window needed to see the slope of
+				      concern at this resolution and noise */
+
+	struct plateau_finding plateau;
+	struct exhaustion_finding exhaustion;
+
+	enum verdict verdict;
+	char reasons[ANALYSIS_MAX_REASONS][320];
+	size_t n_reasons;
+	char settle[320];          /* what would settle an inconclusive one */
+};
+
+/* Analyse s. Always fills *out (a series with too few points gets an
+ * inconclusive verdict with that reason). */
+void analysis_run(const struct series *s, const struct analysis_options *o,
+		  struct target_findings *out);
+
+/* Pieces exposed for tests. */
+double analysis_concern_bph(const struct series *s,
+			    const struct analysis_options *o, double fp_last,
+			    double fp_max, char *source, size_t source_len,
+			    double *limit_out);
+void plateau_find(const double *t, const double *y, size_t n,
+		  double resolution, const struct analysis_options *o,
+		  double cgroup_limit, struct plateau_finding *out);
+
+/* verdict.c: decide f->verdict, reasons and settle text from the
+ * findings already filled in. */
+void verdict_decide(struct target_findings *f);
+
+#endif

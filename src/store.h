@@ -1,0 +1,82 @@
+/*
+ * store.h - the recording file: one SQLite database in WAL mode.
+ *
+ * The only module that talks to SQLite (only store.c includes sqlite3.h).
+ * Writing: samples are buffered into one open transaction and committed by
+ * store_commit() (the recorder calls it every few seconds); a crash loses
+ * at most the open batch, never a committed one, and WAL keeps the file
+ * consistent after kill -9. Reading: store_read_dataset() turns a file --
+ * also one that a recorder is still writing -- into a dataset (series.h).
+ * Schema: docs/schema.md; STORE_SCHEMA_VERSION is kept in meta.
+ */
+#ifndef MEMTREND_STORE_H
+#define MEMTREND_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "probe.h"
+#include "series.h"
+
+#define STORE_SCHEMA_VERSION 1
+
+struct store;
+
+/* Create path (fails if it exists and append is false; with append, the
+ * file must be a memtrend recording of a compatible schema). NULL after
+ * printing an error. */
+struct store *store_create(const char *path, bool append);
+/* Commit what is pending and close. Returns 0, or -1 if the final commit
+ * failed (the file stays consistent: the open batch is lost). */
+int store_close(struct store *st);
+
+int store_meta_set(struct store *st, const char *key, const char *value);
+
+/* kind: "pid", "name", "command", "child" or "tree" (sum of a process and
+ * its descendants). parent_id: the target this one belongs to, or 0. */
+int64_t store_target_add(struct store *st, const char *kind,
+			 const char *spec, const char *name,
+			 int64_t parent_id);
+int64_t store_cgroup_add(struct store *st, const char *key);
+/* An incarnation seen first at first_seen; cgroup_id 0 when none. */
+int64_t store_incarnation_add(struct store *st, int64_t target_id,
+			      const struct proc_identity *id,
+			      int64_t cgroup_id, double first_seen);
+int store_incarnation_end(struct store *st, int64_t inc_id, double last_seen,
+			  const char *reason);
+
+struct store_sample {
+	int64_t incarnation_id;
+	double t;                  /* Unix seconds UTC */
+	struct proc_mem mem;
+	const struct proc_smaps *smaps; /* NULL when not read this time */
+};
+int store_sample_add(struct store *st, const struct store_sample *s);
+int store_system_add(struct store *st, double t, const struct sys_mem *m);
+int store_cgroup_sample_add(struct store *st, int64_t cgroup_id, double t,
+			    const struct cgroup_mem *m);
+int store_note_add(struct store *st, double t, int64_t inc_id,
+		   const char *text);
+/* Commit the open batch. On failure (disk full, I/O error) the batch is
+ * rolled back and kept in no form: returns -1 after printing an error;
+ * the caller decides whether to go on. */
+int store_commit(struct store *st);
+/* Rows added since the last commit. */
+uint64_t store_pending(const struct store *st);
+
+/* True when path starts with the SQLite header. */
+bool store_is_recording(const char *path);
+
+struct store_read_options {
+	bool components;           /* load rss/anon/... arrays too */
+};
+/* Read a recording into *out (initialised here). One series per target
+ * (targets of kind "child" are named "NAME (child)"). Returns 0 or -1
+ * after printing an error (then *out is released). */
+int store_read_dataset(const char *path, const struct store_read_options *o,
+		       struct dataset *out);
+
+/* Open an existing file and run PRAGMA integrity_check; 0 when "ok". */
+int store_check_integrity(const char *path);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * target.h - choosing what to watch: matching processes by name, finding a
+ * process's descendants, starting a command. Reads the machine only through
+ * the probe interface; knows nothing of samples or stores.
+ */
+#ifndef MEMTREND_TARGET_H
+#define MEMTREND_TARGET_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "probe.h"
+
+/* Does the process match? The regex (POSIX ERE) is tried against comm and
+ * against the full command line. */
+bool target_matches(const regex_t *re, const struct proc_identity *id);
+
+/* The oldest process (earliest start) matching re, skipping the pids in
+ * exclude (memtrend itself and its ancestors, whose command lines contain
+ * the pattern). *found = 0 when none; *n_matches counts all matches.
+ * Returns 0, or -1 when the proc root cannot be listed. */
+int target_find_by_name(struct probe *p, const regex_t *re,
+			const pid_t *exclude, size_t n_exclude, pid_t *found,
+			size_t *n_matches);
+
+/* pid and its ancestors up to (not including) pid 0; *out allocated. */
+int target_ancestors(struct probe *p, pid_t pid, pid_t **out, size_t *n);
+
+/* All descendants of root (children, grandchildren, ...), ascending; *out
+ * allocated. Scans the proc root's stat files: O(processes). */
+int target_descendants(struct probe *p, pid_t root, pid_t **out, size_t *n);
+
+/* Start argv[0] with argv (PATH searched) as a child; the child gets
+ * default signal dispositions. Returns 0 with *pid set, or -1 (message
+ * printed; exec failure is reported through a pipe so a bad command name
+ * fails here, not later). */
+int target_spawn(char *const argv[], pid_t *pid);
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * workload.h - the demo's three built-in services: one that keeps memory
+ * per simulated request (a leak), one that fills a cache up to a cap and
+ * then only replaces entries (a plateau at a cap), one that allocates and
+ * frees the same sizes (steady). Each runs in its own process, forked by
+ * the demo, until killed. Not part of recording or analysis.
+ */
+#ifndef MEMTREND_WORKLOAD_H
+#define MEMTREND_WORKLOAD_H
+
+enum workload_kind { WORKLOAD_LEAK, WORKLOAD_CACHE, WORKLOAD_STEADY };
+
+#define WORKLOAD_CACHE_CAP (32.0 * 1024 * 1024)  /* the cache's cap */
+#define WORKLOAD_LEAK_PER_REQUEST (16 * 1024)    /* kept per request */
+
+const char *workload_name(enum workload_kind k);
+/* Set up, write one byte to ready_fd (then close it), serve simulated
+ * requests forever. Returns only on setup failure. */
+int workload_run(enum workload_kind k, int ready_fd);
+
+#endif
