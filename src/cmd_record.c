@@ -172,6 +172,11 @@ int cmd_record(int argc, char **argv)
 		      "-- COMMAND");
 		goto out;
 	}
+	if (!o.append && access(o.output, F_OK) == 0) {
+		error("'%s' already exists (use --append to add to it, or "
+		      "choose another file)", o.output);
+		goto out;
+	}
 	if (o.interval_s < 0.001) {
 		error("--interval: at least 1ms");
 		goto out;

@@ -1,1 +1,55 @@
-exit 77
+# Bad input gets a clear error and the right exit code; a target that
+# exits mid-recording ends the recording cleanly; unreadable smaps_rollup
+# is a note, not a failure.
+. "$E2E_LIB"
+# Unknown PID: exit 2, clear message.
+"$MEMTREND" record -q -o "$T/x.db" -p 2147483646 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "unknown pid: exit $rc"
+grep -q "no process with PID 2147483646" "$T/err" || fail "message: $(cat "$T/err")"
+# Usage errors.
+"$MEMTREND" record -p 1 2> /dev/null; [ $? = 2 ] || fail "missing -o not exit 2"
+"$MEMTREND" record -o "$T/y.db" -p 1 --interval fast 2> "$T/err"; [ $? = 2 ] || fail "bad interval not exit 2"
+grep -q "cannot read 'fast' as a duration" "$T/err" || fail "interval message: $(cat "$T/err")"
+"$MEMTREND" frobnicate 2> /dev/null; [ $? = 2 ] || fail "unknown command not exit 2"
+"$MEMTREND" report "$T/nope.csv" 2> /dev/null; [ $? = 2 ] || fail "missing file not exit 2"
+"$MEMTREND" report --help | grep -q "usage: memtrend report" || fail "report --help"
+"$MEMTREND" record --help | grep -q "usage: memtrend record" || fail "record --help"
+"$MEMTREND" --version | grep -q "^memtrend [0-9]" || fail "--version"
+# An existing output file is not overwritten.
+: > "$T/exists.db"; echo x > "$T/exists.db"
+"$MEMTREND" record -q -o "$T/exists.db" -p $$ -d 1 2> "$T/err"; [ $? = 2 ] || fail "existing output not refused"
+grep -q "already exists" "$T/err" || fail "existing message"
+# A bad CSV row: line and column named, exit 2, nothing printed as a result.
+printf 'time,footprint\n1000,10MB\n1060,11MB\n1120,abc\n1180,12MB\n' > "$T/bad.csv"
+"$MEMTREND" report "$T/bad.csv" > "$T/out" 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "bad csv: exit $rc"
+grep -q ":4" "$T/err" && grep -q "footprint" "$T/err" || fail "bad csv message: $(cat "$T/err")"
+[ ! -s "$T/out" ] || fail "bad csv: a report was printed: $(cat "$T/out")"
+# The target exits mid-recording: clean end, exit 0, samples kept.
+bg "$GROWER" --base 4 --ready "$T/ready" --exit-after 1.5
+wait_for "$T/ready" 10
+timeout 20 "$MEMTREND" record -q -o "$T/gone.db" -p $LAST_BG -i 0.1s; rc=$?
+[ $rc = 0 ] || fail "target exit: record exit $rc"
+n=$(sql "$T/gone.db" "SELECT count(*) FROM sample")
+[ "$n" -ge 8 ] || fail "target exit: $n samples"
+[ "$(sql "$T/gone.db" "SELECT end_reason FROM incarnation")" = exited ] || fail "end_reason"
+# smaps_rollup unreadable (no ptrace access: an unprivileged recorder watching
+# a root process): a note, and the other figures still recorded.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	bg "$GROWER" --base 4 --ready "$T/ready2" --exit-after 30
+	wait_for "$T/ready2" 10
+	mkdir -m 777 "$T/nobody"
+	timeout 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$MEMTREND" record -o "$T/nobody/s.db" -p $LAST_BG --smaps -i 0.1s -d 1s 2> "$T/err"; rc=$?
+	[ $rc = 0 ] || fail "smaps denied: exit $rc: $(cat "$T/err")"
+	grep -q "smaps_rollup of pid $LAST_BG is not readable" "$T/err" || fail "no note: $(cat "$T/err")"
+	r=$(sql "$T/nobody/s.db" "SELECT count(*), count(footprint), count(pss) FROM sample")
+	echo "smaps denied: samples|footprint|pss = $r"
+	case "$r" in *"|0") ;; *) fail "pss recorded although denied: $r" ;; esac
+	[ "${r%%|*}" -ge 5 ] || fail "too few samples without smaps: $r"
+	n=$(sql "$T/nobody/s.db" "SELECT count(*) FROM note WHERE text LIKE '%smaps_rollup%'")
+	[ "$n" = 1 ] || fail "note not stored once: $n"
+else
+	echo "skip: smaps-denied case needs root and setpriv"
+fi
+ok "bad input handled"

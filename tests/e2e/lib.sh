@@ -1,0 +1,33 @@
+# Shared helpers for the end-to-end tests (sourced). Each test runs real
+# processes in its own temporary directory, bounded in time, and cleans up
+# every process it started, whatever happens.
+set -u
+: "${MEMTREND:?}" "${GROWER:?}"
+T=$(mktemp -d /tmp/memtrend-e2e.XXXXXX)
+chmod 755 "$T"
+BG_PIDS=""
+cleanup() {
+	for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+# The python used to read JSON: Debian's, not a pyenv shim.
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+bg() { "$@" & BG_PIDS="$BG_PIDS $!"; LAST_BG=$!; }
+# wait_for FILE SECONDS
+wait_for() {
+	local i=0
+	while [ ! -e "$1" ]; do
+		i=$((i + 1)); [ $i -gt $(( $2 * 20 )) ] && fail "timed out waiting for $1"
+		sleep 0.05
+	done
+}
+# jq-like: jget FILE 'python expression on d'
+jget() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# sql FILE 'query'
+sql() { sqlite3 "$1" "$2"; }
