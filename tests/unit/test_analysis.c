@@ -1,2 +1,312 @@
-/* stub */
-int main(void) { return 0; }
+/*
+ * test_analysis.c - findings and verdict rules on synthetic series with a
+ * known ground truth, as a table of cases (input shape -> expected verdict
+ * and figures). Expected numbers are hand computations, noted per case.
+ * Also the escaping of process-controlled strings.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "common.h"
+#include "render.h"
+#include "series.h"
+
+#define KiB 1024.0
+#define MiB (1024.0 * 1024)
+#define GiB (1024.0 * 1024 * 1024)
+
+enum shape { FLAT, LINEAR, PLATEAU, ALTERNATE, STEP_RESTART };
+
+struct verdict_case {
+	const char *name;
+	enum shape shape;
+	size_t n;            /* points */
+	double dt;           /* seconds between points */
+	double base;         /* starting footprint, bytes */
+	double rate;         /* bytes per second (LINEAR, PLATEAU early) */
+	double quantum;      /* series quantum (text precision) */
+	double mem_total;    /* NAN: unknown (CSV) */
+	double suspect_bph;  /* 0: none */
+	double cap;          /* 0: none */
+	enum verdict expect;
+	double expect_slope_bph;     /* NAN: not checked */
+	double expect_detectable_bph;
+};
+
+static const struct verdict_case cases[] = {
+	/* The field report's three flat whole-GB readings over 320 s:
+	 * detectable = 1e9 / 320 s * 3600 = 1.125e10 B/h (by hand). */
+	{"three flat GB readings", FLAT, 3, 160, 21e9, 0, 1e9, NAN, 0, 0,
+	 VERDICT_INCONCLUSIVE, 0, 1.125e10},
+	/* 1 MiB per minute for an hour at 4 KiB pages: exactly 60 MiB/h;
+	 * every pairwise slope is equal so Theil-Sen is exact. */
+	{"linear leak", LINEAR, 61, 60, 100 * MiB, MiB / 60, 4096, 16 * GiB,
+	 0, 0, VERDICT_GROWING, 60 * MiB, NAN},
+	/* Constant footprint, 4 min at 1 s: detectable = 4096 / 240 s * 3600
+	 * = 61,440 B/h (interval [0, 0]), far below 16 GiB's concern. */
+	{"steady", FLAT, 241, 1, 512 * MiB, 0, 4096, 16 * GiB, 0, 0,
+	 VERDICT_STABLE, 0, 61440},
+	/* Same, but the user suspects 1 KiB/h: 61,440 B/h > 1,024 B/h. */
+	{"steady, tiny suspect", FLAT, 241, 1, 512 * MiB, 0, 4096, 16 * GiB,
+	 1024, 0, VERDICT_INCONCLUSIVE, 0, 61440},
+	/* Alternating +-4 KiB noise around a level: no trend. */
+	{"noisy steady", ALTERNATE, 240, 15, 2 * GiB, 0, 4096, 16 * GiB, 0,
+	 0, VERDICT_STABLE, NAN, NAN},
+	/* Growth for the first third, then flat: a plateau. */
+	{"cache plateau", PLATEAU, 180, 10, 50 * MiB, 64 * KiB, 4096,
+	 16 * GiB, 0, 0, VERDICT_PLATEAU, NAN, NAN},
+	/* Two points are too few for any slope. */
+	{"two points", LINEAR, 2, 60, 1 * GiB, MiB, 4096, 16 * GiB, 0, 0,
+	 VERDICT_INCONCLUSIVE, NAN, NAN},
+};
+
+/* Build the series of a case. */
+static void build(const struct verdict_case *c, struct series *s)
+{
+	series_init(s, c->name);
+	s->quantum = c->quantum;
+	s->mem_total = c->mem_total;
+	uint32_t inc = series_add_incarnation(s, 42, 1, 1.7e9, "svc", "svc");
+	double t0 = 1.7e9;
+	size_t grow_until = c->n / 3;
+	for (size_t i = 0; i < c->n; i++) {
+		double t = t0 + c->dt * (double)i, y = c->base;
+		switch (c->shape) {
+		case FLAT: break;
+		case LINEAR: y += c->rate * c->dt * (double)i; break;
+		case PLATEAU:
+			y += c->rate * c->dt *
+			     (double)(i < grow_until ? i : grow_until);
+			break;
+		case ALTERNATE: y += (i % 2 ? 4096 : -4096) * (i % 3 ? 1 : 0);
+			break;
+		case STEP_RESTART: break;
+		}
+		/* Readings come in whole pages (or whole quanta). */
+		y = round(y / c->quantum) * c->quantum;
+		series_append(s, t, y, inc);
+	}
+}
+
+static void test_verdict_table(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		const struct verdict_case *c = &cases[k];
+		struct series s;
+		build(c, &s);
+		struct analysis_cap cap = {"cap", c->cap};
+		struct analysis_options o = {
+			.resolution = NAN, .limit = NAN,
+			.has_suspect = c->suspect_bph > 0,
+			.suspect = {c->suspect_bph, RATE_PER_HOUR},
+			.caps = c->cap > 0 ? &cap : NULL,
+			.n_caps = c->cap > 0,
+		};
+		struct target_findings f;
+		analysis_run(&s, &o, &f);
+		print_message("case '%s': %s (slope %g B/h, detectable %g)\n",
+			      c->name, verdict_name(f.verdict), f.slope_bph,
+			      f.detectable_bph);
+		assert_string_equal(verdict_name(f.verdict),
+				    verdict_name(c->expect));
+		assert_true(f.n_reasons >= 1);
+		if (!isnan(c->expect_slope_bph))
+			assert_float_equal(f.slope_bph, c->expect_slope_bph,
+					   1e-6 * fmax(1, c->expect_slope_bph));
+		if (!isnan(c->expect_detectable_bph))
+			assert_float_equal(f.detectable_bph,
+					   c->expect_detectable_bph,
+					   1e-6 * c->expect_detectable_bph);
+		if (c->expect == VERDICT_INCONCLUSIVE)
+			assert_true(f.settle[0] != '\0');
+		series_release(&s);
+	}
+}
+
+/* The flat GB case says what it could not see, in the source's units. */
+static void test_flat_gb_reason_text(void **state)
+{
+	(void)state;
+	struct series s;
+	build(&cases[0], &s);
+	struct analysis_options o = {.resolution = NAN, .limit = NAN};
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_INCONCLUSIVE);
+	assert_non_null(strstr(f.reasons[0], "about 1 GB per 320 s"));
+	/* No limit known from a CSV: concern = largest reading doubled in
+	 * 30 days = 21e9 / 720 h = 29,166,666.67 B/h (by hand). */
+	assert_float_equal(f.concern_bph, 21e9 / 720, 1);
+	/* Watch >= resolution / concern = 1e9 / (21e9/720) h = 34.29 h. */
+	assert_float_equal(f.needed_span_s, 1e9 / (21e9 / 720) * 3600, 1);
+	series_release(&s);
+}
+
+static void test_plateau_at_cap(void **state)
+{
+	(void)state;
+	/* 50 MiB + 60 steps x 640 KiB = 50 MiB + 37.5 MiB = 87.5 MiB level;
+	 * a 90 MiB cap is 2.8 % above it: "at cap". */
+	struct verdict_case c = cases[5];
+	struct series s;
+	build(&c, &s);
+	struct analysis_cap cap = {"pool", 90 * MiB};
+	struct analysis_options o = {.resolution = NAN, .limit = NAN,
+				     .caps = &cap, .n_caps = 1};
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_PLATEAU);
+	assert_true(f.plateau.found);
+	assert_float_equal(f.plateau.level, 87.5 * MiB, 4096);
+	assert_string_equal(f.plateau.cap_name, "pool");
+	/* Reached at point 60 (t0 + 600 s). */
+	assert_float_equal(f.plateau.since, 1.7e9 + 600, 10.01);
+	/* A cap 20 % above the level is not "at cap". */
+	cap.bytes = 110 * MiB;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_PLATEAU);
+	assert_null(f.plateau.cap_name);
+	series_release(&s);
+}
+
+static void test_exhaustion(void **state)
+{
+	(void)state;
+	/* 1 GiB/h from 4 GiB with a 16 GiB --limit: the last reading is
+	 * 4 GiB + 1 GiB (1 h), headroom 11 GiB -> 11 h = 39,600 s. */
+	struct verdict_case c = {"exhaust", LINEAR, 61, 60, 4 * GiB,
+				 GiB / 3600, 4096, NAN, 0, 0,
+				 VERDICT_GROWING, GiB, NAN};
+	struct series s;
+	build(&c, &s);
+	struct analysis_options o = {.resolution = NAN, .limit = 16 * GiB};
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_GROWING);
+	assert_true(f.exhaustion.found);
+	assert_string_equal(f.exhaustion.limit_source, "--limit");
+	assert_float_equal(f.exhaustion.eta_s, 39600, 5);
+	/* The slope of concern from the limit: 11 GiB / 720 h. */
+	assert_float_equal(f.concern_bph, 11 * GiB / 720, 1e3);
+	series_release(&s);
+}
+
+static void test_restart_slope_from_latest(void **state)
+{
+	(void)state;
+	/* Incarnation 1 grows fast, then a restart drops memory; the slope
+	 * must come from incarnation 2 alone (flat), not span the drop. */
+	struct series s;
+	series_init(&s, "svc");
+	s.quantum = 4096;
+	s.mem_total = 16 * GiB;
+	uint32_t a = series_add_incarnation(&s, 10, 1, NAN, "svc", NULL);
+	uint32_t b = series_add_incarnation(&s, 11, 2, NAN, "svc", NULL);
+	for (int i = 0; i < 60; i++)
+		series_append(&s, 1000 + i * 10, GiB + i * 10 * MiB, a);
+	for (int i = 0; i < 120; i++)
+		series_append(&s, 2000 + i * 10, 200 * MiB, b);
+	struct analysis_options o = {.resolution = NAN, .limit = NAN};
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.analysed_inc, 1);
+	assert_float_equal(f.slope_bph, 0, 1e-9);
+	assert_int_equal(f.verdict, VERDICT_STABLE);
+	assert_int_equal(f.n_incarnations, 2);
+	series_release(&s);
+}
+
+static void test_concern_sources(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "x");
+	char src[96];
+	double lim;
+	struct analysis_options o = {.resolution = NAN, .limit = NAN};
+	/* Nothing known: the largest reading doubled in 30 days. */
+	assert_float_equal(analysis_concern_bph(&s, &o, 1e9, 2e9, src,
+						sizeof(src), &lim),
+			   2e9 / 720, 1e-6);
+	assert_true(isnan(lim));
+	/* MemTotal: (8 GiB - 1 GiB) / 720 h. */
+	s.mem_total = 8 * GiB;
+	assert_float_equal(analysis_concern_bph(&s, &o, GiB, GiB, src,
+						sizeof(src), &lim),
+			   7 * GiB / 720, 1e-3);
+	assert_non_null(strstr(src, "MemTotal"));
+	/* A cgroup limit beats MemTotal, --limit beats both. */
+	s.cgroup_limit = 2 * GiB;
+	analysis_concern_bph(&s, &o, GiB, GiB, src, sizeof(src), &lim);
+	assert_float_equal(lim, 2 * GiB, 0);
+	o.limit = 4 * GiB;
+	analysis_concern_bph(&s, &o, GiB, GiB, src, sizeof(src), &lim);
+	assert_float_equal(lim, 4 * GiB, 0);
+	/* --suspect beats everything. */
+	o.has_suspect = true;
+	o.suspect = (struct rate){5 * MiB, RATE_PER_HOUR};
+	assert_float_equal(analysis_concern_bph(&s, &o, GiB, GiB, src,
+						sizeof(src), &lim),
+			   5 * MiB, 0);
+	/* Over the limit already: 1 % of it per 30 days, not negative. */
+	o.has_suspect = false;
+	assert_float_equal(analysis_concern_bph(&s, &o, 5 * GiB, 5 * GiB, src,
+						sizeof(src), &lim),
+			   0.01 * 4 * GiB / 720, 1e-3);
+	series_release(&s);
+}
+
+struct escape_case {
+	const char *in, *terminal, *utf8;
+};
+
+static const struct escape_case escapes[] = {
+	{"plain", "plain", "plain"},
+	{"a\033[2Jb", "a\\x1b[2Jb", "a\033[2Jb"},
+	{"tab\there", "tab\\x09here", "tab\there"},
+	{"caf\xc3\xa9", "caf\xc3\xa9", "caf\xc3\xa9"},
+	{"bad\xff", "bad\\xff", "bad\xef\xbf\xbd"},
+	{"c1\xc2\x9b", "c1\\xc2\\x9b", "c1\xc2\x9b"},
+	{"<script>alert(1)</script>", "<script>alert(1)</script>",
+	 "<script>alert(1)</script>"},
+};
+
+static void test_escaping(void **state)
+{
+	(void)state;
+	char buf[128];
+	for (size_t i = 0; i < ARRAY_SIZE(escapes); i++) {
+		assert_string_equal(escape_terminal(buf, sizeof(buf),
+						    escapes[i].in),
+				    escapes[i].terminal);
+		assert_string_equal(escape_utf8(buf, sizeof(buf),
+						escapes[i].in),
+				    escapes[i].utf8);
+	}
+	/* Truncation ends in "..." and stays within the buffer. */
+	char small[8];
+	escape_terminal(small, sizeof(small), "abcdefghijkl");
+	assert_string_equal(small, "abc...");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verdict_table),
+		cmocka_unit_test(test_flat_gb_reason_text),
+		cmocka_unit_test(test_plateau_at_cap),
+		cmocka_unit_test(test_exhaustion),
+		cmocka_unit_test(test_restart_slope_from_latest),
+		cmocka_unit_test(test_concern_sources),
+		cmocka_unit_test(test_escaping),
+	};
+	diag_set_quiet(true);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
