@@ -38,7 +38,7 @@ static char *rate(char *buf, size_t n, double bph)
 		snprintf(buf, n, NA);
 		return buf;
 	}
-	char tmp[48];
+	char tmp[32];
 	units_format_size(tmp, sizeof(tmp), bph);
 	snprintf(buf, n, "%s%s/h", bph > 0 ? "+" : "", tmp);
 	return buf;

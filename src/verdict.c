@@ -63,7 +63,7 @@ static char *span_text(char *buf, size_t n, double s)
 
 static char *rate_text(char *buf, size_t n, double bph)
 {
-	char tmp[48];
+	char tmp[32];
 	units_format_size(tmp, sizeof(tmp), bph);
 	snprintf(buf, n, "%s%s/h", bph > 0 ? "+" : "", tmp);
 	return buf;
