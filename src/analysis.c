@@ -308,9 +308,12 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		}
 		plateau_find(x, y, n, f->resolution, o, s->cgroup_limit,
 			     &f->plateau);
+		/* A plateau does not run out: exhaustion only for growth
+		 * that has not flattened. */
 		if (f->plateau.found)
 			f->plateau.since += f->an_start;
-		exhaustion_find(s, o, f);
+		else
+			exhaustion_find(s, o, f);
 	}
 	free(x);
 	free(y);

@@ -38,6 +38,7 @@
 #include "units.h"
 
 #define RESCAN_INTERVAL_S 5.0
+#define NAME_SCAN_MIN_S 0.25
 #define SLOPE_BUF 1024
 #define STOP_GRACE_S 10.0
 
@@ -317,7 +318,11 @@ static void name_scan(struct recorder *rec, struct root *r, double t,
 {
 	if (mono < r->next_scan)
 		return;
-	r->next_scan = mono + RESCAN_INTERVAL_S;
+	/* While nothing matches, look at every tick (but not more often than
+	 * NAME_SCAN_MIN_S): a short-lived first incarnation must not be
+	 * missed, and a scan is O(processes). */
+	r->next_scan = mono + fmax(rec->o->interval_s, NAME_SCAN_MIN_S) -
+		       1e-3;
 	pid_t found;
 	size_t matches;
 	if (target_find_by_name(rec->probe, &rec->name_re, rec->exclude,

@@ -151,10 +151,15 @@ void verdict_decide(struct target_findings *f)
 		if (f->plateau.cap_name) {
 			double pct = 100 * (1 - f->plateau.level /
 					    f->plateau.cap_bytes);
-			reason(f, "the level sits %.1f %% below the %s (%s): "
-			       "retention at the cap, not a leak; it stays "
-			       "unless the cap is lowered", pct < 0 ? 0 : pct,
-			       f->plateau.cap_name,
+			char where[64];
+			if (pct > 0.05)
+				snprintf(where, sizeof(where), "%.1f %% below",
+					 pct);
+			else
+				snprintf(where, sizeof(where), "at");
+			reason(f, "the level sits %s the %s (%s): retention at "
+			       "the cap, not a leak; it stays unless the cap "
+			       "is lowered", where, f->plateau.cap_name,
 			       units_format_size(a, sizeof(a),
 						 f->plateau.cap_bytes));
 		} else {

@@ -7,6 +7,10 @@ T=$(mktemp -d /tmp/memtrend-e2e.XXXXXX)
 chmod 755 "$T"
 BG_PIDS=""
 cleanup() {
+	# TERM first: a grower with --children stops its children on TERM
+	# (orphans would keep the test's output pipe open); then KILL.
+	for p in $BG_PIDS; do kill "$p" 2>/dev/null; done
+	sleep 0.2
 	for p in $BG_PIDS; do kill -9 "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	rm -rf "$T"

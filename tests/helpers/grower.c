@@ -12,9 +12,9 @@
  * --children N: fork N children that behave the same (without --children).
  * --ready FILE: create FILE once set up (and children started).
  * --tag: ignored; makes the command line unique for --name tests.
- * Exits after --exit-after seconds (default: never) with --exit-code.
+ * Exits after --exit-after seconds (default: never) with --exit-code, or
+ * on SIGTERM (stopping its children first).
  */
-#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +23,14 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
 
 static double now(void)
 {
@@ -79,6 +87,7 @@ int main(int argc, char **argv)
 		}
 		kids[nkids++] = p;
 	}
+	signal(SIGTERM, on_term);
 	if (ready) {
 		FILE *f = fopen(ready, "w");
 		if (f)
@@ -88,7 +97,7 @@ int main(int argc, char **argv)
 	long done = 0;
 	for (;;) {
 		double t = now();
-		if (exit_after >= 0 && t - start >= exit_after)
+		if (stop || (exit_after >= 0 && t - start >= exit_after))
 			break;
 		if (grow_kib > 0 && (steps < 0 || done < steps) && t >= next) {
 			touch_map((size_t)(grow_kib * 1024));

@@ -293,7 +293,7 @@ static void test_escaping(void **state)
 	/* Truncation ends in "..." and stays within the buffer. */
 	char small[8];
 	escape_terminal(small, sizeof(small), "abcdefghijkl");
-	assert_string_equal(small, "abc...");
+	assert_string_equal(small, "abcd...");  /* 7 bytes + NUL */
 }
 
 int main(void)
