@@ -1,6 +1,6 @@
 # Thin front for meson: the README's two commands.
 #   make demo   - install missing Debian build deps, build, run the demo
-#   make test   - build (normal + ASan/UBSan) and run every test suite
+#   make test   - build (normal + ASan/UBSan) and run every suite in both
 #   make bench  - run the benchmarks (bench/run.sh)
 BUILD ?= build
 SAN   ?= build-san
@@ -26,7 +26,7 @@ demo: all
 
 test: all $(SAN)/build.ninja
 	ninja -C $(SAN)
-	meson test -C $(BUILD) --print-errorlogs --suite unit
+	meson test -C $(BUILD) --print-errorlogs --num-processes 2
 	meson test -C $(SAN) --print-errorlogs --num-processes 2
 
 bench: all

@@ -8,5 +8,12 @@ v=$(jget "$T/demo.json" '" ".join(t["name"]+"="+t["verdict"] for t in d["targets
 echo "$v"
 [ "$v" = "demo-leak=growing demo-cache=plateau demo-steady=stable" ] || fail "verdicts: $v"
 cap=$(jget "$T/demo.json" 'd["targets"][1]["plateau"]["cap_name"]')
-[ "$cap" = "demo-cache cap" ] || fail "cache plateau not at its cap: $cap"
+if [ -n "${SANITIZED:-}" ]; then
+	# Under ASan the cache's mappings carry 1/8 more in shadow memory, so
+	# the process really sits above its cache's cap: only the verdicts
+	# are checked here (the normal build checks the cap).
+	echo "sanitizer build: cap check skipped (cap_name=$cap)"
+else
+	[ "$cap" = "demo-cache cap" ] || fail "cache plateau not at its cap: $cap"
+fi
 ok "demo: $v"
