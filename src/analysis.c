@@ -62,8 +62,8 @@ static double known_limit(const struct series *s,
 
 double analysis_concern_bph(const struct series *s,
 			    const struct analysis_options *o, double fp_last,
-			    double fp_max, char *source, size_t source_len,
-			    double *limit_out)
+			    double fp_max, bool decimal, char *source,
+			    size_t source_len, double *limit_out)
 {
 	char sz[32];
 	*limit_out = NAN;
@@ -84,13 +84,14 @@ double analysis_concern_bph(const struct series *s,
 			headroom = 0.01 * limit;
 		*limit_out = limit;
 		snprintf(source, source_len, "reaches the %s (%s) in 30 days",
-			 lsrc, units_format_size(sz, sizeof(sz), limit));
+			 lsrc, units_format_size_in(sz, sizeof(sz), limit, decimal));
 		return headroom / horizon_h;
 	}
 	if (isfinite(fp_max) && fp_max > 0) {
 		snprintf(source, source_len,
 			 "doubles the largest reading (%s) in 30 days",
-			 units_format_size(sz, sizeof(sz), fp_max));
+			 units_format_size_in(sz, sizeof(sz), fp_max,
+					      decimal));
 		return fp_max / horizon_h;
 	}
 	snprintf(source, source_len, "unknown");
@@ -196,6 +197,13 @@ static void exhaustion_find(const struct series *s,
 					    INFINITY;
 }
 
+/* Readings in whole decimal units (a tool printing "21 GB", "5408 MB")
+ * rather than pages: a multiple of 1000 that is not one of 1024. */
+static bool is_decimal_quantum(double q)
+{
+	return q >= 1000 && fmod(q, 1000) == 0 && fmod(q, 1024) != 0;
+}
+
 /* The incarnation to analyse: the latest one with enough points, else
  * the one with the most. */
 static size_t pick_incarnation(const struct series *s, size_t *counts)
@@ -275,7 +283,9 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		f->resolution = stats_resolution(y, n, s->quantum);
 	}
 
+	f->decimal_units = is_decimal_quantum(f->resolution);
 	f->concern_bph = analysis_concern_bph(s, o, f->fp_last, f->fp_max,
+					      f->decimal_units,
 					      f->concern_source,
 					      sizeof(f->concern_source),
 					      &f->concern_limit);

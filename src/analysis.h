@@ -71,6 +71,8 @@ struct target_findings {
 	double fp_first, fp_last, fp_min, fp_max;
 	double resolution;
 	bool resolution_given;     /* --resolution rather than inferred */
+	bool decimal_units;        /* the readings count in decimal units
+				      ("21 GB"): show sizes that way */
 
 	bool has_trend;            /* enough points for a slope */
 	struct trend_result trend; /* slope in bytes per second */
@@ -103,8 +105,8 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 /* Pieces exposed for tests. */
 double analysis_concern_bph(const struct series *s,
 			    const struct analysis_options *o, double fp_last,
-			    double fp_max, char *source, size_t source_len,
-			    double *limit_out);
+			    double fp_max, bool decimal, char *source,
+			    size_t source_len, double *limit_out);
 void plateau_find(const double *t, const double *y, size_t n,
 		  double resolution, const struct analysis_options *o,
 		  double cgroup_limit, struct plateau_finding *out);

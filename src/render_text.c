@@ -23,13 +23,17 @@ static const char *verdict_colour(enum verdict v)
 	}
 }
 
+/* Units follow the source: decimal for readings in whole decimal units
+ * (findings' decimal_units), binary otherwise. */
+static bool decimal;
+
 static char *size_or_na(char *buf, size_t n, double v)
 {
 	if (!isfinite(v)) {
 		snprintf(buf, n, NA);
 		return buf;
 	}
-	return units_format_size(buf, n, v);
+	return units_format_size_in(buf, n, v, decimal);
 }
 
 static char *rate(char *buf, size_t n, double bph)
@@ -39,7 +43,7 @@ static char *rate(char *buf, size_t n, double bph)
 		return buf;
 	}
 	char tmp[32];
-	units_format_size(tmp, sizeof(tmp), bph);
+	units_format_size_in(tmp, sizeof(tmp), bph, decimal);
 	snprintf(buf, n, "%s%s/h", bph > 0 ? "+" : "", tmp);
 	return buf;
 }
@@ -66,7 +70,7 @@ static void print_components(FILE *out, const struct series *s)
 			char b[32];
 			fprintf(out, "%s%s %s", any ? ", " : "  components  ",
 				series_component_names[c],
-				units_format_size(b, sizeof(b), s->comp[c][i]));
+				size_or_na(b, sizeof(b), s->comp[c][i]));
 			any = true;
 			break;
 		}
@@ -80,6 +84,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 {
 	const struct series *s = f->series;
 	char name[512], b1[64], b2[64], b3[64], b4[64];
+	decimal = f->decimal_units;
 	escape_terminal(name, sizeof(name), s->name);
 	const char *vn = verdict_name(f->verdict);
 	fprintf(out, "%s\n", name);
@@ -159,15 +164,14 @@ static void print_target(FILE *out, const struct target_findings *f,
 			dur_or_na(b2, sizeof(b2), f->needed_span_s));
 	if (f->plateau.found)
 		fprintf(out, "  plateau     %s since %s%s%s\n",
-			units_format_size(b1, sizeof(b1), f->plateau.level),
+			size_or_na(b1, sizeof(b1), f->plateau.level),
 			units_format_time(b2, sizeof(b2), f->plateau.since),
 			f->plateau.cap_name ? ", at the " : "",
 			f->plateau.cap_name ? f->plateau.cap_name : "");
 	if (f->exhaustion.found)
 		fprintf(out, "  exhaustion  %s (%s) in %s (range %s to %s)\n",
 			f->exhaustion.limit_source,
-			units_format_size(b1, sizeof(b1),
-					  f->exhaustion.limit_bytes),
+			size_or_na(b1, sizeof(b1), f->exhaustion.limit_bytes),
 			dur_or_na(b2, sizeof(b2), f->exhaustion.eta_s),
 			dur_or_na(b3, sizeof(b3), f->exhaustion.eta_low_s),
 			isinf(f->exhaustion.eta_high_s) ? "never" :

@@ -382,9 +382,13 @@ static void format_sig3(char *out, size_t n, double x)
 		snprintf(out, n, "%.3g", x);
 }
 
-char *units_format_size(char *buf, size_t n, double bytes)
+/* Sizes in binary (1024) or decimal (1000) units, 3 significant digits. */
+char *units_format_size_in(char *buf, size_t n, double bytes, bool decimal)
 {
-	static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	static const char *const binary[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	static const char *const si[] = {"B", "kB", "MB", "GB", "TB"};
+	const char *const *names = decimal ? si : binary;
+	double base = decimal ? 1000 : 1024;
 	assert(buf && n > 0);
 	if (!isfinite(bytes)) {
 		snprintf(buf, n, "n/a");
@@ -394,8 +398,8 @@ char *units_format_size(char *buf, size_t n, double bytes)
 	size_t u = 0;
 	/* Move up while the figure would print as 1000 or more, so at most
 	 * three digits show: "0.977 GiB" rather than "1000 MiB". */
-	while (u + 1 < ARRAY_SIZE(names) && a / scale >= 999.5) {
-		scale *= 1024;
+	while (u + 1 < ARRAY_SIZE(binary) && a / scale >= 999.5) {
+		scale *= base;
 		u++;
 	}
 	char num[64];
@@ -404,6 +408,11 @@ char *units_format_size(char *buf, size_t n, double bytes)
 	bool neg = bytes < 0 && strcmp(num, "0") != 0;
 	snprintf(buf, n, "%s%s %s", neg ? "-" : "", num, names[u]);
 	return buf;
+}
+
+char *units_format_size(char *buf, size_t n, double bytes)
+{
+	return units_format_size_in(buf, n, bytes, false);
 }
 
 char *units_format_rate(char *buf, size_t n, double bytes_per_hour)
@@ -446,6 +455,8 @@ char *units_format_duration(char *buf, size_t n, double seconds)
 		size_t len = strlen(num);
 		if (len > 2 && strcmp(num + len - 2, ".0") == 0)
 			num[len - 2] = '\0';
+	} else if (v < 0.0005) {
+		snprintf(num, sizeof(num), "0");  /* never "1.7e-07 s" */
 	} else {
 		snprintf(num, sizeof(num), "%.2g", v);  /* under a second */
 	}

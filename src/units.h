@@ -13,6 +13,7 @@
 #ifndef MEMTREND_UNITS_H
 #define MEMTREND_UNITS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Parse a size. On success returns 0, stores bytes in *bytes and, when
@@ -43,6 +44,9 @@ int units_parse_time(const char *s, double *unix_seconds);
  * "-40 MiB"); rates append "/h"; durations pick s/min/h/d ("4.3 h",
  * "5 min 20 s" style is not used: one unit, 2-3 significant digits). */
 char *units_format_size(char *buf, size_t n, double bytes);
+/* The same in decimal units (B, kB, MB, GB, TB) when decimal is true:
+ * for figures that came from a source counting in decimal ("21 GB"). */
+char *units_format_size_in(char *buf, size_t n, double bytes, bool decimal);
 char *units_format_rate(char *buf, size_t n, double bytes_per_hour);
 char *units_format_duration(char *buf, size_t n, double seconds);
 /* ISO 8601 UTC with second precision: "2026-05-01T02:04:00Z". */

@@ -36,20 +36,12 @@ static void reason(struct target_findings *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A size in the units its source used: whole decimal units (a tool that
- * prints "21 GB") read better as decimal; everything else binary. */
-static char *size_natural(char *buf, size_t n, double bytes)
+/* Sizes in the units the source used: decimal for readings that came in
+ * whole decimal units ("21 GB"), binary otherwise. */
+static char *fsize(const struct target_findings *f, char *buf, size_t n,
+		   double bytes)
 {
-	static const struct { double unit; const char *name; } dec[] = {
-		{1e12, "TB"}, {1e9, "GB"}, {1e6, "MB"}, {1e3, "kB"}};
-	for (size_t i = 0; i < ARRAY_SIZE(dec); i++) {
-		double q = bytes / dec[i].unit;
-		if (q >= 1 && q == floor(q) && fmod(bytes, 1024.0) != 0) {
-			snprintf(buf, n, "%.0f %s", q, dec[i].name);
-			return buf;
-		}
-	}
-	return units_format_size(buf, n, bytes);
+	return units_format_size_in(buf, n, bytes, f->decimal_units);
 }
 
 static char *span_text(char *buf, size_t n, double s)
@@ -61,10 +53,11 @@ static char *span_text(char *buf, size_t n, double s)
 	return buf;
 }
 
-static char *rate_text(char *buf, size_t n, double bph)
+static char *rate_text(const struct target_findings *f, char *buf,
+		       size_t n, double bph)
 {
 	char tmp[32];
-	units_format_size(tmp, sizeof(tmp), bph);
+	fsize(f, tmp, sizeof(tmp), bph);
 	snprintf(buf, n, "%s%s/h", bph > 0 ? "+" : "", tmp);
 	return buf;
 }
@@ -84,9 +77,9 @@ static void trend_reason(struct target_findings *f)
 	reason(f, "Theil-Sen slope %s (95 %% interval %s to %s), "
 	       "Mann-Kendall %s (corrected for autocorrelation: variance "
 	       "x%.2g)",
-	       rate_text(a, sizeof(a), f->slope_bph),
-	       rate_text(b, sizeof(b), f->ci_low_bph),
-	       rate_text(c, sizeof(c), f->ci_high_bph),
+	       rate_text(f, a, sizeof(a), f->slope_bph),
+	       rate_text(f, b, sizeof(b), f->ci_low_bph),
+	       rate_text(f, c, sizeof(c), f->ci_high_bph),
 	       p_text(p, sizeof(p), f->p_value),
 	       f->trend.variance_inflation);
 }
@@ -104,7 +97,7 @@ static void incarnation_reason(struct target_findings *f)
 
 static void settle_window(struct target_findings *f)
 {
-	char a[48], b[48], c[48];
+	char a[48], b[48], c[48], d[48];
 	if (!isfinite(f->needed_span_s)) {
 		snprintf(f->settle, sizeof(f->settle),
 			 "record longer; give --limit or --suspect so the "
@@ -119,8 +112,8 @@ static void settle_window(struct target_findings *f)
 	snprintf(f->settle, sizeof(f->settle),
 		 "watch >= %s in all (about %s more) at resolution %s to see "
 		 "a slope of %s", a, b,
-		 size_natural(c, sizeof(c), f->resolution),
-		 rate_text((char[48]){0}, 48, f->concern_bph));
+		 fsize(f, c, sizeof(c), f->resolution),
+		 rate_text(f, d, sizeof(d), f->concern_bph));
 }
 
 void verdict_decide(struct target_findings *f)
@@ -144,10 +137,10 @@ void verdict_decide(struct target_findings *f)
 		f->verdict = VERDICT_PLATEAU;
 		reason(f, "grew at %s, then flattened at %s since %s "
 		       "(late slope %s, its interval covers zero)",
-		       rate_text(a, sizeof(a), f->plateau.early_slope_bph),
-		       units_format_size(b, sizeof(b), f->plateau.level),
+		       rate_text(f, a, sizeof(a), f->plateau.early_slope_bph),
+		       fsize(f, b, sizeof(b), f->plateau.level),
 		       units_format_time(c, sizeof(c), f->plateau.since),
-		       rate_text(d, sizeof(d), f->plateau.late_slope_bph));
+		       rate_text(f, d, sizeof(d), f->plateau.late_slope_bph));
 		if (f->plateau.cap_name) {
 			double pct = 100 * (1 - f->plateau.level /
 					    f->plateau.cap_bytes);
@@ -160,7 +153,7 @@ void verdict_decide(struct target_findings *f)
 			reason(f, "the level sits %s the %s (%s): retention at "
 			       "the cap, not a leak; it stays unless the cap "
 			       "is lowered", where, f->plateau.cap_name,
-			       units_format_size(a, sizeof(a),
+			       fsize(f, a, sizeof(a),
 						 f->plateau.cap_bytes));
 		} else {
 			reason(f, "no known cap near this level: memory that "
@@ -173,20 +166,20 @@ void verdict_decide(struct target_findings *f)
 	if (f->significant && f->slope_bph > 0) {
 		f->verdict = VERDICT_GROWING;
 		reason(f, "footprint rises %s (95 %% interval %s to %s), %s",
-		       rate_text(a, sizeof(a), f->slope_bph),
-		       rate_text(b, sizeof(b), f->ci_low_bph),
-		       rate_text(c, sizeof(c), f->ci_high_bph),
+		       rate_text(f, a, sizeof(a), f->slope_bph),
+		       rate_text(f, b, sizeof(b), f->ci_low_bph),
+		       rate_text(f, c, sizeof(c), f->ci_high_bph),
 		       p_text(d, sizeof(d), f->p_value));
 		reason(f, "no plateau: the growth has not flattened within "
 		       "the window");
 		if (isfinite(f->concern_bph) && f->slope_bph < f->concern_bph)
 			reason(f, "slower than the slope of concern (%s: %s)",
-			       rate_text(a, sizeof(a), f->concern_bph),
+			       rate_text(f, a, sizeof(a), f->concern_bph),
 			       f->concern_source);
 		if (f->exhaustion.found && isfinite(f->exhaustion.eta_s))
 			reason(f, "at this rate it reaches the %s (%s) in %s",
 			       f->exhaustion.limit_source,
-			       units_format_size(a, sizeof(a),
+			       fsize(f, a, sizeof(a),
 						 f->exhaustion.limit_bytes),
 			       units_format_duration(b, sizeof(b),
 						     f->exhaustion.eta_s));
@@ -200,17 +193,17 @@ void verdict_decide(struct target_findings *f)
 		f->verdict = VERDICT_INCONCLUSIVE;
 		reason(f, "this window could not have seen a slope below "
 		       "about %s per %s (%s)",
-		       size_natural(a, sizeof(a), f->resolution),
+		       fsize(f, a, sizeof(a), f->resolution),
 		       span_text(b, sizeof(b), f->an_span_s),
-		       rate_text(c, sizeof(c), f->detectable_bph));
+		       rate_text(f, c, sizeof(c), f->detectable_bph));
 		if (isfinite(f->concern_bph)) {
 			reason(f, "the slope of concern is %s (%s)",
-			       rate_text(a, sizeof(a), f->concern_bph),
+			       rate_text(f, a, sizeof(a), f->concern_bph),
 			       f->concern_source);
 			reason(f, "the division: resolution %s / %s = %s of "
 			       "observation at least",
-			       size_natural(a, sizeof(a), f->resolution),
-			       rate_text(b, sizeof(b), f->concern_bph),
+			       fsize(f, a, sizeof(a), f->resolution),
+			       rate_text(f, b, sizeof(b), f->concern_bph),
 			       units_format_duration(c, sizeof(c),
 				       f->resolution / f->concern_bph * 3600));
 		}
@@ -222,12 +215,12 @@ void verdict_decide(struct target_findings *f)
 	f->verdict = VERDICT_STABLE;
 	if (f->significant && f->slope_bph < 0)
 		reason(f, "footprint declines %s, %s",
-		       rate_text(a, sizeof(a), f->slope_bph),
+		       rate_text(f, a, sizeof(a), f->slope_bph),
 		       p_text(b, sizeof(b), f->p_value));
 	else
 		trend_reason(f);
 	reason(f, "the window could have seen a slope of %s or more; the "
 	       "slope of concern is %s (%s)",
-	       rate_text(a, sizeof(a), f->detectable_bph),
-	       rate_text(b, sizeof(b), f->concern_bph), f->concern_source);
+	       rate_text(f, a, sizeof(a), f->detectable_bph),
+	       rate_text(f, b, sizeof(b), f->concern_bph), f->concern_source);
 }

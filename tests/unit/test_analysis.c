@@ -232,32 +232,32 @@ static void test_concern_sources(void **state)
 	double lim;
 	struct analysis_options o = {.resolution = NAN, .limit = NAN};
 	/* Nothing known: the largest reading doubled in 30 days. */
-	assert_float_equal(analysis_concern_bph(&s, &o, 1e9, 2e9, src,
+	assert_float_equal(analysis_concern_bph(&s, &o, 1e9, 2e9, false, src,
 						sizeof(src), &lim),
 			   2e9 / 720, 1e-6);
 	assert_true(isnan(lim));
 	/* MemTotal: (8 GiB - 1 GiB) / 720 h. */
 	s.mem_total = 8 * GiB;
-	assert_float_equal(analysis_concern_bph(&s, &o, GiB, GiB, src,
+	assert_float_equal(analysis_concern_bph(&s, &o, GiB, GiB, false, src,
 						sizeof(src), &lim),
 			   7 * GiB / 720, 1e-3);
 	assert_non_null(strstr(src, "MemTotal"));
 	/* A cgroup limit beats MemTotal, --limit beats both. */
 	s.cgroup_limit = 2 * GiB;
-	analysis_concern_bph(&s, &o, GiB, GiB, src, sizeof(src), &lim);
+	analysis_concern_bph(&s, &o, GiB, GiB, false, src, sizeof(src), &lim);
 	assert_float_equal(lim, 2 * GiB, 0);
 	o.limit = 4 * GiB;
-	analysis_concern_bph(&s, &o, GiB, GiB, src, sizeof(src), &lim);
+	analysis_concern_bph(&s, &o, GiB, GiB, false, src, sizeof(src), &lim);
 	assert_float_equal(lim, 4 * GiB, 0);
 	/* --suspect beats everything. */
 	o.has_suspect = true;
 	o.suspect = (struct rate){5 * MiB, RATE_PER_HOUR};
-	assert_float_equal(analysis_concern_bph(&s, &o, GiB, GiB, src,
+	assert_float_equal(analysis_concern_bph(&s, &o, GiB, GiB, false, src,
 						sizeof(src), &lim),
 			   5 * MiB, 0);
 	/* Over the limit already: 1 % of it per 30 days, not negative. */
 	o.has_suspect = false;
-	assert_float_equal(analysis_concern_bph(&s, &o, 5 * GiB, 5 * GiB, src,
+	assert_float_equal(analysis_concern_bph(&s, &o, 5 * GiB, 5 * GiB, false, src,
 						sizeof(src), &lim),
 			   0.01 * 4 * GiB / 720, 1e-3);
 	series_release(&s);
