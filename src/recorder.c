@@ -112,6 +112,7 @@ struct recorder {
 	int command_status;
 	pid_t command_pid;
 	bool write_failed;
+	uint64_t lost_batches;
 };
 
 static void slope_add(struct slope_buf *b, double t, double y)
@@ -432,6 +433,26 @@ static void update_status(struct recorder *rec, double mono)
 			   rec->n_roots, rec->status_fp, rec->slope_bph);
 }
 
+/* Commit, and say so once when saving fails (disk full: the file keeps
+ * every earlier batch) and once when it works again. */
+static void commit_batch(struct recorder *rec)
+{
+	if (store_commit(rec->store)) {
+		if (!rec->write_failed)
+			warning("cannot save samples to '%s': %s; the file "
+				"keeps every sample saved so far, recording "
+				"goes on and retries", rec->o->output,
+				store_last_error(rec->store));
+		rec->write_failed = true;
+		rec->lost_batches++;
+	} else if (rec->write_failed) {
+		warning("saving to '%s' works again (%llu batches lost)",
+			rec->o->output,
+			(unsigned long long)rec->lost_batches);
+		rec->write_failed = false;
+	}
+}
+
 static void install_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_stop};
@@ -620,12 +641,7 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 		t = now_wall();
 		tick(&rec, t, mono);
 		if (mono - last_commit >= o->commit_interval_s) {
-			if (store_commit(rec.store) && !rec.write_failed) {
-				warning("samples could not be saved; the "
-					"recording keeps every batch committed "
-					"so far and goes on trying");
-				rec.write_failed = true;
-			}
+			commit_batch(&rec);
 			last_commit = mono;
 		}
 		update_status(&rec, mono);
@@ -666,7 +682,7 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 	res->samples = rec.samples;
 	res->command_status = rec.command_status;
 	recorder_release(&rec, t);
-	if (store_close(rec.store))
+	if (store_close(rec.store) || rec.lost_batches)
 		return EXIT_RUNTIME;
 	return EXIT_OK;
 }

@@ -92,6 +92,7 @@ struct store {
 	sqlite3_stmt *stmt[ST_COUNT];
 	bool in_batch;
 	uint64_t pending;
+	char last_error[256];      /* why the last commit failed */
 };
 
 static int db_error(sqlite3 *db, const char *what, const char *path)
@@ -100,15 +101,30 @@ static int db_error(sqlite3 *db, const char *what, const char *path)
 		     "out of memory");
 }
 
-/* Run one prepared statement to completion and reset it. */
-static int step_reset(struct store *st, sqlite3_stmt *s)
+/* Run one prepared statement to completion and reset it. A failure is
+ * kept in last_error; loud ones (rare, structural writes) are also
+ * printed, quiet ones (per-sample rows: a full disk would otherwise print
+ * at every sample) are left to the caller's commit handling. If SQLite
+ * rolled the whole transaction back, the batch is over. */
+static int step_reset_as(struct store *st, sqlite3_stmt *s, bool loud)
 {
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return db_error(st->db, "cannot write to", st->path);
-	return 0;
+	if (rc == SQLITE_DONE || rc == SQLITE_ROW)
+		return 0;
+	snprintf(st->last_error, sizeof(st->last_error), "%s",
+		 sqlite3_errmsg(st->db));
+	if (st->in_batch && sqlite3_get_autocommit(st->db))
+		st->in_batch = false;
+	if (loud)
+		error("cannot write to '%s': %s", st->path, st->last_error);
+	return -1;
+}
+
+static int step_reset(struct store *st, sqlite3_stmt *s)
+{
+	return step_reset_as(st, s, true);
 }
 
 /* Open the batch transaction lazily so every write lands inside one. */
@@ -234,9 +250,11 @@ int store_commit(struct store *st)
 	sqlite3_reset(st->stmt[ST_COMMIT]);
 	if (rc != SQLITE_DONE) {
 		/* Disk full or I/O error: roll back so the file stays as it
-		 * was after the last good commit. */
-		error("cannot commit to '%s': %s", st->path,
-		      sqlite3_errmsg(st->db));
+		 * was after the last good commit. The caller reports it (a
+		 * recorder retrying every second should not print every
+		 * second). */
+		snprintf(st->last_error, sizeof(st->last_error), "%s",
+			 sqlite3_errmsg(st->db));
 		if (!sqlite3_get_autocommit(st->db)) {
 			sqlite3_step(st->stmt[ST_ROLLBACK]);
 			sqlite3_reset(st->stmt[ST_ROLLBACK]);
@@ -252,11 +270,19 @@ int store_commit(struct store *st)
 
 uint64_t store_pending(const struct store *st) { return st->pending; }
 
+const char *store_last_error(const struct store *st)
+{
+	return st->last_error;
+}
+
 int store_close(struct store *st)
 {
 	if (!st)
 		return 0;
 	int rc = store_commit(st);
+	if (rc)
+		error("cannot save the last samples to '%s': %s", st->path,
+		      st->last_error);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	/* Fold the WAL back into the main file so the recording is one
@@ -382,7 +408,7 @@ int store_sample_add(struct store *st, const struct store_sample *x)
 		bind_bytes(s, 13, x->smaps->swap_pss);
 	}
 	st->pending++;
-	return step_reset(st, s);
+	return step_reset_as(st, s, false);
 }
 
 int store_system_add(struct store *st, double t, const struct sys_mem *m)
@@ -400,7 +426,7 @@ int store_system_add(struct store *st, double t, const struct sys_mem *m)
 	bind_real(s, 8, m->psi_full_avg10);
 	bind_bytes(s, 9, m->psi_full_total);
 	st->pending++;
-	return step_reset(st, s);
+	return step_reset_as(st, s, false);
 }
 
 int store_cgroup_sample_add(struct store *st, int64_t cgroup_id, double t,
@@ -415,7 +441,7 @@ int store_cgroup_sample_add(struct store *st, int64_t cgroup_id, double t,
 	bind_bytes(s, 4, m->max);
 	bind_bytes(s, 5, m->peak);
 	st->pending++;
-	return step_reset(st, s);
+	return step_reset_as(st, s, false);
 }
 
 int store_note_add(struct store *st, double t, int64_t inc_id,

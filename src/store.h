@@ -58,9 +58,11 @@ int store_cgroup_sample_add(struct store *st, int64_t cgroup_id, double t,
 int store_note_add(struct store *st, double t, int64_t inc_id,
 		   const char *text);
 /* Commit the open batch. On failure (disk full, I/O error) the batch is
- * rolled back and kept in no form: returns -1 after printing an error;
- * the caller decides whether to go on. */
+ * rolled back -- the file keeps every earlier commit -- and -1 is
+ * returned without a message (store_last_error() says why); the caller
+ * decides whether to report it and go on. */
 int store_commit(struct store *st);
+const char *store_last_error(const struct store *st);
 /* Rows added since the last commit. */
 uint64_t store_pending(const struct store *st);
 
