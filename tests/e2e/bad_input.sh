@@ -39,8 +39,11 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 	bg "$GROWER" --base 4 --ready "$T/ready2" --exit-after 30
 	wait_for "$T/ready2" 10
 	mkdir -m 777 "$T/nobody"
+	# The build tree may sit where nobody cannot reach (a 0700 home):
+	# run a copy of the binary from the test's own directory.
+	cp "$MEMTREND" "$T/nobody/memtrend"; chmod 755 "$T/nobody/memtrend"
 	timeout 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$MEMTREND" record -o "$T/nobody/s.db" -p $LAST_BG --smaps -i 0.1s -d 1s 2> "$T/err"; rc=$?
+		"$T/nobody/memtrend" record -o "$T/nobody/s.db" -p $LAST_BG --smaps -i 0.1s -d 1s 2> "$T/err"; rc=$?
 	[ $rc = 0 ] || fail "smaps denied: exit $rc: $(cat "$T/err")"
 	grep -q "smaps_rollup of pid $LAST_BG is not readable" "$T/err" || fail "no note: $(cat "$T/err")"
 	r=$(sql "$T/nobody/s.db" "SELECT count(*), count(footprint), count(pss) FROM sample")
