@@ -1,2 +1,961 @@
-/* stub */
-int main(void) { return 0; }
+/*
+ * test_stats.c - stats.c against values from three independent sources:
+ *
+ *  - hand computation (the 5-point series, bucketing, resolution, pair
+ *    counts): worked out in the comments next to the numbers;
+ *  - scipy 1.10.1 / numpy 1.24.2 as Debian ships them (/usr/bin/python3;
+ *    not a pyenv python): scipy.stats.theilslopes(y, x, 0.95,
+ *    method='joint'), scipy.stats.kendalltau, scipy.stats.norm, and a
+ *    numpy-only reference of the Hamed-Rao correction (REFERENCE below);
+ *    printed with repr() and pasted here;
+ *  - brute force in this file: every pairwise slope sorted, S by the
+ *    O(n^2) double loop, tie sums by explicit grouping.
+ *
+ * Slope selection must return exactly the double a brute-force sort holds
+ * at each rank, so those comparisons use ==. Values recorded from Python
+ * are compared to 1e-12 (1e-9 where the summation order of the rank
+ * autocorrelation differs between numpy and C).
+ *
+ * REFERENCE (run with /usr/bin/python3; the same file produced every
+ * recorded number below; `trend(x, y)` returns slope, intercept, ci_low,
+ * ci_high, S, var, f, z, p, n_pairs):
+ *
+ *   import numpy as np, math
+ *   Z975 = 1.959963984540054   # = -scipy.stats.norm.ppf((1 - 0.95) / 2)
+ *   def lcg_series(n, seed, phi, trend, sd):
+ *       s = seed; e = 0.0; x = []; y = []
+ *       for t in range(n):
+ *           acc = 0.0
+ *           for _ in range(12):
+ *               s = (s * 6364136223846793005 + 1442695040888963407) % 2**64
+ *               acc += (s >> 11) * 2.0**-53
+ *           e = phi * e + (acc - 6.0)
+ *           x.append(float(t)); y.append(1000.0 + trend * t + sd * e)
+ *       return np.array(x), np.array(y)
+ *   def avg_ranks(a):
+ *       n = len(a); order = np.argsort(a, kind='mergesort'); sa = a[order]
+ *       r = np.empty(n); i = 0
+ *       while i < n:
+ *           j = i + 1
+ *           while j < n and sa[j] == sa[i]: j += 1
+ *           r[order[i:j]] = (i + j + 1) / 2.0; i = j
+ *       return r
+ *   def tie_sum(a):
+ *       _, c = np.unique(a, return_counts=True)
+ *       return sum(int(t) * (int(t) - 1) * (2 * int(t) + 5) for t in c if t > 1)
+ *   def hamed_rao(x, y, slope, maxlag=512):
+ *       n = len(y)
+ *       if n < 3: return 1.0
+ *       r = y - slope * x
+ *       mag = np.max(np.abs(y) + np.abs(slope * x))
+ *       if r.max() - r.min() <= 8 * np.finfo(float).eps * mag: return 1.0
+ *       d = avg_ranks(r) - (n + 1) / 2.0
+ *       c0 = float(np.dot(d, d))
+ *       if c0 == 0: return 1.0
+ *       band = Z975 / math.sqrt(n); s = 0.0
+ *       for k in range(1, min(n - 1, maxlag) + 1):
+ *           rk = float(np.dot(d[:-k], d[k:])) / c0
+ *           if abs(rk) > band: s += (n - k) * (n - k - 1) * (n - k - 2) * rk
+ *       return max(1.0 + 2.0 / (n * (n - 1) * (n - 2)) * s, 1.0)
+ *   def trend(x, y):
+ *       n = len(y)
+ *       i, j = np.triu_indices(n, 1)
+ *       keep = x[j] > x[i]
+ *       slopes = np.sort((y[j][keep] - y[i][keep]) / (x[j][keep] - x[i][keep]))
+ *       slope = np.median(slopes)
+ *       icpt = np.median(y - slope * x)
+ *       S = float(np.sum(np.sign(x[j] - x[i]) * np.sign(y[j] - y[i])))
+ *       def tsums(a):  # Kendall's Var(S), ties in x and y (scipy kendalltau)
+ *           _, c = np.unique(a, return_counts=True); c = c.astype(float)
+ *           return (c*(c-1)/2).sum(), (c*(c-1)*(c-2)).sum(), (c*(c-1)*(2*c+5)).sum()
+ *       xt, x0, x1 = tsums(x); yt, y0, y1 = tsums(y); m = n * (n - 1.0)
+ *       var = ((m * (2*n + 5) - x1 - y1) / 18 + 2 * xt * yt / m
+ *              + (x0 * y0 / (9 * m * (n - 2)) if n > 2 else 0))
+ *       f = hamed_rao(x, y, slope)
+ *       z = 0.0 if var <= 0 or S == 0 else (S - np.sign(S)) / math.sqrt(var * f)
+ *       p = 1.0 if var <= 0 else math.erfc(abs(z) / math.sqrt(2))
+ *       nt = len(slopes)   # Sen's interval, scipy 1.10's indices, var * f
+ *       sigsq = 1/18. * (n*(n-1)*(2*n+5) - tie_sum(x) - tie_sum(y)) * f
+ *       sigma = math.sqrt(sigsq); zz = -Z975
+ *       Ru = min(int(np.round((nt - zz*sigma)/2.)), nt - 1)
+ *       Rl = max(int(np.round((nt + zz*sigma)/2.)) - 1, 0)
+ *       return dict(slope=slope, intercept=icpt, ci_low=slopes[Rl],
+ *                   ci_high=slopes[Ru], S=S, var=var, f=f, z=z, p=p, n_pairs=nt)
+ *
+ * The reference's ranks were checked against scipy.stats.rankdata, its
+ * variance against scipy.stats.kendalltau's p-value, and with f == 1 its
+ * slope, intercept and interval equal scipy.stats.theilslopes's.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+#include "stats.h"
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+/* ------------------------------------------------------------------ */
+
+#define check_close(got, want, rel) check_close_at((got), (want), (rel), #got, __LINE__)
+
+static void check_close_at(double got, double want, double rel, const char *what,
+			   int line)
+{
+	double tol = fabs(want) * rel;
+	if (!(fabs(got - want) <= tol) && !(got == want)) {
+		print_error("line %d: %s: got %.17g, want %.17g (rel %g)\n", line, what,
+			    got, want, rel);
+		fail();
+	}
+}
+
+#define check_exact(got, want) check_close_at((got), (want), 0, #got, __LINE__)
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* 64-bit LCG (Knuth's MMIX constants), the same in the Python reference */
+struct lcg {
+	uint64_t s;
+};
+
+static double lcg_u01(struct lcg *g)
+{
+	g->s = g->s * 6364136223846793005ull + 1442695040888963407ull;
+	return (double)(g->s >> 11) * 0x1p-53;
+}
+
+static uint64_t lcg_below(struct lcg *g, uint64_t n)
+{
+	return (uint64_t)(lcg_u01(g) * (double)n);
+}
+
+/* y_t = 1000 + trend t + sd e_t, e_t = phi e_{t-1} + (sum of 12 U - 6):
+ * the reference's lcg_series, operation for operation. */
+static void lcg_series(size_t n, uint64_t seed, double phi, double trend,
+		       double sd, double *x, double *y)
+{
+	struct lcg g = {seed};
+	double e = 0;
+	for (size_t t = 0; t < n; t++) {
+		double acc = 0;
+		for (int j = 0; j < 12; j++)
+			acc += lcg_u01(&g);
+		e = phi * e + (acc - 6.0);
+		x[t] = (double)t;
+		y[t] = 1000.0 + trend * (double)t + sd * e;
+	}
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Every slope over pairs with x_i < x_j, sorted: the brute force. */
+static double *brute_slopes(const double *x, const double *y, size_t n,
+			    uint64_t *count)
+{
+	size_t cap = n * (n - 1) / 2 + 1, m = 0;
+	double *s = xmalloc(cap * sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (x[i] < x[j])
+				s[m++] = (y[j] - y[i]) / (x[j] - x[i]);
+	qsort(s, m, sizeof(*s), cmp_dbl);
+	*count = m;
+	return s;
+}
+
+static double brute_s(const double *y, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			s += (y[j] > y[i]) - (y[j] < y[i]);
+	return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* normal distribution                                                 */
+/* ------------------------------------------------------------------ */
+
+static void test_norm(void **state)
+{
+	(void)state;
+	/* scipy.stats.norm.ppf(p) / .cdf(z), repr() */
+	static const struct {
+		double p, z;
+	} ppf[] = {
+		{1e-300, -37.0470962993612},   {1e-10, -6.361340902404056},
+		{0.001, -3.090232306167813},   {0.025, -1.9599639845400545},
+		{0.3, -0.5244005127080409},    {0.975, 1.959963984540054},
+		{0.999999, 4.753424308817087},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(ppf); i++)
+		check_close(stats_norm_ppf(ppf[i].p), ppf[i].z, 4e-15);
+	check_exact(stats_norm_ppf(0.5), 0.0);
+	assert_true(isinf(stats_norm_ppf(0)) && stats_norm_ppf(0) < 0);
+	assert_true(isinf(stats_norm_ppf(1)) && stats_norm_ppf(1) > 0);
+	assert_true(isnan(stats_norm_ppf(-0.1)) && isnan(stats_norm_ppf(NAN)));
+
+	static const struct {
+		double z, p;
+	} cdf[] = {
+		{-1.96, 0.024997895148220435},
+		{0, 0.5},		     {0.5, 0.6914624612740131},
+		{3, 0.9986501019683699},     {8, 0.9999999999999993},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cdf); i++)
+		check_close(stats_norm_cdf(cdf[i].z), cdf[i].p, 1e-14);
+	/* Deep tail. scipy gives 7.61985302416047e-24 and 0.0; the true
+	 * values, from Laplace's continued fraction
+	 * Q(x) = phi(x) / (x + 1/(x + 2/(x + 3/(x + ...)))) evaluated with
+	 * Python's decimal module at 50 digits (2000 terms), are
+	 * 7.6198530241605260659733e-24 and 2.8854283600687843e-316. The
+	 * rounding of the erfc argument is amplified 2x^2 = 200 times at
+	 * x = 10, so scipy and erfc() both sit ~8e-15 from the truth; at
+	 * -38 the result is subnormal (few significant bits). */
+	check_close(stats_norm_cdf(-10), 7.6198530241605260659733e-24, 2e-14);
+	check_close(stats_norm_cdf(-38), 2.8854283600687843e-316, 1e-7);
+	/* round trip across the range */
+	for (double p = 1e-12; p < 1; p *= 3.7)
+		check_close(stats_norm_cdf(stats_norm_ppf(p)), p, 1e-13);
+}
+
+/* ------------------------------------------------------------------ */
+/* medians, pair counts                                                */
+/* ------------------------------------------------------------------ */
+
+static void test_median(void **state)
+{
+	(void)state;
+	double a[] = {5, 1, 4};
+	check_exact(stats_median_inplace(a, 3), 4.0);
+	double b[] = {7, 1, 3, 5}; /* middle two 3, 5 */
+	check_exact(stats_median_inplace(b, 4), 4.0);
+	double c[] = {2};
+	check_exact(stats_median_inplace(c, 1), 2.0);
+	double d[] = {3, 3, 3, 1, 3, 9}; /* sorted 1 3 3 3 3 9 */
+	check_exact(stats_median_inplace(d, 6), 3.0);
+
+	/* against a sorted copy: random, sorted, reversed, few values, and
+	 * organ-pipe input (a classic quickselect worst case) */
+	struct lcg g = {99};
+	size_t n = 100001;
+	double *v = xmalloc(n * sizeof(*v)), *s = xmalloc(n * sizeof(*s));
+	for (int kind = 0; kind < 5; kind++) {
+		for (size_t i = 0; i < n; i++) {
+			switch (kind) {
+			case 0: v[i] = lcg_u01(&g); break;
+			case 1: v[i] = (double)i; break;
+			case 2: v[i] = (double)(n - i); break;
+			case 3: v[i] = (double)lcg_below(&g, 3); break;
+			default: v[i] = (double)(i < n / 2 ? i : n - i); break;
+			}
+		}
+		memcpy(s, v, n * sizeof(*s));
+		qsort(s, n, sizeof(*s), cmp_dbl);
+		check_exact(stats_median_inplace(v, n), s[n / 2]);
+		/* even length: mean of the two middle values */
+		memcpy(v, s, (n - 1) * sizeof(*v));
+		for (size_t i = 0; i + 1 < n - 1; i += 2) { /* shuffle pairs */
+			double t = v[i];
+			v[i] = v[n - 2 - i];
+			v[n - 2 - i] = t;
+		}
+		check_exact(stats_median_inplace(v, n - 1),
+			    (s[(n - 1) / 2 - 1] + s[(n - 1) / 2]) / 2);
+	}
+	free(v);
+	free(s);
+}
+
+static void test_pair_count(void **state)
+{
+	(void)state;
+	/* 6 points: C(6,2) = 15 pairs, minus ties {1,1}: 1 and {3,3,3}: 3 */
+	double x[] = {1, 1, 2, 3, 3, 3};
+	assert_int_equal(stats_pair_count(x, 6), 11);
+	double y[] = {4, 4, 4};
+	assert_int_equal(stats_pair_count(y, 3), 0);
+	assert_int_equal(stats_pair_count(y, 1), 0);
+	double z[] = {0, 1, 2, 3, 4};
+	assert_int_equal(stats_pair_count(z, 5), 10);
+}
+
+/* ------------------------------------------------------------------ */
+/* a hand-computed trend                                               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * x = 1..5, y = 2 4 3 8 6. By hand:
+ *  slopes (i,j): (1,2) 2  (1,3) 1/2  (1,4) 2  (1,5) 1  (2,3) -1
+ *                (2,4) 2  (2,5) 2/3  (3,4) 5  (3,5) 3/2  (4,5) -2
+ *  sorted: -2 -1 1/2 2/3 1 3/2 2 2 2 5; N = 10, median (1 + 3/2)/2 = 1.25
+ *  residuals y - 1.25 x: 0.75 1.5 -0.75 3 -0.25 -> median 0.75
+ *  S: 8 increasing pairs - 2 decreasing ((2,3), (4,5)) = 6
+ *  Var(S) = 5*4*15/18 = 50/3 (no ties)
+ *  Hamed-Rao: residual ranks 3 4 1 5 2, centred 0 1 -2 2 -1, sum sq 10;
+ *  r1 = (0 - 2 - 4 - 2)/10 = -0.8, r2 = 0.4, r3 = -0.1, r4 = 0; band
+ *  1.96/sqrt(5) = 0.877: none significant, factor 1
+ *  z = (6 - 1)/sqrt(50/3) = sqrt(1.5); p = erfc(sqrt(1.5)/sqrt(2))
+ *  Sen: sigma = sqrt(50/3) = 4.0825; Ru = round((10 + 1.96*4.0825)/2)
+ *  = round(9.0008) = 9 -> 5; Rl = round((10 - 8.0015)/2) - 1 = 0 -> -2
+ * scipy.stats.theilslopes(y, x, method='joint') agrees: (1.25, 0.75, -2, 5).
+ */
+static void test_trend_hand(void **state)
+{
+	(void)state;
+	double x[] = {1, 2, 3, 4, 5}, y[] = {2, 4, 3, 8, 6};
+	static const double sorted[] = {-2, -1, 0.5, 2.0 / 3, 1, 1.5, 2, 2, 2, 5};
+	for (uint64_t k = 0; k < 10; k++)
+		check_exact(stats_kth_pairwise_slope(x, y, 5, k), sorted[k]);
+	assert_int_equal(stats_pair_count(x, 5), 10);
+	check_exact(stats_mann_kendall_s(y, 5), 6.0);
+	check_close(stats_mann_kendall_var(y, 5), 50.0 / 3, 1e-15);
+	check_exact(stats_hamed_rao_factor(x, y, 5, 1.25), 1.0);
+
+	struct trend_result r;
+	assert_int_equal(trend_compute(x, y, 5, &r), 0);
+	assert_int_equal(r.n_raw, 5);
+	assert_int_equal(r.n, 5);
+	assert_false(r.bucketed);
+	assert_int_equal(r.n_pairs, 10);
+	check_exact(r.slope, 1.25);
+	check_exact(r.intercept, 0.75);
+	check_exact(r.ci_low, -2.0);
+	check_exact(r.ci_high, 5.0);
+	check_exact(r.mk_s, 6.0);
+	check_close(r.mk_var_s, 50.0 / 3, 1e-15);
+	check_exact(r.variance_inflation, 1.0);
+	check_close(r.mk_z, sqrt(1.5), 1e-15);
+	/* math.erfc(math.sqrt(1.5)/math.sqrt(2)) = 0.22067136191984688 */
+	check_close(r.p_value, 0.22067136191984688, 1e-14);
+}
+
+/* ------------------------------------------------------------------ */
+/* scipy's theilslopes on a noisy series with ties                     */
+/* ------------------------------------------------------------------ */
+
+/* numpy.random.default_rng(2): x = sort(integers(0, 22, 30)),
+ * y = 3 x + integers(-12, 13, 30); 13 tied x, 9 tied y values. */
+static const double tie_x[30] = {1,  2,  2,  3,  4,  4,  5,  5,  6,  6,
+				 6,  7,  9,  9,  9,  9,  12, 12, 13, 14,
+				 14, 14, 16, 16, 17, 17, 18, 19, 20, 21};
+static const double tie_y[30] = {-4, 9,  17, 21, 21, 17, 12, 12, 6,  10,
+				 14, 17, 29, 27, 32, 37, 45, 43, 51, 37,
+				 52, 53, 41, 47, 53, 56, 59, 47, 59, 53};
+
+static void test_trend_scipy_ties(void **state)
+{
+	(void)state;
+	struct trend_result r;
+	assert_int_equal(trend_compute(tie_x, tie_y, 30, &r), 0);
+	/* the reference's Hamed-Rao factor is 1 here, so the interval is
+	 * scipy's own: scipy.stats.theilslopes(y, x, 0.95, method='joint')
+	 * -> 2.8461538461538463 3.3461538461538454 2.3157894736842106 3.4 */
+	check_exact(r.variance_inflation, 1.0);
+	check_exact(r.slope, 2.8461538461538463);
+	check_exact(r.intercept, 3.3461538461538454);
+	check_exact(r.ci_low, 2.3157894736842106);
+	check_exact(r.ci_high, 3.4);
+	assert_int_equal(r.n_pairs, 417); /* reference n_pairs */
+	/* S over pairs with x_i < x_j and Kendall's variance with ties in
+	 * both: reference S = 311, var = 3107.7904761904765, equal to what
+	 * scipy.stats.kendalltau's p (2.422956286527539e-08) implies */
+	check_exact(r.mk_s, 311.0);
+	check_close(r.mk_var_s, 3107.7904761904765, 1e-14);
+	check_close(r.mk_z, 5.560781467241723, 1e-13);
+	check_close(r.p_value, 2.6856932383866423e-08, 1e-12);
+	check_close(erfc(fabs(r.mk_s) / sqrt(r.mk_var_s) / sqrt(2.0)),
+		    2.422956286527539e-08, 1e-12);
+	/* the brute force S with x ties excluded */
+	double s = 0;
+	for (size_t i = 0; i < 30; i++)
+		for (size_t j = i + 1; j < 30; j++)
+			if (tie_x[i] < tie_x[j])
+				s += (tie_y[j] > tie_y[i]) - (tie_y[j] < tie_y[i]);
+	check_exact(r.mk_s, s);
+}
+
+/* ------------------------------------------------------------------ */
+/* Hamed-Rao on autocorrelated series                                  */
+/* ------------------------------------------------------------------ */
+
+static void test_hamed_rao_ar1(void **state)
+{
+	(void)state;
+	/* recorded from REFERENCE: trend(*lcg_series(200, seed, phi, tr, 3.0)) */
+	static const struct {
+		uint64_t seed;
+		double phi, tr;
+		double slope, intercept, ci_low, ci_high, s, var, f, z, p;
+	} cases[] = {
+		/* AR(1) phi 0.8 with a trend of 0.5/step. Uncorrected z would
+		 * be 19.25; scipy's (uncorrected) interval is
+		 * [0.48332697035230837, 0.5046514641915367] */
+		{1, 0.8, 0.5, 0.49397516507630096, 1001.5540129092313,
+		 0.47064361080777645, 0.5176001706275979, 18218, 895500,
+		 4.6272568882381035, 8.949159693641324, 3.581986392545698e-19},
+		/* AR(1) phi 0.8, no trend: uncorrected p would be 1.4e-5;
+		 * scipy's interval [0.014699658933762995, 0.039199552934814565] */
+		{7, 0.8, 0.0, 0.02660296780743393, 996.5752046380828,
+		 0.009632618408340227, 0.04396775099180481, 4100, 895500,
+		 2.0627904726512636, 3.0159043576708346, 0.0025621406265487773},
+		/* phi -0.6: unclamped factor 0.1115, clamped to 1, so the
+		 * interval is scipy's exactly */
+		{42, -0.6, 0.05, 0.05063895662977622, 1000.046507879706,
+		 0.041657494035175976, 0.06029696840375119, 8538, 895500, 1.0,
+		 9.021369815305228, 1.857518892517419e-19},
+	};
+	double x[200], y[200];
+	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
+		lcg_series(200, cases[c].seed, cases[c].phi, cases[c].tr, 3.0, x, y);
+		struct trend_result r;
+		assert_int_equal(trend_compute(x, y, 200, &r), 0);
+		check_exact(r.slope, cases[c].slope);
+		check_close(r.intercept, cases[c].intercept, 1e-13);
+		check_exact(r.mk_s, cases[c].s);
+		check_exact(r.mk_var_s, cases[c].var);
+		check_close(r.variance_inflation, cases[c].f, 1e-9);
+		check_close(r.mk_z, cases[c].z, 1e-9);
+		check_close(r.p_value, cases[c].p, 1e-8);
+		check_exact(r.ci_low, cases[c].ci_low);
+		check_exact(r.ci_high, cases[c].ci_high);
+		check_close(stats_hamed_rao_factor(x, y, 200, r.slope), cases[c].f, 1e-9);
+		assert_true(r.variance_inflation >= 1);
+	}
+	/* zero-variance residuals: factor 1 */
+	for (size_t i = 0; i < 200; i++)
+		y[i] = 5 + 0.25 * x[i];
+	check_exact(stats_hamed_rao_factor(x, y, 200, 0.25), 1.0);
+	check_exact(stats_hamed_rao_factor(x, y, 2, 0.25), 1.0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Mann-Kendall S and Var(S)                                           */
+/* ------------------------------------------------------------------ */
+
+static void test_mann_kendall_brute(void **state)
+{
+	(void)state;
+	struct lcg g = {5};
+	size_t n = 3000;
+	double *y = xmalloc(n * sizeof(*y)), *s = xmalloc(n * sizeof(*s));
+	for (int kind = 0; kind < 3; kind++) {
+		for (size_t i = 0; i < n; i++) {
+			if (kind == 0) /* heavy ties, slight trend */
+				y[i] = (double)lcg_below(&g, 40) + (double)(i / 500);
+			else if (kind == 1) /* continuous, decreasing */
+				y[i] = lcg_u01(&g) - 1e-4 * (double)i;
+			else /* constant */
+				y[i] = 7;
+		}
+		check_exact(stats_mann_kendall_s(y, n), brute_s(y, n));
+		/* Var(S) with tie groups counted by hand from a sorted copy */
+		memcpy(s, y, n * sizeof(*s));
+		qsort(s, n, sizeof(*s), cmp_dbl);
+		double ties = 0, dn = (double)n;
+		for (size_t i = 0, j; i < n; i = j) {
+			for (j = i; j < n && s[j] == s[i]; j++)
+				;
+			double t = (double)(j - i);
+			ties += t * (t - 1) * (2 * t + 5);
+		}
+		check_close(stats_mann_kendall_var(y, n),
+			    (dn * (dn - 1) * (2 * dn + 5) - ties) / 18, 1e-15);
+	}
+	check_exact(stats_mann_kendall_var(y, n), 0.0); /* all tied */
+	check_exact(stats_mann_kendall_s(y, 1), 0.0);
+	check_exact(stats_mann_kendall_var(y, 1), 0.0);
+	free(y);
+	free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* slope selection against brute force                                 */
+/* ------------------------------------------------------------------ */
+
+/* Checks ranks spread over the whole range, both ends, and a dense run
+ * around the median against the sorted brute-force slopes, with ==. */
+static void check_selection(const double *x, const double *y, size_t n,
+			    const char *what)
+{
+	uint64_t np;
+	double *s = brute_slopes(x, y, n, &np);
+	assert_int_equal(stats_pair_count(x, n), np);
+	int bad = 0, checked = 0;
+	for (int i = 0; i < 160; i++) {
+		uint64_t k;
+		if (i < 100)
+			k = (uint64_t)((double)np * i / 100.0);
+		else if (i < 140)
+			k = np / 2 - 20 + (uint64_t)(i - 100);
+		else if (i < 150)
+			k = (uint64_t)(i - 140);
+		else
+			k = np - 1 - (uint64_t)(i - 150);
+		double v = stats_kth_pairwise_slope(x, y, n, k);
+		checked++;
+		if (v != s[k]) {
+			if (bad++ < 5)
+				print_error("%s: k=%llu got %.17g want %.17g\n", what,
+					    (unsigned long long)k, v, s[k]);
+		}
+	}
+	free(s);
+	if (bad) {
+		print_error("%s: %d of %d ranks wrong\n", what, bad, checked);
+		fail();
+	}
+}
+
+static void test_selection_vs_brute(void **state)
+{
+	(void)state;
+	struct lcg g = {2024};
+	size_t n = 3000;
+	double *x = xmalloc(n * sizeof(*x)), *y = xmalloc(n * sizeof(*y));
+
+	/* integer x with ~40 % ties, y in 4 KiB pages with ties, a trend */
+	double xv = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (lcg_u01(&g) < 0.6)
+			xv += 1 + (double)lcg_below(&g, 3);
+		x[i] = xv;
+		y[i] = 4096.0 * (double)lcg_below(&g, 50) + 1000.0 * (double)i;
+	}
+	check_selection(x, y, n, "pages with ties");
+
+	/* Unix-time x with fractions (1.7e9 + ...), large y: the case where
+	 * y - t*x in plain doubles would lose the slope's low digits */
+	xv = 1.7e9;
+	for (size_t i = 0; i < n; i++) {
+		if (lcg_u01(&g) < 0.8)
+			xv += lcg_u01(&g) * 3;
+		x[i] = xv;
+		y[i] = 2.5e11 + lcg_u01(&g) * 1e6 + 0.37 * (double)i;
+	}
+	check_selection(x, y, n, "unix time");
+
+	/* decimal GiB readings (not exact in binary), tiny and large steps
+	 * in x: differences of these doubles round */
+	xv = 0;
+	for (size_t i = 0; i < 2000; i++) {
+		xv += lcg_u01(&g) < 0.5 ? 1e-6 : 3;
+		x[i] = xv;
+		y[i] = 230.63 * 1073741824.0 +
+		       (double)lcg_below(&g, 100) * 0.01 * 1073741824.0;
+	}
+	check_selection(x, y, 2000, "decimal GiB");
+
+	/* two levels (a step) and heavy x ties: most slopes exactly 0 */
+	xv = 0;
+	for (size_t i = 0; i < 2500; i++) {
+		if (lcg_u01(&g) < 0.3)
+			xv += 0.5;
+		x[i] = xv;
+		y[i] = lcg_u01(&g) < 0.5 ? 1e9 : 2e9;
+	}
+	check_selection(x, y, 2500, "two levels");
+	free(x);
+	free(y);
+}
+
+/*
+ * x = 0.1 i, y = 0.7 i (n = 300): neither the x nor the y differences are
+ * exact in double, so computed slopes scatter over a few ulps around 7 and
+ * are not monotone in the real quotient. Without the guard around the
+ * final bracket (found by setting it to 0), ranks 9424-9446 and
+ * 40457-40473 came out one ulp off; they are checked here, with every
+ * 450th rank, against the brute force.
+ */
+static void test_selection_guard(void **state)
+{
+	(void)state;
+	size_t n = 300;
+	double x[300], y[300];
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (double)i * 0.1;
+		y[i] = (double)i * 0.7;
+	}
+	uint64_t np;
+	double *s = brute_slopes(x, y, n, &np);
+	int bad = 0;
+	for (uint64_t k = 0; k < np; k++) {
+		bool near = (k >= 9380 && k < 9480) || (k >= 40420 && k < 40500);
+		if (!near && k % 450)
+			continue;
+		double v = stats_kth_pairwise_slope(x, y, n, k);
+		if (v != s[k] && bad++ < 5)
+			print_error("k=%llu got %.17g want %.17g\n", (unsigned long long)k,
+				    v, s[k]);
+	}
+	free(s);
+	assert_int_equal(bad, 0);
+}
+
+/* Many equal slopes: the bracket cannot shrink below one value, which
+ * must neither loop forever nor list every pair. */
+static void test_selection_degenerate(void **state)
+{
+	(void)state;
+	size_t n = 2500;
+	double *x = xmalloc(n * sizeof(*x)), *y = xmalloc(n * sizeof(*y));
+	double t0 = mono_now();
+
+	for (size_t i = 0; i < n; i++) { /* flat: every slope 0 */
+		x[i] = (double)i;
+		y[i] = 5e9;
+	}
+	check_selection(x, y, n, "flat");
+	for (size_t i = 0; i < n; i++) { /* exactly linear, x ties */
+		x[i] = (double)(i / 2);
+		y[i] = 4096.0 * x[i] + 7;
+	}
+	check_selection(x, y, n, "linear 4096");
+	for (size_t i = 0; i < n; i++) { /* slope 7/3, not a double */
+		x[i] = 3.0 * (double)i;
+		y[i] = 7.0 * (double)i;
+	}
+	check_selection(x, y, n, "linear 7/3");
+	/* 0.1 i + 0.3: rounded values, differences not exact, so no
+	 * certificate applies and the near-equal slopes are listed (n kept
+	 * small: ~N/2 pairs per rank) */
+	for (size_t i = 0; i < 1200; i++) {
+		x[i] = (double)i;
+		y[i] = 0.1 * (double)i + 0.3;
+	}
+	check_selection(x, y, 1200, "linear 0.1");
+	for (size_t i = 0; i < n; i++) { /* a flat run, then a step */
+		x[i] = (double)i;
+		y[i] = i < n / 2 ? 1e9 : 1e9 + (double)(i % 2) * 4096;
+	}
+	check_selection(x, y, n, "flat then step");
+	printf("degenerate selections: %.2f s\n", mono_now() - t0);
+
+	/* trend_compute on the same shapes */
+	struct trend_result r;
+	for (size_t i = 0; i < n; i++) {
+		x[i] = 1.7e9 + (double)i;
+		y[i] = 5e9;
+	}
+	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	check_exact(r.slope, 0.0);
+	check_exact(r.ci_low, 0.0);
+	check_exact(r.ci_high, 0.0);
+	check_exact(r.mk_s, 0.0);
+	check_exact(r.p_value, 1.0);
+	check_exact(r.mk_z, 0.0);
+	check_exact(r.variance_inflation, 1.0);
+	for (size_t i = 0; i < n; i++)
+		y[i] = 4096.0 * (double)i + 7;
+	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	check_exact(r.slope, 4096.0);
+	check_exact(r.ci_low, 4096.0);
+	check_exact(r.ci_high, 4096.0);
+	check_exact(r.variance_inflation, 1.0);
+	check_exact(r.mk_s, (double)n * (double)(n - 1) / 2);
+	free(x);
+	free(y);
+}
+
+/* trend_compute on a mid-size series (slope selection path) against an
+ * independent brute force: sorted slopes, scipy's index formulas. */
+static void test_trend_mid_vs_brute(void **state)
+{
+	(void)state;
+	size_t n = 3000;
+	double *x = xmalloc(n * sizeof(*x)), *y = xmalloc(n * sizeof(*y));
+	lcg_series(n, 11, 0.9, 0.02, 5.0, x, y);
+	for (size_t i = 0; i < n; i++) /* quantise: ties in y */
+		y[i] = floor(y[i] * 4) / 4;
+	struct trend_result r;
+	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	uint64_t np;
+	double *s = brute_slopes(x, y, n, &np);
+	assert_int_equal(r.n_pairs, np);
+	check_exact(r.slope, np % 2 ? s[np / 2] : (s[np / 2 - 1] + s[np / 2]) / 2);
+	double *res = xmalloc(n * sizeof(*res));
+	for (size_t i = 0; i < n; i++)
+		res[i] = y[i] - r.slope * x[i];
+	qsort(res, n, sizeof(*res), cmp_dbl);
+	check_exact(r.intercept, n % 2 ? res[n / 2] : (res[n / 2 - 1] + res[n / 2]) / 2);
+	/* scipy 1.10: sigsq = 1/18 (n(n-1)(2n+5) - x ties - y ties), here
+	 * times the factor; x has no ties */
+	double yt = 0, dn = (double)n;
+	memcpy(res, y, n * sizeof(*res));
+	qsort(res, n, sizeof(*res), cmp_dbl);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && res[j] == res[i]; j++)
+			;
+		double t = (double)(j - i);
+		yt += t * (t - 1) * (2 * t + 5);
+	}
+	assert_true(yt > 0);
+	double sigsq = 1.0 / 18.0 * (dn * (dn - 1) * (2 * dn + 5) - yt);
+	sigsq *= r.variance_inflation;
+	double sigma = sqrt(sigsq), z = -1.959963984540054, nt = (double)np;
+	double ru = fmin(rint((nt - z * sigma) / 2), nt - 1);
+	double rl = fmax(rint((nt + z * sigma) / 2) - 1, 0);
+	check_exact(r.ci_low, s[(uint64_t)rl]);
+	check_exact(r.ci_high, s[(uint64_t)ru]);
+	check_exact(r.mk_s, brute_s(y, n));
+	check_close(r.mk_var_s, (dn * (dn - 1) * (2 * dn + 5) - yt) / 18, 1e-15);
+	/* phi = 0.9: strongly autocorrelated, so the interval must widen */
+	assert_true(r.variance_inflation > 2);
+	free(res);
+	free(s);
+	free(x);
+	free(y);
+}
+
+/* ------------------------------------------------------------------ */
+/* bucketing                                                           */
+/* ------------------------------------------------------------------ */
+
+static void test_bucket_medians(void **state)
+{
+	(void)state;
+	/* n = 10 into 3: buckets [0,3) [3,6) [6,10), sizes 3 3 4.
+	 * x medians 1, 4, (7+8)/2; y medians of {5,1,3} {9,7,8} {2,6,4,0}:
+	 * 3, 8, (2+4)/2 */
+	double x[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+	double y[10] = {5, 1, 3, 9, 7, 8, 2, 6, 4, 0};
+	double xo[3], yo[3];
+	assert_int_equal(stats_bucket_medians(x, y, 10, xo, yo, 3), 3);
+	check_exact(xo[0], 1.0);
+	check_exact(xo[1], 4.0);
+	check_exact(xo[2], 7.5);
+	check_exact(yo[0], 3.0);
+	check_exact(yo[1], 8.0);
+	check_exact(yo[2], 3.0);
+	/* n <= max_out: copied */
+	double xc[10], yc[10];
+	assert_int_equal(stats_bucket_medians(x, y, 10, xc, yc, 10), 10);
+	assert_memory_equal(xc, x, sizeof(x));
+	assert_memory_equal(yc, y, sizeof(y));
+	assert_int_equal(stats_bucket_medians(x, y, 0, xc, yc, 10), 0);
+
+	/* n = 1,000,003 into 65536: 15 or 16 points each (16963 of 16);
+	 * with y = x = i a bucket's medians are the middle of its run */
+	size_t n = 1000003, nb = STATS_BUCKETS_MAX;
+	double *bx = xmalloc(n * sizeof(*bx)), *by = xmalloc(n * sizeof(*by));
+	double *ox = xmalloc(nb * sizeof(*ox)), *oy = xmalloc(nb * sizeof(*oy));
+	for (size_t i = 0; i < n; i++)
+		bx[i] = by[i] = (double)i;
+	for (size_t i = 0; i < n; i += 2) /* disorder y inside buckets */
+		if (i + 1 < n && (i / 16) % 2) {
+			double t = by[i];
+			by[i] = by[i + 1];
+			by[i + 1] = t;
+		}
+	assert_int_equal(stats_bucket_medians(bx, by, n, ox, oy, nb), nb);
+	size_t sixteen = 0;
+	for (size_t b = 0; b < nb; b++) {
+		uint64_t start = (uint64_t)b * n / nb, end = (uint64_t)(b + 1) * n / nb;
+		uint64_t len = end - start;
+		assert_true(len == 15 || len == 16);
+		sixteen += len == 16;
+		double mid = len % 2 ? (double)(start + len / 2)
+				     : ((double)(start + len / 2 - 1) + (double)(start + len / 2)) / 2;
+		if (ox[b] != mid || oy[b] != mid) {
+			print_error("bucket %zu: %g %g, want %g\n", b, ox[b], oy[b], mid);
+			fail();
+		}
+	}
+	assert_int_equal(sixteen, n % nb);
+	free(bx);
+	free(by);
+	free(ox);
+	free(oy);
+}
+
+/* ------------------------------------------------------------------ */
+/* resolution                                                          */
+/* ------------------------------------------------------------------ */
+
+static void test_resolution(void **state)
+{
+	(void)state;
+	/* /proc-like: pages; steps 8192 and 12288, GCD 4096 */
+	double pages[] = {4096 * 1000.0, 4096 * 1002.0, 4096 * 1005.0, 4096 * 1005.0,
+			  4096 * 1003.0};
+	check_exact(stats_resolution(pages, 5, 0), 4096.0);
+	/* whole GB with steps 2 GB and 3 GB: 1e9, with or without the hint */
+	double gb[] = {21e9, 23e9, 26e9, 26e9, 24e9};
+	check_exact(stats_resolution(gb, 5, 0), 1e9);
+	check_exact(stats_resolution(gb, 5, 1e9), 1e9);
+	/* three equal readings, hint 1e9 -> 1e9 */
+	double eq[] = {5e9, 5e9, 5e9};
+	check_exact(stats_resolution(eq, 3, 1e9), 1e9);
+	/* no hint, no steps -> 1 byte; one point -> 1 */
+	check_exact(stats_resolution(eq, 3, 0), 1.0);
+	check_exact(stats_resolution(eq, 1, 0), 1.0);
+	/* steps smaller than the hint: the hint stands */
+	double fine[] = {1000, 1001, 1003};
+	check_exact(stats_resolution(fine, 3, 0), 1.0);
+	check_exact(stats_resolution(fine, 3, 4096), 4096.0);
+	/* 0.01 GiB text: steps 0.05 and 0.03 GiB (rounded through decimal
+	 * text) -> GCD 1 quantum */
+	double q = 0.01 * 1073741824.0;
+	double gib[] = {230.63 * 1073741824.0, 230.68 * 1073741824.0,
+			230.71 * 1073741824.0};
+	check_close(stats_resolution(gib, 3, q), q, 1e-15);
+	/* bytes with a common 1 MB step, hint 0: GCD of 3 MB and 5 MB */
+	double mb[] = {100e6, 103e6, 108e6};
+	check_exact(stats_resolution(mb, 3, 0), 1e6);
+}
+
+/* ------------------------------------------------------------------ */
+/* contract edges                                                      */
+/* ------------------------------------------------------------------ */
+
+static void test_trend_invalid(void **state)
+{
+	(void)state;
+	struct trend_result r;
+	double x[] = {3, 3, 3}, y[] = {1, 2, 3};
+	memset(&r, 0x55, sizeof(r));
+	assert_int_equal(trend_compute(x, y, 3, &r), -1); /* one distinct x */
+	assert_true(isnan(r.slope));
+	assert_int_equal(r.n, 0);
+	assert_int_equal(r.n_pairs, 0);
+	check_exact(r.ci_low, 0.0);
+	check_exact(r.p_value, 0.0);
+	assert_int_equal(trend_compute(x, y, 1, &r), -1);
+	assert_true(isnan(r.slope));
+	assert_int_equal(trend_compute(x, y, 0, &r), -1);
+	/* two points: one slope */
+	double x2[] = {0, 10}, y2[] = {100, 150};
+	assert_int_equal(trend_compute(x2, y2, 2, &r), 0);
+	check_exact(r.slope, 5.0);
+	check_exact(r.intercept, 100.0); /* residuals 100 - 0, 150 - 50 */
+	check_exact(r.ci_low, 5.0);
+	check_exact(r.ci_high, 5.0);
+	check_exact(r.mk_s, 1.0);
+	check_exact(r.mk_var_s, 1.0); /* 2*1*9/18 */
+	check_exact(r.mk_z, 0.0);     /* (1 - 1)/1 */
+	check_exact(r.p_value, 1.0);
+	assert_int_equal(r.n_pairs, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* large series and timing                                             */
+/* ------------------------------------------------------------------ */
+
+/* linear trend (100 B per 5 s step) plus deterministic noise in pages */
+static void make_large(size_t n, double *x, double *y)
+{
+	struct lcg g = {77};
+	for (size_t i = 0; i < n; i++) {
+		x[i] = 1.7e9 + 5.0 * (double)i;
+		y[i] = 1e9 + 100.0 * (double)i + 4096.0 * (double)lcg_below(&g, 256);
+	}
+}
+
+static void test_perf_65536_exact(void **state)
+{
+	(void)state;
+	size_t n = STATS_EXACT_MAX;
+	double *x = xmalloc(n * sizeof(*x)), *y = xmalloc(n * sizeof(*y));
+	make_large(n, x, y);
+	struct trend_result r;
+	double t0 = mono_now();
+	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	double dt = mono_now() - t0;
+	printf("trend_compute n=%zu (exact): %.3f s, slope %.6f [%.6f, %.6f] f=%.3f\n",
+	       n, dt, r.slope, r.ci_low, r.ci_high, r.variance_inflation);
+	assert_false(r.bucketed);
+	assert_int_equal(r.n, n);
+	assert_int_equal(r.n_pairs, (uint64_t)n * (n - 1) / 2);
+	assert_true(r.ci_low <= 20.0 && 20.0 <= r.ci_high); /* true slope 20/s */
+	/* 1 in 256 pairs has no page change and slope exactly 20, a
+	 * cluster that holds the upper bound: ci_high == 20 is right */
+	assert_true(r.ci_low <= r.slope && r.slope <= r.ci_high);
+	assert_true(r.ci_low < r.ci_high);
+	assert_true(r.p_value < 1e-100);
+	/* the median against selection of the same ranks one at a time */
+	uint64_t np = r.n_pairs;
+	double lo = stats_kth_pairwise_slope(x, y, n, np / 2 - 1);
+	double hi = stats_kth_pairwise_slope(x, y, n, np / 2);
+	check_exact(r.slope, (lo + hi) / 2);
+	/* requirement: < 1 s at -O2; sanitizer builds get slack */
+	assert_true(dt < 3.0);
+	free(x);
+	free(y);
+}
+
+static void test_perf_10m_bucketed(void **state)
+{
+	(void)state;
+	size_t n = 10 * 1000 * 1000;
+	double *x = xmalloc(n * sizeof(*x)), *y = xmalloc(n * sizeof(*y));
+	make_large(n, x, y);
+	struct trend_result r;
+	double t0 = mono_now();
+	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	double dt = mono_now() - t0;
+	printf("trend_compute n=%zu (bucketed to %zu): %.3f s, slope %.6f [%.6f, %.6f] f=%.3f\n",
+	       n, r.n, dt, r.slope, r.ci_low, r.ci_high, r.variance_inflation);
+	assert_true(r.bucketed);
+	assert_int_equal(r.n_raw, n);
+	assert_int_equal(r.n, STATS_BUCKETS_MAX);
+	assert_true(fabs(r.slope - 20.0) < 0.01);
+	assert_true(r.ci_low <= 20.0 && 20.0 <= r.ci_high);
+	/* requirement: < 2 s at -O2 on 2 cores; generous for sanitizers */
+	assert_true(dt < 6.0);
+
+	/* a collinear series whose slope is not a double, bucketed */
+	for (size_t i = 0; i < n; i++) {
+		x[i] = 3.0 * (double)i;
+		y[i] = 7.0 * (double)i;
+	}
+	t0 = mono_now();
+	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	printf("collinear 7/3, n=%zu: %.3f s\n", n, mono_now() - t0);
+	check_exact(r.slope, 7.0 / 3.0);
+	check_exact(r.ci_low, 7.0 / 3.0);
+	check_exact(r.ci_high, 7.0 / 3.0);
+	free(x);
+	free(y);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_norm),
+		cmocka_unit_test(test_median),
+		cmocka_unit_test(test_pair_count),
+		cmocka_unit_test(test_trend_hand),
+		cmocka_unit_test(test_trend_scipy_ties),
+		cmocka_unit_test(test_hamed_rao_ar1),
+		cmocka_unit_test(test_mann_kendall_brute),
+		cmocka_unit_test(test_selection_vs_brute),
+		cmocka_unit_test(test_selection_guard),
+		cmocka_unit_test(test_selection_degenerate),
+		cmocka_unit_test(test_trend_mid_vs_brute),
+		cmocka_unit_test(test_bucket_medians),
+		cmocka_unit_test(test_resolution),
+		cmocka_unit_test(test_trend_invalid),
+		cmocka_unit_test(test_perf_65536_exact),
+		cmocka_unit_test(test_perf_10m_bucketed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
