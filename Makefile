@@ -28,6 +28,7 @@ test: all $(SAN)/build.ninja
 	ninja -C $(SAN)
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
 	meson test -C $(SAN) --print-errorlogs --num-processes 2
+	@./scripts/test-summary.sh $(BUILD) $(SAN)
 
 bench: all
 	./bench/run.sh
