@@ -258,22 +258,40 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	f->analysed_samples = counts[inc];
 	free(counts);
 
-	/* The analysed incarnation's points, time relative to its start so
-	 * slopes keep full precision. */
-	size_t n = f->analysed_samples, k = 0;
-	double *x = xmalloc((n ? n : 1) * sizeof(double));
-	double *y = xmalloc((n ? n : 1) * sizeof(double));
-	for (size_t i = 0; i < s->n; i++) {
-		if (isnan(s->footprint[i]) || (s->n_incs && s->inc[i] != inc))
-			continue;
-		if (k == 0)
-			f->an_start = s->t[i];
-		f->an_end = s->t[i];
-		x[k] = s->t[i] - f->an_start;
-		y[k] = s->footprint[i];
-		k++;
+	/* The analysed incarnation's points. Incarnations never interleave,
+	 * so they are one contiguous run of the series; without missing
+	 * footprints the statistics read the series in place (no copy of
+	 * 10^7 points). Times stay absolute: stats.c keeps full precision
+	 * with Unix-time x. */
+	size_t lo = 0, hi = s->n;
+	if (s->n_incs) {
+		while (lo < s->n && s->inc[lo] != inc)
+			lo++;
+		hi = lo;
+		while (hi < s->n && s->inc[hi] == inc)
+			hi++;
 	}
-	assert(k == n);
+	size_t n = f->analysed_samples;
+	const double *x = s->t + lo, *y = s->footprint + lo;
+	double *xbuf = NULL, *ybuf = NULL;
+	if (n != hi - lo) {
+		xbuf = xmalloc((n ? n : 1) * sizeof(double));
+		ybuf = xmalloc((n ? n : 1) * sizeof(double));
+		size_t k = 0;
+		for (size_t i = lo; i < hi; i++)
+			if (!isnan(s->footprint[i])) {
+				xbuf[k] = s->t[i];
+				ybuf[k] = s->footprint[i];
+				k++;
+			}
+		assert(k == n);
+		x = xbuf;
+		y = ybuf;
+	}
+	if (n) {
+		f->an_start = x[0];
+		f->an_end = x[n - 1];
+	}
 	f->an_span_s = n ? f->an_end - f->an_start : 0;
 
 	if (o && isfinite(o->resolution) && o->resolution > 0) {
@@ -320,12 +338,10 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 			     &f->plateau);
 		/* A plateau does not run out: exhaustion only for growth
 		 * that has not flattened. */
-		if (f->plateau.found)
-			f->plateau.since += f->an_start;
-		else
+		if (!f->plateau.found)
 			exhaustion_find(s, o, f);
 	}
-	free(x);
-	free(y);
+	free(xbuf);
+	free(ybuf);
 	verdict_decide(f);
 }

@@ -69,25 +69,31 @@ static void grow_optional(double **a, size_t old_cap, size_t cap)
 		(*a)[i] = NAN;
 }
 
+void series_reserve(struct series *s, size_t cap)
+{
+	if (cap <= s->cap)
+		return;
+	size_t old = s->cap;
+	s->t = xrealloc(s->t, cap * sizeof(double));
+	s->footprint = xrealloc(s->footprint, cap * sizeof(double));
+	s->inc = xrealloc(s->inc, cap * sizeof(uint32_t));
+	for (int c = 0; c < COMP_COUNT; c++)
+		grow_optional(&s->comp[c], old, cap);
+	grow_optional(&s->requests, old, cap);
+	grow_optional(&s->connections, old, cap);
+	grow_optional(&s->pressure, old, cap);
+	for (size_t g = 0; g < s->n_gauges; g++)
+		grow_optional(&s->gauges[g].v, old, cap);
+	s->cap = cap;
+}
+
 size_t series_append(struct series *s, double t, double footprint,
 		     uint32_t inc)
 {
 	assert(inc < s->n_incs || s->n_incs == 0);
 	assert(s->n == 0 || t >= s->t[s->n - 1]);
-	if (s->n == s->cap) {
-		size_t old = s->cap, cap = old ? old * 2 : 256;
-		s->t = xrealloc(s->t, cap * sizeof(double));
-		s->footprint = xrealloc(s->footprint, cap * sizeof(double));
-		s->inc = xrealloc(s->inc, cap * sizeof(uint32_t));
-		for (int c = 0; c < COMP_COUNT; c++)
-			grow_optional(&s->comp[c], old, cap);
-		grow_optional(&s->requests, old, cap);
-		grow_optional(&s->connections, old, cap);
-		grow_optional(&s->pressure, old, cap);
-		for (size_t g = 0; g < s->n_gauges; g++)
-			grow_optional(&s->gauges[g].v, old, cap);
-		s->cap = cap;
-	}
+	if (s->n == s->cap)
+		series_reserve(s, s->cap ? s->cap * 2 : 256);
 	s->t[s->n] = t;
 	s->footprint[s->n] = footprint;
 	s->inc[s->n] = inc;

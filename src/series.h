@@ -74,6 +74,9 @@ void series_release(struct series *s);
  * series_set_*(). Returns the index of the new point. */
 size_t series_append(struct series *s, double t, double footprint,
 		     uint32_t inc);
+/* Make room for cap points (a reader that knows the count avoids the
+ * doubling copies of a large series). */
+void series_reserve(struct series *s, size_t cap);
 /* Set an optional figure at point i (allocating its array, NAN-filled, on
  * first use). */
 void series_set_component(struct series *s, enum series_component c,

@@ -513,7 +513,8 @@ static void test_cgroup_table(void **state)
 static void write_file(const char *dir, const char *name, const char *data)
 {
 	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int len_path = snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_true(len_path > 0 && (size_t)len_path < sizeof(path));
 	/* O_TRUNC on the same inode: a handle's kept fd sees the new text */
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_true(fd >= 0);
