@@ -134,7 +134,7 @@ static void slope_add(struct slope_buf *b, double t, double y)
 	b->n++;
 }
 
-static size_t cgroup_for(struct recorder *rec, pid_t pid, double t)
+static size_t cgroup_for(struct recorder *rec, pid_t pid)
 {
 	struct probe_cgroup *cg;
 	if (probe_cgroup_open(rec->probe, pid, &cg) || !cg)
@@ -153,7 +153,6 @@ static size_t cgroup_for(struct recorder *rec, pid_t pid, double t)
 	xgrow((void **)&rec->cgroups, &rec->cap_cgroups, rec->n_cgroups + 1,
 	      sizeof(*rec->cgroups));
 	rec->cgroups[rec->n_cgroups] = (struct cgroup_watch){cg, id};
-	(void)t;
 	return rec->n_cgroups++;
 }
 
@@ -166,7 +165,7 @@ static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 	if (rc != PROBE_OK)
 		return rc;
 	w->target_id = target_id;
-	w->cgroup = cgroup_for(rec, pid, t);
+	w->cgroup = cgroup_for(rec, pid);
 	w->last_smaps = -INFINITY;
 	w->alive = true;
 	int64_t cg_id = w->cgroup == SIZE_MAX ? 0 :
