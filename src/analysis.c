@@ -320,7 +320,14 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		double half = (f->ci_high_bph - f->ci_low_bph) / 2;
 		double by_res = f->resolution / f->an_span_s * 3600;
 		f->detectable_bph = fmax(by_res, half);
-		if (f->slope_bph != 0)
+		/* The division, for --suspect when given (the slope the
+		 * user asks about), else for the measured slope. */
+		f->concern_is_suspect = o && o->has_suspect &&
+					o->suspect.basis == RATE_PER_HOUR;
+		if (f->concern_is_suspect)
+			f->min_observation_s =
+				f->resolution / o->suspect.bytes * 3600;
+		else if (f->slope_bph != 0)
 			f->min_observation_s =
 				f->resolution / fabs(f->slope_bph) * 3600;
 		if (isfinite(f->concern_bph) && f->concern_bph > 0) {

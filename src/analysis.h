@@ -82,9 +82,11 @@ struct target_findings {
 
 	double concern_bph;        /* slope of concern */
 	char concern_source[96];   /* how it was chosen, human text */
+	bool concern_is_suspect;   /* from --suspect */
 	double concern_limit;      /* the limit it was derived from, or NAN */
 
-	double min_observation_s;  /* resolution / |measured slope|, or NAN */
+	double min_observation_s;  /* resolution / --suspect, else resolution
+				      / |measured slope|; NAN if neither */
 	double needed_span_s;      /* window needed to see the slope of
 				      concern at this resolution and noise */
 

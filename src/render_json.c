@@ -97,8 +97,9 @@ static json_t *target_json(const struct target_findings *f)
 		json_object_set_new(sl, "bucketed",
 				    json_boolean(f->trend.bucketed));
 		json_object_set_new(sl, "incarnation_pid",
-			s->n_incs ? json_integer(s->incs[f->analysed_inc].pid) :
-				    json_null());
+			s->n_incs && s->incs[f->analysed_inc].pid >= 0 ?
+			json_integer(s->incs[f->analysed_inc].pid) :
+			json_null());
 		json_object_set_new(t, "slope", sl);
 	} else {
 		json_object_set_new(t, "slope", json_null());

@@ -158,9 +158,10 @@ static void print_target(FILE *out, const struct target_findings *f,
 	fprintf(out, "  concern     %s (%s)\n",
 		rate(b1, sizeof(b1), f->concern_bph), f->concern_source);
 	if (f->has_trend)
-		fprintf(out, "  min. watch  %s for the measured slope; %s for "
+		fprintf(out, "  min. watch  %s for the %s slope; %s for "
 			"the slope of concern\n",
 			dur_or_na(b1, sizeof(b1), f->min_observation_s),
+			f->concern_is_suspect ? "suspected" : "measured",
 			dur_or_na(b2, sizeof(b2), f->needed_span_s));
 	if (f->plateau.found)
 		fprintf(out, "  plateau     %s since %s%s%s\n",
