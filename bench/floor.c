@@ -1,1 +1,339 @@
-int main(void){return 0;}
+/*
+ * floor.c - the raw floor of one process sample: exactly the reads the
+ * recorder does per tick, with nothing else (no parsing, no SQLite, no
+ * clock reads beyond the sleep), so bench/run.sh can say how close the
+ * recorder comes to it.
+ *
+ *   bench_floor [-m status|smaps|none] [-n ITERS] [-t TIGHT_ITERS] [-i SECONDS] PID
+ *   bench_floor --hold MIB
+ *
+ * Per iteration, through fds opened once before the loop and pread at
+ * offset 0 (as src/probe_linux.c does):
+ *   status mode: /proc/PID/status (into 8 KiB), /proc/meminfo,
+ *                /proc/pressure/memory, and the process's memory cgroup
+ *                files (v1: memory.usage_in_bytes, memory.limit_in_bytes,
+ *                memory.max_usage_in_bytes under /sys/fs/cgroup/memory/PATH
+ *                from the "memory" line of /proc/PID/cgroup, or the mount
+ *                itself when PATH is not there; v2: memory.current, .max,
+ *                .peak), each into 64 bytes;
+ *   smaps mode:  the same plus /proc/PID/smaps_rollup;
+ *   none mode:   no file at all: what the loop and (with -i) the wakeups
+ *                alone cost.
+ * Files that do not exist (PSI hidden, no cgroup) are left out, and said so.
+ *
+ * Two loops, both timed with getrusage(RUSAGE_SELF) (user + system):
+ *   tight: TIGHT_ITERS iterations back to back (default ITERS);
+ *   sleep: ITERS iterations with clock_nanosleep(CLOCK_MONOTONIC,
+ *          TIMER_ABSTIME) to the next deadline in between, at -i SECONDS
+ *          (as the recorder schedules its ticks), so the cost of a wakeup
+ *          is in it as it is in the recorder's. Skipped when -i is 0.
+ * One line per loop on stdout:
+ *   floor mode=status variant=tight iters=N files=F cpu_us=X wall_s=W
+ *
+ * --hold MIB: allocate MIB MiB, touch every 4 KiB page (with
+ * MADV_NOHUGEPAGE: 4 KiB pages, the expensive case for smaps_rollup), print
+ * "ready" and sleep until killed: the large target for the smaps costs.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FILES 16
+
+struct kept {
+	int fd;
+	size_t bufsize;
+	char path[512];
+};
+
+static struct kept files[MAX_FILES];
+static int n_files;
+static char buf[8192];
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: bench_floor [-m status|smaps|none] [-n ITERS] "
+		"[-t TIGHT_ITERS] [-i SECONDS] PID\n"
+		"       bench_floor --hold MIB\n");
+	exit(2);
+}
+
+/* Open and keep path; a missing optional file is reported and skipped. */
+static void keep(const char *path, size_t bufsize, int required)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "bench_floor: %s: %s%s\n", path,
+			strerror(errno), required ? "" : " (left out)");
+		if (required)
+			exit(1);
+		return;
+	}
+	if (n_files == MAX_FILES) {
+		fprintf(stderr, "bench_floor: too many files\n");
+		exit(1);
+	}
+	struct kept *k = &files[n_files++];
+	k->fd = fd;
+	k->bufsize = bufsize;
+	snprintf(k->path, sizeof(k->path), "%s", path);
+}
+
+static int is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int exists(const char *p)
+{
+	return access(p, F_OK) == 0;
+}
+
+/* The memory cgroup of pid, resolved as src/probe_linux.c does. */
+static void keep_cgroup(int pid)
+{
+	char path[512], line[1024];
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "bench_floor: %s: %s (no cgroup files)\n",
+			path, strerror(errno));
+		return;
+	}
+	char v1[512] = "", v2[512] = "";
+	int have_v1 = 0, have_v2 = 0;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *c1 = strchr(line, ':');
+		char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c2 = '\0';
+		const char *ctrls = c1 + 1, *cg = c2 + 1;
+		if (c1 - line == 1 && line[0] == '0' && *ctrls == '\0') {
+			if (!have_v2) {
+				snprintf(v2, sizeof(v2), "%s", cg);
+				have_v2 = 1;
+			}
+			continue;
+		}
+		/* Is "memory" one of the comma-separated controllers? */
+		char tmp[256];
+		snprintf(tmp, sizeof(tmp), "%s", ctrls);
+		for (char *sv, *tok = strtok_r(tmp, ",", &sv); tok;
+		     tok = strtok_r(NULL, ",", &sv))
+			if (strcmp(tok, "memory") == 0 && !have_v1) {
+				snprintf(v1, sizeof(v1), "%s", cg);
+				have_v1 = 1;
+			}
+	}
+	fclose(f);
+
+	char dir[1024];
+	static const char *const v1_files[] = {
+		"memory.usage_in_bytes", "memory.limit_in_bytes",
+		"memory.max_usage_in_bytes",
+	};
+	static const char *const v2_files[] = {
+		"memory.current", "memory.max", "memory.peak",
+	};
+	const char *const *names = NULL;
+	if (have_v1) {
+		snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory%s", v1);
+		if (!is_dir(dir))
+			snprintf(dir, sizeof(dir), "/sys/fs/cgroup/memory");
+		names = v1_files;
+	} else if (have_v2) {
+		static const char *const bases[] = {
+			"/sys/fs/cgroup", "/sys/fs/cgroup/unified",
+		};
+		for (int i = 0; i < 2 && !names; i++) {
+			char probe[1100];
+			snprintf(dir, sizeof(dir), "%s%s", bases[i], v2);
+			snprintf(probe, sizeof(probe), "%s/memory.current",
+				 dir);
+			if (exists(probe))
+				names = v2_files;
+		}
+	}
+	if (!names) {
+		fprintf(stderr, "bench_floor: pid %d has no readable memory "
+			"cgroup (left out)\n", pid);
+		return;
+	}
+	for (int i = 0; i < 3; i++) {
+		char p[1200];
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		keep(p, 64, i == 0);
+	}
+}
+
+static double cpu_now(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One sample's worth of reads. Returns the bytes read (so the compiler
+ * cannot drop anything). */
+static long read_all(void)
+{
+	long total = 0;
+	for (int i = 0; i < n_files; i++) {
+		ssize_t n;
+		do
+			n = pread(files[i].fd, buf, files[i].bufsize - 1, 0);
+		while (n < 0 && errno == EINTR);
+		if (n < 0) {
+			fprintf(stderr, "bench_floor: %s: %s\n", files[i].path,
+				strerror(errno));
+			exit(1);
+		}
+		total += n;
+	}
+	return total;
+}
+
+static void report(const char *mode, const char *variant, long iters,
+		   double interval, double cpu, double wall)
+{
+	printf("floor mode=%s variant=%s iters=%ld files=%d interval_s=%g "
+	       "cpu_us=%.3f wall_s=%.3f\n", mode, variant, iters, n_files,
+	       interval, cpu / (double)iters * 1e6, wall);
+	fflush(stdout);
+}
+
+static int hold(long mib)
+{
+	size_t len = (size_t)mib << 20;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("bench_floor: mmap");
+		return 1;
+	}
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (size_t off = 0; off < len; off += 4096)
+		p[off] = 1;
+	printf("ready\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = "status";
+	long iters = 2000, tight = -1;
+	double interval = 0.01;
+	int pid = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--hold") == 0 && i + 1 < argc)
+			return hold(atol(argv[++i]));
+		else if (strcmp(a, "-m") == 0 && i + 1 < argc)
+			mode = argv[++i];
+		else if (strcmp(a, "-n") == 0 && i + 1 < argc)
+			iters = atol(argv[++i]);
+		else if (strcmp(a, "-t") == 0 && i + 1 < argc)
+			tight = atol(argv[++i]);
+		else if (strcmp(a, "-i") == 0 && i + 1 < argc)
+			interval = atof(argv[++i]);
+		else if (a[0] != '-' && !pid)
+			pid = atoi(a);
+		else
+			usage();
+	}
+	int smaps = strcmp(mode, "smaps") == 0;
+	int none = strcmp(mode, "none") == 0;
+	if (pid <= 0 || iters <= 0 || interval < 0 ||
+	    (!smaps && !none && strcmp(mode, "status")))
+		usage();
+	if (tight < 0)
+		tight = iters;
+
+	char path[256];
+	if (!none) {
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		keep(path, sizeof(buf), 1);
+		keep("/proc/meminfo", sizeof(buf), 1);
+		keep("/proc/pressure/memory", sizeof(buf), 0);
+		keep_cgroup(pid);
+	}
+	if (smaps) {
+		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
+		keep(path, sizeof(buf), 1);
+	}
+	fprintf(stderr, "bench_floor: %d files per iteration:", n_files);
+	for (int i = 0; i < n_files; i++)
+		fprintf(stderr, " %s", files[i].path);
+	fprintf(stderr, "\n");
+
+	volatile long sink = read_all(); /* warm: first reads allocate */
+
+	if (tight > 0) {
+		double c0 = cpu_now(), w0 = mono_now();
+		for (long i = 0; i < tight; i++)
+			sink += read_all();
+		report(mode, "tight", tight, 0, cpu_now() - c0,
+		       mono_now() - w0);
+	}
+	if (interval > 0) {
+		double c0 = cpu_now(), w0 = mono_now();
+		struct timespec next;
+		clock_gettime(CLOCK_MONOTONIC, &next);
+		long step_ns = (long)(interval * 1e9 + 0.5);
+		for (long i = 0; i < iters; i++) {
+			sink += read_all();
+			next.tv_nsec += step_ns;
+			while (next.tv_nsec >= 1000000000L) {
+				next.tv_nsec -= 1000000000L;
+				next.tv_sec++;
+			}
+			/* As the recorder: a missed deadline is skipped, not
+			 * caught up with a burst. */
+			struct timespec now;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > next.tv_sec ||
+			    (now.tv_sec == next.tv_sec &&
+			     now.tv_nsec > next.tv_nsec)) {
+				next = now;
+				next.tv_nsec += step_ns;
+				while (next.tv_nsec >= 1000000000L) {
+					next.tv_nsec -= 1000000000L;
+					next.tv_sec++;
+				}
+			}
+			if (i + 1 < iters)
+				while (clock_nanosleep(CLOCK_MONOTONIC,
+						       TIMER_ABSTIME, &next,
+						       NULL) == EINTR)
+					;
+		}
+		report(mode, "sleep", iters, interval, cpu_now() - c0,
+		       mono_now() - w0);
+	}
+	(void)sink;
+	return 0;
+}

@@ -109,9 +109,11 @@ static int db_error(sqlite3 *db, const char *what, const char *path)
  * rolled the whole transaction back, the batch is over. */
 static int step_reset_as(struct store *st, sqlite3_stmt *s, bool loud)
 {
+	/* No sqlite3_clear_bindings(): every statement binds all of its
+	 * parameters on every use (absent figures as NULL), which saves a
+	 * call per row on the recorder's hot path. */
 	int rc = sqlite3_step(s);
 	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
 	if (rc == SQLITE_DONE || rc == SQLITE_ROW)
 		return 0;
 	snprintf(st->last_error, sizeof(st->last_error), "%s",
@@ -204,7 +206,10 @@ struct store *store_create(const char *path, bool append)
 	}
 	struct store *st = xcalloc(1, sizeof(*st));
 	st->path = xstrdup(path);
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	/* One thread writes through this connection: no per-call mutex
+	 * (about a dozen lock/unlock pairs per row otherwise). */
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+		    SQLITE_OPEN_NOMUTEX;
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
 		db_error(st->db, "cannot create", path);
 		goto fail;
@@ -407,6 +412,9 @@ int store_sample_add(struct store *st, const struct store_sample *x)
 		bind_bytes(s, 11, x->smaps->pss_anon);
 		bind_bytes(s, 12, x->smaps->private_dirty);
 		bind_bytes(s, 13, x->smaps->swap_pss);
+	} else {
+		for (int i = 10; i <= 13; i++)
+			sqlite3_bind_null(s, i);
 	}
 	st->pending++;
 	return step_reset_as(st, s, false);

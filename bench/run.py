@@ -1,0 +1,726 @@
+#!/usr/bin/env python3
+"""bench/run.py - the measuring behind bench/run.sh (start it through run.sh).
+
+Every figure in the final table is measured in this one run. CPU is taken
+from each child's own rusage (os.wait4: user + system), wall time around
+the child, peak RSS from ru_maxrss. See bench/README.md for what each row
+means and how to read it."""
+import json
+import math
+import os
+import re
+import resource
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.environ.get("BENCH_ROOT") or os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.environ.get("BENCH_BUILD") or os.path.join(ROOT, "build")
+PEERS = os.environ.get("BENCH_PEERS") or os.path.join(ROOT, "..", "shared",
+                                                      "peers")
+OUT = os.environ.get("BENCH_OUT") or os.path.join(ROOT, "bench", "out")
+MEMTREND = os.path.join(BUILD, "memtrend")
+FLOOR = os.path.join(BUILD, "bench", "bench_floor")
+SYNTH = os.path.join(BUILD, "bench", "bench_synth")
+TICK = os.path.join(BUILD, "bench", "bench_tick")
+PY = sys.executable or "/usr/bin/python3"
+QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
+
+
+def knob(name, full, quick):
+    v = os.environ.get(name)
+    if v is None:
+        return quick if QUICK else full
+    return type(full)(v)
+
+
+SAMPLES = knob("BENCH_SAMPLES", 2000, 150)          # a: 10 ms rows
+INTERVAL_MS = knob("BENCH_INTERVAL_MS", 10, 10)
+TIGHT = knob("BENCH_TIGHT", 20000, 2000)            # a: tight floor iters
+TIGHT_REPS = knob("BENCH_TIGHT_REPS", 3, 1)         # a: least of
+BIG_MIB = knob("BENCH_BIG_MIB", 1024, 256)          # a: large target
+BIG_SAMPLES = knob("BENCH_BIG_SAMPLES", 300, 30)    # a: smaps on it
+PIDSTAT_N = knob("BENCH_PIDSTAT_SAMPLES", 10, 3)    # a: 1 s rows
+SOAK = knob("BENCH_SOAK_SAMPLES", 100000, 4000)     # b
+SOAK_MS = knob("BENCH_SOAK_INTERVAL_MS", 1, 1)      # b
+SIZES = [int(float(x)) for x in knob(
+    "BENCH_SYNTH_SIZES", "1e6 1e7", "1e5 1e6").split()]  # c
+SCIPY_N = knob("BENCH_SCIPY_N", 10000, 2000)        # d
+REPEAT = knob("BENCH_REPEAT", 2, 1)                 # c, d: best of
+SERIAL = knob("BENCH_SERIAL", 0, 0)                 # a: one at a time
+
+CPU_TARGET = 1.3          # memtrend <= 1.3 x the tight floor
+REPORT_TARGET_S = 3.0     # report on 10^7 samples, end to end
+SLOPE_TOL = 1e-3          # memtrend vs scipy Theil-Sen, relative
+
+started = []              # every process we started, to end on exit
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log("run.py: " + msg)
+    cleanup()
+    sys.exit(1)
+
+
+class Child:
+    """A child whose CPU, wall time and peak RSS we take from wait4."""
+
+    def __init__(self, name, argv):
+        self.name = name
+        self.argv = [str(a) for a in argv]
+        base = os.path.join(OUT, "log", re.sub(r"[^\w.-]", "_", name))
+        self.out_path, self.err_path = base + ".out", base + ".err"
+        self.t0 = time.perf_counter()
+        with open(self.out_path, "w") as o, open(self.err_path, "w") as e:
+            self.p = subprocess.Popen(self.argv, stdout=o, stderr=e,
+                                      stdin=subprocess.DEVNULL)
+        self.pid = self.p.pid
+        started.append(self.p)
+        self.done = False
+
+    def wait(self, ok=(0,)):
+        _, status, ru = os.wait4(self.pid, 0)
+        self.wall = time.perf_counter() - self.t0
+        self.rc = os.waitstatus_to_exitcode(status)
+        self.p.returncode = self.rc  # so Popen never waits for it again
+        self.cpu = ru.ru_utime + ru.ru_stime
+        self.user, self.sys = ru.ru_utime, ru.ru_stime
+        self.maxrss = ru.ru_maxrss * 1024
+        self.done = True
+        with open(self.out_path) as f:
+            self.out = f.read()
+        with open(self.err_path) as f:
+            self.err = f.read()
+        if ok is not None and self.rc not in ok:
+            die("%s failed (exit %s): %s\n%s" % (
+                self.name, self.rc, " ".join(self.argv), self.err[-2000:]))
+        return self
+
+
+def run(name, argv, ok=(0,)):
+    return Child(name, argv).wait(ok)
+
+
+def cleanup():
+    for p in started:
+        if p.returncode is None:
+            try:
+                p.kill()
+                p.wait()
+            except OSError:
+                pass
+
+
+def rm(path):
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(path + suffix)
+        except FileNotFoundError:
+            pass
+
+
+def db_query(path, sql):
+    # Read-write, though it only reads: the last connection to close a WAL
+    # database removes its -wal and -shm files, a read-only one cannot.
+    con = sqlite3.connect(path)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def kv(text, key):
+    m = re.search(r"\b%s=([-+0-9.eE]+|inf|nan)" % re.escape(key), text)
+    return float(m.group(1)) if m else float("nan")
+
+
+# ---- formatting ----------------------------------------------------------
+
+def us(v):
+    return "—" if v is None or not math.isfinite(v) else (
+        "%.1f µs" % v if v < 1000 else "%.2f ms" % (v / 1000))
+
+
+def mib(v):
+    return "—" if v is None or not math.isfinite(v) else "%.1f MiB" % (
+        v / 1048576)
+
+
+def secs(v):
+    return "—" if v is None or not math.isfinite(v) else (
+        "%.3f s" % v if v < 10 else "%.1f s" % v)
+
+
+def ratio(a, b):
+    if a is None or b is None or not (b > 0) or not math.isfinite(a):
+        return float("nan")
+    return a / b
+
+
+def rx(v):
+    return "—" if not math.isfinite(v) else (
+        "%.2f×" % v if v >= 0.1 else "%.4f×" % v)
+
+
+rows = []      # (measure, memtrend, peer, ratio, target, result)
+details = []   # free-form lines printed under the table
+
+
+def row(measure, memtrend, peer, r, target="info", result=None):
+    if result is None:
+        result = "—"
+    rows.append((measure, memtrend, peer, rx(r) if isinstance(
+        r, float) else r, target, result))
+
+
+def detail(line):
+    details.append(line)
+    log("  " + line)
+
+
+def passmiss(ok):
+    return "PASS" if ok else "MISS"
+
+
+# ---- a: recorder CPU per process-sample --------------------------------
+
+def record_argv(db, pid, interval, duration, smaps=False, extra=()):
+    argv = [MEMTREND, "record", "-q", "-o", db, "-p", pid,
+            "-i", interval, "-d", duration]
+    if smaps:
+        argv += ["--smaps", "--smaps-interval", smaps]
+    return argv + list(extra)
+
+
+def samples_in(db):
+    n, n_smaps = db_query(db, "SELECT count(*), count(pss) FROM sample")[0]
+    return n, n_smaps
+
+
+def start_recorder(tag, pid, interval_s, n, smaps):
+    db = os.path.join(OUT, "a-%s.db" % tag)
+    rm(db)
+    # --smaps-interval below the interval: smaps_rollup at every tick
+    # (an interval equal to it would skip ticks that wake a hair early).
+    sm = "%gms" % (interval_s * 500) if smaps else False
+    c = Child("memtrend-" + tag, record_argv(
+        db, pid, "%gms" % (interval_s * 1000),
+        "%gms" % (interval_s * 1000 * n), sm))
+    c.db = db
+    return c
+
+
+def finish_recorder(c, short):
+    """Per-sample CPU of a finished recorder: whole process, and steady
+    state (its startup and shutdown, measured by a 2-sample run, taken
+    out)."""
+    c.wait()
+    c.samples, c.smaps_samples = samples_in(c.db)
+    c.per_sample = c.cpu / c.samples * 1e6
+    if short is not None and c.samples > short.samples:
+        c.steady = (c.cpu - short.cpu) / (c.samples - short.samples) * 1e6
+    else:
+        c.steady = float("nan")
+    return c
+
+
+def short_recorder(tag, pid, smaps):
+    """A 2-sample recording: what startup + shutdown cost."""
+    db = os.path.join(OUT, "a-%s-short.db" % tag)
+    rm(db)
+    c = run("memtrend-%s-short" % tag, record_argv(
+        db, pid, "10ms", "10ms", "5ms" if smaps else False))
+    c.samples, _ = samples_in(db)
+    return c
+
+
+def tight_pair(tag, mode, pid, iters, tick_db):
+    """The tight floor and bench_tick's tight loop, alternated TIGHT_REPS
+    times; the least CPU per iteration of each (noise only adds)."""
+    fl, tk = [], []
+    for i in range(TIGHT_REPS):
+        fl.append(kv(run("floor-%s-tight-%d" % (tag, i), [
+            FLOOR, "-m", mode, "-n", iters, "-t", iters, "-i", 0,
+            pid]).out, "cpu_us"))
+        tk.append(kv(run("tick-%s-tight-%d" % (tag, i), [
+            TICK, "-m", mode, "-n", iters, "-t", iters, "-i", 0,
+            "-o", tick_db, pid]).out, "cpu_us"))
+    return min(fl), min(tk), fl, tk
+
+
+def cpu_rows(tag, label, mode, pid, n, peer_argv, peer_label, tight_n,
+             concurrent=True, wakeup=False):
+    """One mode on one target. Alone: the tight floor and memtrend's tick
+    work in a tight loop (bench_tick). Then side by side (one after the
+    other unless concurrent): the recorder, the sleeping floor, the
+    sleeping tick loop and the psutil peer; with wakeup, also a floor that
+    reads nothing (the wakeups alone)."""
+    log("a) %s: %d samples at %d ms" % (label, n, INTERVAL_MS))
+    smaps = mode == "smaps"
+    iv = INTERVAL_MS / 1000.0
+    tick_db = os.path.join(OUT, "a-%s-tick.db" % tag)
+    tight, tick_tight, fl_all, tk_all = tight_pair(tag, mode, pid, tight_n,
+                                                   tick_db)
+    short = short_recorder(tag, pid, smaps)
+    starts = [
+        lambda: start_recorder(tag, pid, iv, n, smaps),
+        lambda: Child("floor-%s-sleep" % tag, [
+            FLOOR, "-m", mode, "-n", n, "-t", 0, "-i", iv, pid]),
+        lambda: Child("psutil-%s" % tag, [PY, os.path.join(
+            PEERS, "psutil_sampler.py"), pid, "--interval", iv,
+            "--count", n] + peer_argv),
+        lambda: Child("tick-%s-sleep" % tag, [
+            TICK, "-m", mode, "-n", n, "-t", 0, "-i", iv, "-o", tick_db,
+            pid]),
+    ]
+    if wakeup:
+        starts.append(lambda: Child("floor-wakeup", [
+            FLOOR, "-m", "none", "-n", n, "-t", 0, "-i", iv, pid]))
+    if concurrent:
+        # Started a fraction of the interval apart, so that their wakeups
+        # (absolute deadlines from their own start) do not coincide.
+        procs = []
+        for f in starts:
+            procs.append(f())
+            time.sleep(iv / len(starts))
+        rec, fl, ps, tk, *wk = procs
+        finish_recorder(rec, short)
+        for c in [fl, ps, tk] + wk:
+            c.wait()
+    else:
+        rec = finish_recorder(starts[0](), short)
+        fl, ps, tk, *wk = [f().wait() for f in starts[1:]]
+    sleep_us = kv(fl.out, "cpu_us")
+    tick_sleep = kv(tk.out, "cpu_us")
+    ps_us = kv(ps.out, "us_per_sample")
+    ps_n = kv(ps.out, "samples")
+    ps_whole = ps.cpu / ps_n * 1e6 if ps_n > 0 else float("nan")
+    detail("%s: memtrend %d samples (%d with smaps_rollup) in %.1f s: "
+           "CPU %.3f s = %s/sample whole process, %s/sample steady "
+           "(2-sample run: %.1f ms CPU)" % (
+               label, rec.samples, rec.smaps_samples, rec.wall, rec.cpu,
+               us(rec.per_sample), us(rec.steady), short.cpu * 1e3))
+    detail("%s: tight, least of %d alternated runs of %d iterations: floor "
+           "%s (runs, µs: %s), memtrend's tick work %s (runs, µs: %s)" % (
+               label, TIGHT_REPS, tight_n, us(tight),
+               ", ".join("%.1f" % v for v in fl_all), us(tick_tight),
+               ", ".join("%.1f" % v for v in tk_all)))
+    wake = (", nothing but the wakeups %s" % us(kv(wk[0].out, "cpu_us"))
+            if wk else "")
+    detail("%s: sleeping %d ms: floor %s, tick work %s%s; psutil %s %s/sample "
+           "in its loop, %s/sample whole process (interpreter start "
+           "included)" % (label, INTERVAL_MS, us(sleep_us), us(tick_sleep),
+                          wake, peer_label, us(ps_us), us(ps_whole)))
+    if smaps and rec.smaps_samples < rec.samples:
+        detail("%s: note: only %d of %d samples read smaps_rollup" % (
+            label, rec.smaps_samples, rec.samples))
+    r = ratio(rec.steady, tight)
+    row("%s recorder vs floor, tight" % label, us(rec.steady), us(tight),
+        r, "≤ %.1f×" % CPU_TARGET, passmiss(r <= CPU_TARGET))
+    r = ratio(tick_tight, tight)
+    row("%s tick work only vs floor, tight" % label,
+        us(tick_tight), us(tight), r, "≤ %.1f×" % CPU_TARGET,
+        passmiss(r <= CPU_TARGET))
+    row("%s recorder vs floor, sleeping %d ms" % (label, INTERVAL_MS),
+        us(rec.steady), us(sleep_us), ratio(rec.steady, sleep_us))
+    row("%s recorder vs psutil %s" % (label, peer_label),
+        us(rec.steady), us(ps_us), ratio(rec.steady, ps_us))
+    row("%s recorder, whole process, vs psutil" % label,
+        us(rec.per_sample), us(ps_whole), ratio(rec.per_sample, ps_whole))
+    return rec
+
+
+def pidstat_rows(pid):
+    if not shutil.which("pidstat"):
+        row("status@1s recorder vs pidstat -r", "—", "not installed",
+            "—", "info", "skipped")
+        detail("pidstat not found (Debian package sysstat): row skipped")
+        return
+    log("a) pidstat -r vs memtrend at 1 s, %d samples each" % PIDSTAT_N)
+    db = os.path.join(OUT, "a-pidstat-memtrend.db")
+    rm(db)
+    rec = Child("memtrend-1s", record_argv(db, pid, "1s",
+                                           "%ds" % PIDSTAT_N))
+    ps = Child("pidstat", ["pidstat", "-r", "-p", pid, "1", PIDSTAT_N])
+    rec.wait()
+    ps.wait()
+    n, _ = samples_in(db)
+    m = rec.cpu / n * 1e6
+    p = ps.cpu / PIDSTAT_N * 1e6
+    detail("1 s rows: memtrend %d samples, CPU %.1f ms; pidstat -r %d "
+           "reports, CPU %.1f ms (both whole process, startup included: "
+           "pidstat cannot sample faster than 1 s)" % (
+               n, rec.cpu * 1e3, PIDSTAT_N, ps.cpu * 1e3))
+    row("status@1s recorder vs pidstat -r (%d samples, whole process)"
+        % PIDSTAT_N, us(m), us(p), ratio(m, p))
+
+
+# ---- b: the recorder's own RSS -----------------------------------------
+
+def soak_start(pid):
+    db = os.path.join(OUT, "b-soak.db")
+    watch = os.path.join(OUT, "b-soak-watch.db")
+    rm(db)
+    rm(watch)
+    dur_ms = SOAK * SOAK_MS
+    log("b) recorder RSS: %d samples at %d ms (%.0f s), watched every 0.5 s"
+        % (SOAK, SOAK_MS, dur_ms / 1000))
+    soak = Child("soak-recorder", record_argv(db, pid, "%dms" % SOAK_MS,
+                                              "%dms" % dur_ms))
+    soak.db = db
+    w = Child("soak-watcher", [MEMTREND, "record", "-q", "-o", watch,
+                               "-p", soak.pid, "-i", "0.5s"])
+    w.db = watch
+    return soak, w
+
+
+def soak_finish(soak, w):
+    soak.wait()
+    w.wait()
+    n, _ = samples_in(soak.db)
+    t0, t1 = db_query(soak.db, "SELECT min(t), max(t) FROM sample")[0]
+    rss = [r[0] for r in db_query(
+        w.db, "SELECT rss FROM sample WHERE rss IS NOT NULL ORDER BY t")]
+    fp = [r[0] for r in db_query(
+        w.db, "SELECT footprint FROM sample WHERE footprint IS NOT NULL "
+        "ORDER BY t")]
+    if not rss:
+        die("the watcher recorded nothing")
+    rep = run("report-soak", [MEMTREND, "report", w.db, "--json"])
+    try:
+        t = json.loads(rep.out)["targets"][0]
+        verdict = t.get("verdict")
+        slope = (t.get("slope") or {}).get("bytes_per_hour")
+    except (ValueError, KeyError, IndexError):
+        verdict, slope = "unreadable", None
+    tenth = rss[len(rss) // 10]
+    detail("recorder over %d samples (%.0f s at %d ms, CPU %.2f s = %s/sample "
+           "incl. startup): RSS first %s, at 10%% %s, last %s, max %s; footprint "
+           "first %s, last %s, max %s; %d watcher samples" % (
+               n, t1 - t0, SOAK_MS, soak.cpu, us(soak.cpu / max(n, 1) * 1e6),
+               mib(rss[0]), mib(tenth), mib(rss[-1]), mib(max(rss)),
+               mib(fp[0] if fp else float("nan")),
+               mib(fp[-1] if fp else float("nan")),
+               mib(max(fp) if fp else float("nan")), len(rss)))
+    detail("memtrend's verdict on its own recorder: %s (slope %s B/h)" % (
+        verdict, "—" if slope is None else "%.4g" % slope))
+    row("recorder RSS over %s samples: first → last (max)" % "{:,}".format(
+        n), "%s → %s (max %s)" % (mib(rss[0]).replace(" MiB", ""),
+                                  mib(rss[-1]), mib(max(rss))),
+        "—", "last ÷ at 10%%: %.2f×" % (rss[-1] / tenth), "info")
+    row("memtrend's verdict on its own recorder", str(verdict),
+        "—", "—", "not growing", passmiss(verdict not in (
+            "growing", "unreadable", None)))
+
+
+# ---- c: report at scale ------------------------------------------------
+
+def synth_db(n):
+    db = os.path.join(OUT, "c-synth-%d.db" % n)
+    c = run("synth-%d" % n, [SYNTH, "-n", n, "-o", db])
+    detail("bench_synth %d rows: %.1f s (%s rows/s)" % (
+        n, c.wall, "%.0f" % kv(c.out, "rows_per_s")))
+    return db
+
+
+def report_rows(n, db):
+    best = None
+    walls = []
+    for i in range(REPEAT):
+        c = run("report-%d-%d" % (n, i), [MEMTREND, "report", db, "--json"])
+        walls.append(c.wall)
+        if best is None or c.wall < best.wall:
+            best = c
+    try:
+        t = json.loads(best.out)["targets"][0]
+        verdict = t.get("verdict")
+        slope = (t.get("slope") or {}).get("bytes_per_hour")
+    except (ValueError, KeyError, IndexError):
+        verdict, slope = "unreadable", None
+    detail("report on %d samples: wall %s (runs: %s), CPU %.2f s, peak RSS "
+           "%s; verdict %s, slope %s B/h (true 10 MiB/h = 10485760)" % (
+               n, secs(best.wall), ", ".join("%.3f" % w for w in walls),
+               best.cpu, mib(best.maxrss), verdict,
+               "—" if slope is None else "%.6g" % slope))
+    target = "≤ %g s" % REPORT_TARGET_S if n >= 10_000_000 else "info"
+    result = passmiss(best.wall <= REPORT_TARGET_S) if n >= 10_000_000 \
+        else None
+    row("report, %s samples: wall, end to end" % fmt_n(n),
+        secs(best.wall), "—", "—", target, result)
+    row("report, %s samples: peak RSS" % fmt_n(n), mib(best.maxrss), "—",
+        "%.0f B/sample" % (best.maxrss / n), "info")
+
+
+def fmt_n(n):
+    e = math.log10(n)
+    return "10^%d" % round(e) if abs(e - round(e)) < 1e-9 else "{:,}".format(n)
+
+
+# ---- d: Theil-Sen against scipy ----------------------------------------
+
+def scipy_rows():
+    log("d) Theil-Sen at n=%d: scipy.stats.theilslopes vs memtrend report"
+        % SCIPY_N)
+    csv = os.path.join(OUT, "d-synth-%d.csv" % SCIPY_N)
+    plain = os.path.join(OUT, "d-synth-%d-plain.csv" % SCIPY_N)
+    run("synth-csv", [SYNTH, "-n", SCIPY_N, "--csv", csv,
+                      "--csv-plain", plain])
+    sp = mt = None
+    for i in range(REPEAT):
+        c = run("scipy-%d" % i, [PY, os.path.join(PEERS, "scipy_trend.py"),
+                                 plain])
+        if sp is None or c.wall < sp.wall:
+            sp = c
+        c = run("report-csv-%d" % i, [MEMTREND, "report", csv, "--json"])
+        if mt is None or c.wall < mt.wall:
+            mt = c
+    sp_slope = kv(sp.out, "theil_sen_bytes_per_hour")
+    sp_ts = kv(sp.out, "theilslopes_s")
+    try:
+        t = json.loads(mt.out)["targets"][0]
+        mt_slope = (t.get("slope") or {}).get("bytes_per_hour")
+        mt_slope = float("nan") if mt_slope is None else float(mt_slope)
+        ci = (t["slope"]["ci95_low"], t["slope"]["ci95_high"])
+    except (ValueError, KeyError, IndexError, TypeError):
+        mt_slope, ci = float("nan"), (None, None)
+    m = re.search(r"ci95=\[([^,]+), ([^\]]+)\]", sp.out)
+    detail("scipy_trend.py: %s wall end to end (theilslopes alone %s, peak "
+           "RSS %s): %s" % (secs(sp.wall), secs(sp_ts), mib(sp.maxrss),
+                            sp.out.strip().replace("\n", "; ")))
+    detail("memtrend report CSV: %s wall end to end, peak RSS %s, slope "
+           "%.6g B/h, ci95 [%s, %s]%s" % (
+               secs(mt.wall), mib(mt.maxrss), mt_slope,
+               ci[0], ci[1], "" if not m else
+               " (scipy's uncorrected ci95 [%s, %s])" % m.groups()))
+    row("Theil–Sen n=%s: wall end to end vs scipy_trend.py" % "{:,}".format(
+        SCIPY_N), secs(mt.wall), secs(sp.wall), ratio(mt.wall, sp.wall))
+    row("  same, vs scipy's theilslopes() alone", secs(mt.wall),
+        secs(sp_ts), ratio(mt.wall, sp_ts))
+    rel = abs(mt_slope - sp_slope) / abs(sp_slope) if sp_slope else \
+        float("nan")
+    row("Theil–Sen slope (B/h) vs scipy", "%.6g" % mt_slope,
+        "%.6g" % sp_slope, "%.6f×" % ratio(mt_slope, sp_slope)
+        if math.isfinite(ratio(mt_slope, sp_slope)) else "—",
+        "|Δ| ≤ %g%%" % (SLOPE_TOL * 100), passmiss(rel <= SLOPE_TOL))
+
+
+# ---- main ----------------------------------------------------------------
+
+def table():
+    head = ("measure", "memtrend", "peer", "ratio", "target", "result")
+    w = [max(len(r[i]) for r in rows + [head]) for i in range(6)]
+    line = lambda r: " | ".join(c.ljust(w[i]) for i, c in enumerate(r))
+    sep = "-+-".join("-" * x for x in w)
+    return "\n".join([line(head), sep] + [line(r) for r in rows])
+
+
+def machine():
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = re.search(r"model name\s*:\s*(.*)", f.read()).group(1)
+    except (OSError, AttributeError):
+        model = "?"
+    ver = subprocess.run([MEMTREND, "--version"], capture_output=True,
+                         text=True).stdout.strip()
+    return "%s; %d CPUs (%s); kernel %s; build %s" % (
+        ver or "memtrend", os.cpu_count(), model, os.uname().release, BUILD)
+
+
+def stat_busy():
+    """Machine-wide user + nice + system seconds, from /proc/stat (irq and
+    softirq left out: they are charged to no one in particular)."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:]]
+    return (v[0] + v[1] + v[2]) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu():
+    """This bench's CPU: itself and every child it has reaped (their
+    reaped children included)."""
+    a = resource.getrusage(resource.RUSAGE_SELF)
+    b = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+
+class OtherLoad(threading.Thread):
+    """What else ran on the machine meanwhile: machine-wide busy time less
+    this bench's own CPU, with kernel threads (writeback of the bench's own
+    files, mostly) apart. Kernel threads are found by a scan every 2 s."""
+
+    PF_KTHREAD = 0x00200000
+
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.hz = os.sysconf("SC_CLK_TCK")
+        self.first, self.last = {}, {}
+        self.lock = threading.Lock()
+        self.stop_ev = threading.Event()
+        self.initial = True
+        self.scan()
+        self.t0 = self.t_mark = time.perf_counter()
+        self.mark0 = self.at_mark = self._point()
+        self.sections = []    # (name, other CPUs on average)
+
+    def scan(self):
+        with self.lock:
+            for d in os.listdir("/proc"):
+                if not d.isdigit():
+                    continue
+                try:
+                    with open("/proc/%s/stat" % d) as f:
+                        st = f.read()
+                except OSError:
+                    continue
+                f = st[st.rindex(")") + 2:].split()
+                # fields from 3 (state) on: flags f[6], utime f[11],
+                # stime f[12], starttime f[19]
+                if not int(f[6]) & self.PF_KTHREAD:
+                    continue
+                key = (int(d), int(f[19]))
+                cpu = int(f[11]) + int(f[12])
+                # A kernel thread first seen after the start counts whole.
+                self.first.setdefault(key, cpu if self.initial else 0)
+                self.last[key] = cpu
+            self.initial = False
+
+    def _point(self):
+        self.scan()
+        with self.lock:
+            kern = sum(v - self.first[k] for k, v in self.last.items())
+        return stat_busy(), own_cpu(), kern / self.hz
+
+    def run(self):
+        while not self.stop_ev.wait(2.0):
+            self.scan()
+
+    @staticmethod
+    def _other(p0, p1):
+        return max((p1[0] - p0[0]) - (p1[1] - p0[1]) - (p1[2] - p0[2]), 0.0)
+
+    def mark(self, name):
+        """Close a section: other processes' CPUs on average during it.
+        Call it when every child started in it has been reaped."""
+        p, t = self._point(), time.perf_counter()
+        self.sections.append((name, self._other(self.at_mark, p) /
+                              max(t - self.t_mark, 1e-9)))
+        self.at_mark, self.t_mark = p, t
+
+    def finish(self):
+        """(other processes' CPU seconds, kernel threads' CPU seconds)"""
+        self.stop_ev.set()
+        self.join()
+        p = self._point()
+        return self._other(self.mark0, p), p[2] - self.mark0[2]
+
+
+def main():
+    os.makedirs(os.path.join(OUT, "log"), exist_ok=True)
+    for p in (MEMTREND, FLOOR, SYNTH, TICK):
+        if not os.access(p, os.X_OK):
+            die("missing %s (build first: run bench/run.sh)" % p)
+    for p in ("psutil_sampler.py", "scipy_trend.py"):
+        if not os.path.exists(os.path.join(PEERS, p)):
+            die("missing peer %s (set PEERS)" % os.path.join(PEERS, p))
+    t_start = time.perf_counter()
+    monitor = OtherLoad()
+    monitor.start()
+    load0 = os.getloadavg()[0]
+    if load0 > 0.5:
+        log("warning: load average %.2f before the bench: other work on "
+            "this machine will inflate the CPU figures" % load0)
+    log("memtrend benchmarks%s; output in %s" % (
+        " (BENCH_QUICK: smoke run, numbers not meaningful)" if QUICK else "",
+        OUT))
+
+    idle = subprocess.Popen(["sleep", "100000"])
+    started.append(idle)
+    big = subprocess.Popen([FLOOR, "--hold", str(BIG_MIB)],
+                           stdout=subprocess.PIPE, text=True)
+    started.append(big)
+    if big.stdout.readline().strip() != "ready":
+        die("the %d MiB target did not start" % BIG_MIB)
+
+    # a) CPU per process-sample.
+    conc = not SERIAL
+    cpu_rows("status", "status/idle", "status", idle.pid, SAMPLES,
+             [], "memory_info", TIGHT, concurrent=conc, wakeup=True)
+    cpu_rows("smaps", "smaps/idle", "smaps", idle.pid, SAMPLES,
+             ["--full"], "memory_full_info", TIGHT, concurrent=conc)
+    cpu_rows("smaps-big", "smaps/%s" % (
+        "%d GiB" % (BIG_MIB // 1024) if BIG_MIB % 1024 == 0 else
+        "%d MiB" % BIG_MIB), "smaps", big.pid, BIG_SAMPLES, ["--full"],
+        "memory_full_info", BIG_SAMPLES, concurrent=False)
+    pidstat_rows(idle.pid)
+    big.kill()
+    big.wait()
+    monitor.mark("a")
+
+    # b) the recorder's own RSS; the synthetic data for c is written
+    # meanwhile (RSS is not disturbed by it; nothing else is timed then).
+    soak = soak_start(idle.pid)
+    log("c) synthetic recordings: %s samples" % ", ".join(
+        fmt_n(n) for n in SIZES))
+    dbs = [(n, synth_db(n)) for n in SIZES]
+    log("b) waiting for the recorder soak to end")
+    soak_finish(*soak)
+    monitor.mark("b")
+
+    for n, db in dbs:
+        log("c) report on %s samples" % fmt_n(n))
+        report_rows(n, db)
+    monitor.mark("c")
+    scipy_rows()
+    monitor.mark("d")
+
+    idle.kill()
+    idle.wait()
+    wall = time.perf_counter() - t_start
+    other, kern = monitor.finish()
+    load = ("machine during the run: other processes used %.2f CPUs on "
+            "average (by section: %s; kernel threads, e.g. writeback of the "
+            "bench's own files: %.2f); load average %.2f before, %.2f "
+            "after" % (other / wall, ", ".join(
+                "%s %.2f" % x for x in monitor.sections), kern / wall, load0,
+                os.getloadavg()[0]))
+    busy = [n for n, o in monitor.sections if o > 0.1]
+    if busy:
+        load += (" -- NOT QUIET during %s: those rows are inflated, run "
+                 "again" % ", ".join(busy))
+    text = ["memtrend benchmarks — %s" % time.strftime("%Y-%m-%d %H:%M:%S"),
+            machine(),
+            "ratio = memtrend ÷ peer (below 1×: memtrend is cheaper or "
+            "faster). CPU = user + system, from wait4/getrusage.",
+            "a rows: CPU per process-sample. 'recorder' = `memtrend record`, "
+            "steady state (a 2-sample run's CPU subtracted; 'whole process' "
+            "keeps it);",
+            "'tick work only' = the recorder's per-tick library calls in a "
+            "tight loop (bench_tick); 'floor' = the same preads, nothing "
+            "else (bench_floor).", "",
+            table(), "", "details:"] + ["  " + d for d in details] + [
+            "", load, "total bench time %.0f s%s" % (
+                wall,
+                " (BENCH_QUICK smoke run)" if QUICK else "")]
+    out = "\n".join(text) + "\n"
+    print(out, end="")
+    with open(os.path.join(OUT, "results.txt"), "w") as f:
+        f.write(out)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: (cleanup(), sys.exit(143)))
+    try:
+        main()
+    except KeyboardInterrupt:
+        cleanup()
+        sys.exit(130)
+    finally:
+        cleanup()
