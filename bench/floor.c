@@ -53,6 +53,7 @@
 struct kept {
 	int fd;
 	size_t bufsize;
+	int per_tick;           /* the process's own files: every iteration */
 	char path[512];
 };
 
@@ -64,7 +65,9 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench_floor [-m status|smaps|none] [-n ITERS] "
-		"[-t TIGHT_ITERS] [-i SECONDS] PID\n"
+		"[-t TIGHT_ITERS] [-i SECONDS] [-k EVERY] PID\n"
+		"       -k: read the system and cgroup files every EVERY-th "
+		"iteration only\n"
 		"       bench_floor --hold MIB\n");
 	exit(2);
 }
@@ -87,6 +90,8 @@ static void keep(const char *path, size_t bufsize, int required)
 	struct kept *k = &files[n_files++];
 	k->fd = fd;
 	k->bufsize = bufsize;
+	k->per_tick = strncmp(path, "/proc/", 6) == 0 &&
+		      path[6] >= '0' && path[6] <= '9';
 	snprintf(k->path, sizeof(k->path), "%s", path);
 }
 
@@ -195,12 +200,19 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* One sample's worth of reads. Returns the bytes read (so the compiler
- * cannot drop anything). */
-static long read_all(void)
+/* Read the machine's files (meminfo, PSI, cgroup) only every
+ * system_every-th iteration, as the recorder reads them at most once a
+ * second (-k; 1 = every iteration). */
+static long system_every = 1;
+
+/* One sample's worth of reads for iteration it. Returns the bytes read
+ * (so the compiler cannot drop anything). */
+static long read_all(long it)
 {
 	long total = 0;
 	for (int i = 0; i < n_files; i++) {
+		if (!files[i].per_tick && it % system_every != 0)
+			continue;
 		ssize_t n;
 		do
 			n = pread(files[i].fd, buf, files[i].bufsize - 1, 0);
@@ -260,6 +272,8 @@ int main(int argc, char **argv)
 			tight = atol(argv[++i]);
 		else if (strcmp(a, "-i") == 0 && i + 1 < argc)
 			interval = atof(argv[++i]);
+		else if (strcmp(a, "-k") == 0 && i + 1 < argc)
+			system_every = atol(argv[++i]);
 		else if (a[0] != '-' && !pid)
 			pid = atoi(a);
 		else
@@ -290,12 +304,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, " %s", files[i].path);
 	fprintf(stderr, "\n");
 
-	volatile long sink = read_all(); /* warm: first reads allocate */
+	volatile long sink = read_all(0); /* warm: first reads allocate */
 
 	if (tight > 0) {
 		double c0 = cpu_now(), w0 = mono_now();
 		for (long i = 0; i < tight; i++)
-			sink += read_all();
+			sink += read_all(i);
 		report(mode, "tight", tight, 0, cpu_now() - c0,
 		       mono_now() - w0);
 	}
@@ -305,7 +319,7 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &next);
 		long step_ns = (long)(interval * 1e9 + 0.5);
 		for (long i = 0; i < iters; i++) {
-			sink += read_all();
+			sink += read_all(i);
 			next.tv_nsec += step_ns;
 			while (next.tv_nsec >= 1000000000L) {
 				next.tv_nsec -= 1000000000L;

@@ -53,6 +53,10 @@ SIZES = [int(float(x)) for x in knob(
 SCIPY_N = knob("BENCH_SCIPY_N", 10000, 2000)        # d
 REPEAT = knob("BENCH_REPEAT", 2, 1)                 # c, d: best of
 SERIAL = knob("BENCH_SERIAL", 0, 0)                 # a: one at a time
+# The recorder reads the machine's files (meminfo, PSI, cgroup) at most once
+# a second and the process's own files every tick; the floor and bench_tick
+# follow the same schedule (-k: system files every K-th iteration).
+SYSTEM_EVERY = max(1, round(1000 / INTERVAL_MS))
 
 CPU_TARGET = 1.3          # memtrend <= 1.3 x the tight floor
 REPORT_TARGET_S = 3.0     # report on 10^7 samples, end to end
@@ -250,10 +254,10 @@ def tight_pair(tag, mode, pid, iters, tick_db):
     for i in range(TIGHT_REPS):
         fl.append(kv(run("floor-%s-tight-%d" % (tag, i), [
             FLOOR, "-m", mode, "-n", iters, "-t", iters, "-i", 0,
-            pid]).out, "cpu_us"))
+            "-k", SYSTEM_EVERY, pid]).out, "cpu_us"))
         tk.append(kv(run("tick-%s-tight-%d" % (tag, i), [
             TICK, "-m", mode, "-n", iters, "-t", iters, "-i", 0,
-            "-o", tick_db, pid]).out, "cpu_us"))
+            "-k", SYSTEM_EVERY, "-o", tick_db, pid]).out, "cpu_us"))
     return min(fl), min(tk), fl, tk
 
 
@@ -274,13 +278,14 @@ def cpu_rows(tag, label, mode, pid, n, peer_argv, peer_label, tight_n,
     starts = [
         lambda: start_recorder(tag, pid, iv, n, smaps),
         lambda: Child("floor-%s-sleep" % tag, [
-            FLOOR, "-m", mode, "-n", n, "-t", 0, "-i", iv, pid]),
+            FLOOR, "-m", mode, "-n", n, "-t", 0, "-i", iv,
+            "-k", SYSTEM_EVERY, pid]),
         lambda: Child("psutil-%s" % tag, [PY, os.path.join(
             PEERS, "psutil_sampler.py"), pid, "--interval", iv,
             "--count", n] + peer_argv),
         lambda: Child("tick-%s-sleep" % tag, [
-            TICK, "-m", mode, "-n", n, "-t", 0, "-i", iv, "-o", tick_db,
-            pid]),
+            TICK, "-m", mode, "-n", n, "-t", 0, "-i", iv,
+            "-k", SYSTEM_EVERY, "-o", tick_db, pid]),
     ]
     if wakeup:
         starts.append(lambda: Child("floor-wakeup", [

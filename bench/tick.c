@@ -53,13 +53,15 @@ static double clock_s(clockid_t id)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* recorder.c reads the system and cgroup figures at most once a second:
+ * here every system_every-th tick (-k). */
+static long system_every = 1, tick_no;
+
 /* One tick, as recorder.c's tick() for a single -p target. */
 static void tick(struct ctx *c)
 {
 	double mono = clock_s(CLOCK_MONOTONIC), t = clock_s(CLOCK_REALTIME);
-	struct sys_mem sys;
-	if (probe_sys_read(c->probe, &sys) == 0)
-		store_system_add(c->st, t, &sys);
+	bool system = tick_no++ % system_every == 0;
 	struct proc_mem mem;
 	if (probe_proc_read(c->pp, &mem) != PROBE_OK) {
 		fprintf(stderr, "bench_tick: the target is gone\n");
@@ -71,9 +73,14 @@ static void tick(struct ctx *c)
 		smp = &sm;
 	struct store_sample s = {c->inc, t, mem, smp};
 	store_sample_add(c->st, &s);
-	struct cgroup_mem cm;
-	if (c->cg && probe_cgroup_read(c->cg, &cm) == 0)
-		store_cgroup_sample_add(c->st, c->cg_id, t, &cm);
+	if (system) {
+		struct sys_mem sys;
+		if (probe_sys_read(c->probe, &sys) == 0)
+			store_system_add(c->st, t, &sys);
+		struct cgroup_mem cm;
+		if (c->cg && probe_cgroup_read(c->cg, &cm) == 0)
+			store_cgroup_sample_add(c->st, c->cg_id, t, &cm);
+	}
 	if (mono - c->last_commit >= 1.0) {
 		store_commit(c->st);
 		c->last_commit = mono;
@@ -83,7 +90,7 @@ static void tick(struct ctx *c)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_tick [-m status|smaps] [-n ITERS] "
-		"[-t TIGHT_ITERS] [-i SECONDS] [-o FILE.db] PID\n");
+		"[-t TIGHT_ITERS] [-i SECONDS] [-k EVERY] [-o FILE.db] PID\n");
 	exit(2);
 }
 
@@ -105,6 +112,8 @@ int main(int argc, char **argv)
 			interval = atof(argv[++i]);
 		else if (strcmp(a, "-o") == 0 && i + 1 < argc)
 			db = argv[++i];
+		else if (strcmp(a, "-k") == 0 && i + 1 < argc)
+			system_every = atol(argv[++i]);
 		else if (a[0] != '-' && !pid)
 			pid = atoi(a);
 		else

@@ -1,9 +1,9 @@
 /*
  * recorder.c - the sampling loop (recorder.h).
  *
- * Shape of one tick: system figures -> each root target (its process, its
- * descendants and their sum) -> each distinct memory cgroup -> commit when
- * the batch is old enough. Ticks are scheduled on CLOCK_MONOTONIC absolute
+ * Shape of one tick: each root target (its process, its descendants and
+ * their sum) -> system figures and each distinct memory cgroup (at most
+ * once a second) -> commit when the batch is old enough. Ticks are scheduled on CLOCK_MONOTONIC absolute
  * deadlines (no drift, no burst after a stall: a missed deadline is
  * skipped); samples are stamped with wall-clock UTC.
  *
@@ -41,6 +41,7 @@
 #define NAME_SCAN_MIN_S 0.25
 #define SLOPE_BUF 1024
 #define STOP_GRACE_S 10.0
+#define SYSTEM_INTERVAL_S 1.0
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_event;
@@ -104,6 +105,7 @@ struct recorder {
 	size_t n_cgroups, cap_cgroups;
 	uint64_t samples;
 	double t0_mono;
+	double next_system;        /* monotonic time of the next system read */
 	bool smaps_denied_noted;
 	struct slope_buf *slope;
 	double slope_bph;
@@ -388,22 +390,35 @@ static void reap_command(struct recorder *rec)
 	rec->command_pid = 0;
 }
 
-static void tick(struct recorder *rec, double t, double mono)
+/* The machine's and the cgroups' figures: with every sample, but at most
+ * once per SYSTEM_INTERVAL_S. They change on the scale of seconds (PSI's
+ * shortest average is 10 s), and at sub-second intervals reading and
+ * storing them at every tick would cost more than the process sample. */
+static void system_tick(struct recorder *rec, double t, double mono)
 {
+	if (mono < rec->next_system)
+		return;
+	rec->next_system = mono + SYSTEM_INTERVAL_S - 1e-3;
 	struct sys_mem sys;
 	if (probe_sys_read(rec->probe, &sys) == 0)
 		store_system_add(rec->store, t, &sys);
-	for (size_t i = 0; i < rec->n_roots; i++)
-		sample_root(rec, &rec->roots[i], t, mono);
-	/* Reap after sampling, so a command's last sample is taken while
-	 * its status file still answers. */
-	reap_command(rec);
 	for (size_t i = 0; i < rec->n_cgroups; i++) {
 		struct cgroup_mem cm;
 		if (probe_cgroup_read(rec->cgroups[i].cg, &cm) == 0)
 			store_cgroup_sample_add(rec->store, rec->cgroups[i].id,
 						t, &cm);
 	}
+}
+
+static void tick(struct recorder *rec, double t, double mono)
+{
+	for (size_t i = 0; i < rec->n_roots; i++)
+		sample_root(rec, &rec->roots[i], t, mono);
+	/* Reap after sampling, so a command's last sample is taken while
+	 * its status file still answers. */
+	reap_command(rec);
+	/* After the processes, so a cgroup first seen this tick is read. */
+	system_tick(rec, t, mono);
 }
 
 static bool all_finished(const struct recorder *rec)

@@ -215,6 +215,9 @@ struct store *store_create(const char *path, bool append)
 		goto fail;
 	}
 	sqlite3_busy_timeout(st->db, 5000);
+	/* Larger lookaside slots: a sample row's record fits one, so the
+	 * per-row INSERT does not call malloc. */
+	sqlite3_db_config(st->db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 512, 256);
 	if (exists && check_schema_version(st->db, path))
 		goto fail;
 	/* WAL: readers (a report) never block the recorder, and a crash

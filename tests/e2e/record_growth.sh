@@ -23,6 +23,7 @@ grep -q "verdict     growing" "$T/r.txt" || { cat "$T/r.txt"; fail "text verdict
 # Stored figures: footprint = anon + swap + shmem on every row.
 bad=$(sql "$T/run.db" "SELECT count(*) FROM sample WHERE footprint != anon + coalesce(swap,0) + coalesce(shmem,0)")
 [ "$bad" = 0 ] || fail "$bad rows where footprint != anon+swap+shmem"
+# The machine's figures: with the samples, at most once a second (6 s).
 sys=$(sql "$T/run.db" "SELECT count(*) FROM system_sample WHERE mem_total > 0")
-[ "$sys" -ge 25 ] || fail "system samples: $sys"
+[ "$sys" -ge 5 ] && [ "$sys" -le 8 ] || fail "system samples: $sys, expected one a second"
 ok "growth recorded at $slope B/h (expected $expected), verdict growing"
