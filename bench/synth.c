@@ -176,12 +176,7 @@ int main(int argc, char **argv)
 	struct store *st = NULL;
 	int64_t inc = 0;
 	if (db) {
-		char side[4096];
-		unlink(db);
-		snprintf(side, sizeof(side), "%s-wal", db);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", db);
-		unlink(side);
+		store_remove(db);
 		st = store_create(db, false);
 		if (!st)
 			return 1;

@@ -132,12 +132,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	probe_cgroup_open(c.probe, pid, &c.cg);
-	char side[4096];
-	unlink(db);
-	snprintf(side, sizeof(side), "%s-wal", db);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", db);
-	unlink(side);
+	store_remove(db);
 	c.st = store_create(db, false);
 	if (!c.st)
 		return 1;

@@ -209,12 +209,7 @@ int cmd_demo(int argc, char **argv)
 out:
 	stop_workloads(pids, DEMO_WORKLOADS);
 	if (output == tmpfile) {
-		char p[sizeof(tmpfile) + 8];
-		unlink(tmpfile);
-		snprintf(p, sizeof(p), "%s-wal", tmpfile);
-		unlink(p);
-		snprintf(p, sizeof(p), "%s-shm", tmpfile);
-		unlink(p);
+		store_remove(tmpfile);
 		rmdir(tmpdir);
 	}
 	return rc;

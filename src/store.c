@@ -472,6 +472,17 @@ int store_note_add(struct store *st, double t, int64_t inc_id,
 	return step_reset(st, s);
 }
 
+void store_remove(const char *path)
+{
+	static const char *const sides[] = {"", "-wal", "-shm"};
+	for (size_t i = 0; i < ARRAY_SIZE(sides); i++) {
+		char p[4096];
+		if ((size_t)snprintf(p, sizeof(p), "%s%s", path, sides[i]) <
+		    sizeof(p))
+			unlink(p);
+	}
+}
+
 bool store_is_recording(const char *path)
 {
 	static const char magic[16] = "SQLite format 3";

@@ -66,6 +66,10 @@ const char *store_last_error(const struct store *st);
 /* Rows added since the last commit. */
 uint64_t store_pending(const struct store *st);
 
+/* Remove a recording with its WAL side files (-wal, -shm), whichever
+ * exist. */
+void store_remove(const char *path);
+
 /* True when path starts with the SQLite header. */
 bool store_is_recording(const char *path);
 
