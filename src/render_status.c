@@ -20,10 +20,7 @@ void render_status_line(FILE *out, double elapsed_s, uint64_t samples,
 	else
 		snprintf(fp, sizeof(fp), "-");
 	if (isfinite(slope_bph)) {
-		char tmp[32];
-		units_format_size(tmp, sizeof(tmp), slope_bph);
-		snprintf(sl, sizeof(sl), "%s%s/h", slope_bph > 0 ? "+" : "",
-			 tmp);
+		units_format_slope(sl, sizeof(sl), slope_bph, false);
 	} else {
 		snprintf(sl, sizeof(sl), "(too early)");
 	}

@@ -42,10 +42,7 @@ static char *rate(char *buf, size_t n, double bph)
 		snprintf(buf, n, NA);
 		return buf;
 	}
-	char tmp[32];
-	units_format_size_in(tmp, sizeof(tmp), bph, decimal);
-	snprintf(buf, n, "%s%s/h", bph > 0 ? "+" : "", tmp);
-	return buf;
+	return units_format_slope(buf, n, bph, decimal);
 }
 
 static char *dur_or_na(char *buf, size_t n, double s)

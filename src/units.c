@@ -424,6 +424,16 @@ char *units_format_rate(char *buf, size_t n, double bytes_per_hour)
 	return buf;
 }
 
+char *units_format_slope(char *buf, size_t n, double bytes_per_hour,
+			 bool decimal)
+{
+	assert(buf && n > 0);
+	char size[64];
+	units_format_size_in(size, sizeof(size), bytes_per_hour, decimal);
+	snprintf(buf, n, "%s%s/h", bytes_per_hour > 0 ? "+" : "", size);
+	return buf;
+}
+
 char *units_format_duration(char *buf, size_t n, double seconds)
 {
 	static const struct {

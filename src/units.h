@@ -48,6 +48,10 @@ char *units_format_size(char *buf, size_t n, double bytes);
  * for figures that came from a source counting in decimal ("21 GB"). */
 char *units_format_size_in(char *buf, size_t n, double bytes, bool decimal);
 char *units_format_rate(char *buf, size_t n, double bytes_per_hour);
+/* A slope: a rate with its sign, "+1.09 GiB/h", "-40 MiB/h", "0 B/h";
+ * decimal units when decimal is true. */
+char *units_format_slope(char *buf, size_t n, double bytes_per_hour,
+			 bool decimal);
 char *units_format_duration(char *buf, size_t n, double seconds);
 /* ISO 8601 UTC with second precision: "2026-05-01T02:04:00Z". */
 char *units_format_time(char *buf, size_t n, double unix_seconds);

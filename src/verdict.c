@@ -56,10 +56,7 @@ static char *span_text(char *buf, size_t n, double s)
 static char *rate_text(const struct target_findings *f, char *buf,
 		       size_t n, double bph)
 {
-	char tmp[32];
-	fsize(f, tmp, sizeof(tmp), bph);
-	snprintf(buf, n, "%s%s/h", bph > 0 ? "+" : "", tmp);
-	return buf;
+	return units_format_slope(buf, n, bph, f->decimal_units);
 }
 
 static const char *p_text(char *buf, size_t n, double p)

@@ -410,6 +410,21 @@ static void test_format_truncates(void **state)
 	assert_string_equal(buf, "1 ");
 }
 
+/* Slopes carry their sign; decimal units on request (by hand). */
+static void test_format_slope(void **state)
+{
+	(void)state;
+	char b[64];
+	assert_string_equal(units_format_slope(b, sizeof(b), 1.5 * 1024 * 1024,
+					       false), "+1.5 MiB/h");
+	assert_string_equal(units_format_slope(b, sizeof(b), -40.0 * 1048576,
+					       false), "-40 MiB/h");
+	assert_string_equal(units_format_slope(b, sizeof(b), 0, false),
+			    "0 B/h");
+	assert_string_equal(units_format_slope(b, sizeof(b), 29166666.67,
+					       true), "+29.2 MB/h");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_parse_time),
 		cmocka_unit_test(test_format_size),
 		cmocka_unit_test(test_format_rate),
+		cmocka_unit_test(test_format_slope),
 		cmocka_unit_test(test_format_duration),
 		cmocka_unit_test(test_format_time),
 		cmocka_unit_test(test_round_trip),
