@@ -626,6 +626,26 @@ static const struct inc_map *inc_lookup(const struct inc_map *map, size_t n,
 	return lo < n && map[lo].id == id ? &map[lo] : NULL;
 }
 
+/* The sample table's rowid range, O(log n). False when it is empty or
+ * implausibly large (more than 2^34 rows): then nothing is reserved. */
+static bool sample_rowid_range(sqlite3 *db, sqlite3_int64 *lo,
+			       sqlite3_int64 *hi)
+{
+	sqlite3_stmt *s;
+	bool ok = false;
+	if (sqlite3_prepare_v2(db, "SELECT min(rowid), max(rowid) FROM sample",
+			       -1, &s, NULL) != SQLITE_OK)
+		return false;
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		*lo = sqlite3_column_int64(s, 0);
+		*hi = sqlite3_column_int64(s, 1);
+		ok = *hi >= *lo && *hi - *lo < ((sqlite3_int64)1 << 34);
+	}
+	sqlite3_finalize(s);
+	return ok;
+}
+
 static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
 			const struct inc_map *map, size_t n_map,
 			bool components)
@@ -637,17 +657,10 @@ static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
 		"FROM sample ORDER BY rowid" :
 		"SELECT incarnation_id, t, footprint FROM sample ORDER BY rowid";
 	/* One target (the common case): its size is known up front from the
-	 * rowid range, O(log n), so the arrays are allocated once. */
-	if (out->n_targets == 1 &&
-	    sqlite3_prepare_v2(db, "SELECT max(rowid) - min(rowid) + 1 FROM "
-			       "sample", -1, &s, NULL) == SQLITE_OK) {
-		if (sqlite3_step(s) == SQLITE_ROW) {
-			sqlite3_int64 rows = sqlite3_column_int64(s, 0);
-			if (rows > 0 && rows < ((sqlite3_int64)1 << 34))
-				series_reserve(&out->targets[0], (size_t)rows);
-		}
-		sqlite3_finalize(s);
-	}
+	 * rowid range, so the arrays are allocated once. */
+	sqlite3_int64 lo, hi;
+	if (out->n_targets == 1 && sample_rowid_range(db, &lo, &hi))
+		series_reserve(&out->targets[0], (size_t)(hi - lo + 1));
 	if (prepare(db, sql, &s, path))
 		return -1;
 	const struct inc_map *last = NULL;
@@ -770,20 +783,11 @@ static int read_samples_parallel(sqlite3 *db, const char *path,
 				 struct dataset *out,
 				 const struct inc_map *map, size_t n_map)
 {
-	sqlite3_stmt *s;
-	sqlite3_int64 lo = 0, hi = -1;
-	if (out->n_targets != 1 ||
-	    sqlite3_prepare_v2(db, "SELECT min(rowid), max(rowid) FROM sample",
-			       -1, &s, NULL) != SQLITE_OK)
+	sqlite3_int64 lo, hi;
+	if (out->n_targets != 1 || !sample_rowid_range(db, &lo, &hi))
 		return 0;
-	if (sqlite3_step(s) == SQLITE_ROW &&
-	    sqlite3_column_type(s, 0) != SQLITE_NULL) {
-		lo = sqlite3_column_int64(s, 0);
-		hi = sqlite3_column_int64(s, 1);
-	}
-	sqlite3_finalize(s);
 	sqlite3_int64 rows = hi - lo + 1;
-	if (rows < PARALLEL_MIN_ROWS || rows > ((sqlite3_int64)1 << 34))
+	if (rows < PARALLEL_MIN_ROWS)
 		return 0;
 	struct series *se = &out->targets[0];
 	assert(se->n == 0);
