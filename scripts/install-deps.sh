@@ -2,7 +2,7 @@
 # Install the Debian packages memtrend needs to build and test, if missing.
 # Uses sudo when not root. --quiet prints nothing when all are present.
 set -e
-PKGS="gcc meson ninja-build pkg-config libsqlite3-dev libjansson-dev libcmocka-dev
+PKGS="gcc meson ninja-build pkg-config libsqlite3-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
       sqlite3 python3 python3-psutil python3-scipy sysstat procps tmux"
 missing=""
 for p in $PKGS; do

@@ -1,0 +1,2 @@
+/* http.c - placeholder; being written. */
+typedef int http_placeholder;

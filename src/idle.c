@@ -1,0 +1,2 @@
+/* idle.c - placeholder; being written. */
+typedef int idle_placeholder;

@@ -1,0 +1,2 @@
+/* openmetrics.c - placeholder; being written. */
+typedef int openmetrics_placeholder;

@@ -1,0 +1,2 @@
+/* source.c - placeholder; being written. */
+typedef int source_placeholder;

@@ -1,0 +1,2 @@
+/* source_log.c - placeholder; being written. */
+typedef int source_log_placeholder;
