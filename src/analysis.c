@@ -39,6 +39,13 @@ const char *verdict_name(enum verdict v)
 	return "?";
 }
 
+void analysis_options_init(struct analysis_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->resolution = o->limit = NAN;
+	o->idle_min_s = o->warmup_s = NAN;
+}
+
 /* The limit memory can grow to, most specific first. */
 static double known_limit(const struct series *s,
 			  const struct analysis_options *o,
@@ -350,5 +357,20 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	}
 	free(xbuf);
 	free(ybuf);
+
+	/* Work: the counter's resets taken out once for the whole series
+	 * (the idle windows look at every incarnation). */
+	double *work = NULL;
+	if (s->requests) {
+		work = xmalloc((s->n ? s->n : 1) * sizeof(double));
+		work_counter_increase(s->requests, s->n, work);
+	}
+	analysis_work_run(s, work, lo, hi, o, f);
+	free(work);
 	verdict_decide(f);
+}
+
+void analysis_release(struct target_findings *f)
+{
+	idle_findings_release(&f->idle);
 }

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "idle.h"
 #include "series.h"
 #include "stats.h"
 #include "units.h"
@@ -35,7 +36,12 @@ struct analysis_options {
 	struct rate suspect;
 	const struct analysis_cap *caps;
 	size_t n_caps;
+	double idle_min_s;         /* --idle-min; NAN = IDLE_DEFAULT_MIN_S */
+	double warmup_s;           /* --warmup; NAN = the default rule */
 };
+
+/* Defaults: everything unknown or inferred. */
+void analysis_options_init(struct analysis_options *o);
 
 enum verdict {
 	VERDICT_INCONCLUSIVE, VERDICT_STABLE, VERDICT_GROWING, VERDICT_PLATEAU
@@ -58,6 +64,22 @@ struct exhaustion_finding {
 	double eta_s;              /* at the measured slope */
 	double eta_low_s, eta_high_s; /* from the slope's interval (high may
 					 be INFINITY when ci_low <= 0) */
+};
+
+/* Footprint against the work counter (analysis_work.c). */
+struct per_request_finding {
+	bool recorded;             /* the series has a work counter */
+	bool known;                /* ... with readings in the window */
+	bool found;                /* a slope could be computed */
+	double requests;           /* work done in the analysed window */
+	double rate_per_h;         /* requests per hour over the window */
+	struct trend_result trend; /* bytes per request */
+	double slope, ci_low, ci_high, p_value;
+	bool significant;
+	double detectable;         /* max(resolution / requests, CI half) */
+	double concern;            /* per-request slope of concern; NAN */
+	bool concern_is_suspect;   /* --suspect SIZE/req */
+	double needed_requests;    /* in all, to see the slope of concern */
 };
 
 struct target_findings {
@@ -92,6 +114,9 @@ struct target_findings {
 
 	struct plateau_finding plateau;
 	struct exhaustion_finding exhaustion;
+	struct per_request_finding per_request;
+	struct idle_findings idle;  /* owned: analysis_release() */
+	double idle_min_s;         /* shortest idle window looked for */
 
 	enum verdict verdict;
 	char reasons[ANALYSIS_MAX_REASONS][320];
@@ -100,9 +125,11 @@ struct target_findings {
 };
 
 /* Analyse s. Always fills *out (a series with too few points gets an
- * inconclusive verdict with that reason). */
+ * inconclusive verdict with that reason). The findings point into s and
+ * own a little memory: analysis_release() frees it. */
 void analysis_run(const struct series *s, const struct analysis_options *o,
 		  struct target_findings *out);
+void analysis_release(struct target_findings *f);
 
 /* Pieces exposed for tests. */
 double analysis_concern_bph(const struct series *s,
@@ -112,6 +139,14 @@ double analysis_concern_bph(const struct series *s,
 void plateau_find(const double *t, const double *y, size_t n,
 		  double resolution, const struct analysis_options *o,
 		  double cgroup_limit, struct plateau_finding *out);
+
+/* analysis_work.c: the per-request slope over points [lo, hi) of s,
+ * given work (the counter's cumulative increase, work_counter_increase()),
+ * and the idle windows with growth accounting. Fills f->per_request and
+ * f->idle; needs f->resolution, f->concern_bph and the analysed window. */
+void analysis_work_run(const struct series *s, const double *work,
+		       size_t lo, size_t hi, const struct analysis_options *o,
+		       struct target_findings *f);
 
 /* verdict.c: decide f->verdict, reasons and settle text from the
  * findings already filled in. */

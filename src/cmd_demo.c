@@ -197,9 +197,10 @@ int cmd_demo(int argc, char **argv)
 	struct report_options o = {
 		.format = json ? REPORT_JSON : REPORT_TEXT,
 		.color = !json && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
-		.analysis = {.resolution = NAN, .limit = NAN, .caps = &cap,
-			     .n_caps = 1},
 	};
+	analysis_options_init(&o.analysis);
+	o.analysis.caps = &cap;
+	o.analysis.n_caps = 1;
 	rc = report_dataset(&d, &o);
 	dataset_release(&d);
 	if (!json && output == tmpfile)

@@ -11,7 +11,9 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "http.h"
 #include "recorder.h"
+#include "source.h"
 #include "units.h"
 
 static void record_usage(FILE *out)
@@ -31,6 +33,24 @@ static void record_usage(FILE *out)
 "  -- COMMAND ARGS...     start COMMAND, record it until it exits, and exit\n"
 "                         with its status\n"
 "  --children             also record every descendant and their sum\n"
+"\n"
+"work and other figures (read each sample, alongside memory):\n"
+"  --work-cmd CMD         a shell command printing a cumulative counter\n"
+"                         (requests, tokens), e.g. redis-cli info stats |\n"
+"                         sed -n 's/^total_commands_processed://p'\n"
+"  --work URL#METRIC      a counter scraped from a Prometheus/OpenMetrics\n"
+"                         endpoint; METRIC{label=\"v\",...} sums the series\n"
+"                         that match (=, !=, =~, !~)\n"
+"  --work-log FILE        count lines appended to FILE that match\n"
+"  --match REGEX          ... this extended regex (follows rotation)\n"
+"  --work-timeout DUR     limit per reading of a command or endpoint\n"
+"                         (default: the interval)\n"
+"  --conn-port PORT       count ESTABLISHED TCP connections to this local\n"
+"                         port (IPv4 and IPv6); repeatable\n"
+"  --gauge NAME=CMD       another figure to record (e.g. the server's own\n"
+"  --gauge NAME=URL#METRIC cache size), used to attribute growth;\n"
+"                         repeatable\n"
+"  A failing source records a gap and a warning; memory sampling goes on.\n"
 "\n"
 "options:\n"
 "  -o, --output FILE      the recording (required; must not exist unless\n"
@@ -63,7 +83,9 @@ static int parse_dur(const char *opt, const char *arg, double *out)
 int cmd_record(int argc, char **argv)
 {
 	enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
-	       OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT };
+	       OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT,
+	       OPT_WORK_CMD, OPT_WORK, OPT_WORK_LOG, OPT_MATCH,
+	       OPT_WORK_TIMEOUT, OPT_CONN_PORT, OPT_GAUGE };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"pid", required_argument, NULL, 'p'},
@@ -78,6 +100,13 @@ int cmd_record(int argc, char **argv)
 		{"proc-root", required_argument, NULL, OPT_PROC_ROOT},
 		{"sys-root", required_argument, NULL, OPT_SYS_ROOT},
 		{"commit-interval", required_argument, NULL, OPT_COMMIT},
+		{"work-cmd", required_argument, NULL, OPT_WORK_CMD},
+		{"work", required_argument, NULL, OPT_WORK},
+		{"work-log", required_argument, NULL, OPT_WORK_LOG},
+		{"match", required_argument, NULL, OPT_MATCH},
+		{"work-timeout", required_argument, NULL, OPT_WORK_TIMEOUT},
+		{"conn-port", required_argument, NULL, OPT_CONN_PORT},
+		{"gauge", required_argument, NULL, OPT_GAUGE},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -89,6 +118,15 @@ int cmd_record(int argc, char **argv)
 	};
 	pid_t *pids = NULL;
 	size_t n_pids = 0, cap = 0;
+	uint16_t *ports = NULL;
+	size_t n_ports = 0, cap_ports = 0;
+	const char *work_cmd = NULL, *work_url = NULL, *work_log = NULL,
+		   *match = NULL;
+	const char **gauges = NULL;
+	size_t n_gauges = 0, cap_gauges = 0;
+	struct source **sources = NULL;
+	size_t n_sources = 0;
+	double work_timeout = NAN;
 	bool quiet = false;
 	int rc = EXIT_USAGE, c;
 	optind = 1;
@@ -150,6 +188,40 @@ int cmd_record(int argc, char **argv)
 				      &o.commit_interval_s))
 				goto out;
 			break;
+		case OPT_WORK_CMD:
+			work_cmd = optarg;
+			break;
+		case OPT_WORK:
+			work_url = optarg;
+			break;
+		case OPT_WORK_LOG:
+			work_log = optarg;
+			break;
+		case OPT_MATCH:
+			match = optarg;
+			break;
+		case OPT_WORK_TIMEOUT:
+			if (parse_dur("--work-timeout", optarg, &work_timeout))
+				goto out;
+			break;
+		case OPT_CONN_PORT: {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || v <= 0 || v > 65535) {
+				error("--conn-port: '%s' is not a TCP port",
+				      optarg);
+				goto out;
+			}
+			xgrow((void **)&ports, &cap_ports, n_ports + 1,
+			      sizeof(*ports));
+			ports[n_ports++] = (uint16_t)v;
+			break;
+		}
+		case OPT_GAUGE:
+			xgrow((void **)&gauges, &cap_gauges, n_gauges + 1,
+			      sizeof(*gauges));
+			gauges[n_gauges++] = optarg;
+			break;
 		case 'h':
 			record_usage(stdout);
 			rc = EXIT_OK;
@@ -183,6 +255,50 @@ int cmd_record(int argc, char **argv)
 	}
 	if (isnan(o.smaps_interval_s))
 		o.smaps_interval_s = fmax(60, 4 * o.interval_s);
+	if (!!work_cmd + !!work_url + !!work_log > 1) {
+		error("record: one work counter at a time: --work-cmd, --work "
+		      "or --work-log");
+		goto out;
+	}
+	if (!!work_log != !!match) {
+		error("record: --work-log FILE and --match REGEX go together");
+		goto out;
+	}
+	if (work_url || n_gauges) {
+		/* Before any thread starts (libcurl's contract). */
+		if (http_global_init()) {
+			rc = EXIT_RUNTIME;
+			goto out;
+		}
+	}
+	sources = xcalloc(n_gauges + 1, sizeof(*sources));
+	if (work_cmd)
+		sources[n_sources++] = source_new_command(SOURCE_WORK, NULL,
+							  work_cmd);
+	else if (work_url && !(sources[n_sources++] =
+			       source_new_metric(SOURCE_WORK, NULL, work_url)))
+		goto bad_source;
+	else if (work_log && !(sources[n_sources++] =
+			       source_new_log(SOURCE_WORK, NULL, work_log,
+					      match)))
+		goto bad_source;
+	for (size_t g = 0; g < n_gauges; g++) {
+		for (size_t k = 0; k < g; k++)
+			if (strcspn(gauges[k], "=") == strcspn(gauges[g], "=") &&
+			    strncmp(gauges[k], gauges[g],
+				    strcspn(gauges[g], "=")) == 0) {
+				error("--gauge: '%.*s' given twice",
+				      (int)strcspn(gauges[g], "="), gauges[g]);
+				goto bad_source_noslot;
+			}
+		if (!(sources[n_sources++] = source_new_gauge(gauges[g])))
+			goto bad_source;
+	}
+	o.sources = sources;
+	o.n_sources = n_sources;
+	o.source_timeout_s = isnan(work_timeout) ? o.interval_s : work_timeout;
+	o.conn_ports = ports;
+	o.n_conn_ports = n_ports;
 	o.pids = pids;
 	o.n_pids = n_pids;
 	o.status_line = !quiet && isatty(STDERR_FILENO);
@@ -191,11 +307,22 @@ int cmd_record(int argc, char **argv)
 	o.invocation = inv;
 
 	struct recorder_result res;
-	rc = recorder_run(&o, &res);
+	rc = recorder_run(&o, &res);  /* owns the sources from here */
+	n_sources = 0;
 	free(inv);
 	if (rc == EXIT_OK && o.command && res.command_status >= 0)
 		rc = res.command_status;
+	goto out;
+bad_source:
+	n_sources--;  /* the slot that failed holds NULL */
+bad_source_noslot:
+	rc = EXIT_USAGE;
 out:
+	for (size_t i = 0; i < n_sources; i++)
+		source_free(sources[i]);
+	free(sources);
+	free(gauges);
+	free(ports);
 	free(pids);
 	return rc;
 }

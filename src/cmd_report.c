@@ -32,12 +32,16 @@ static void report_usage(FILE *out)
 "                         (default: the cgroup limit, else MemTotal)\n"
 "  --resolution SIZE      smallest step the readings can show (default:\n"
 "                         inferred from the readings)\n"
-"  --suspect RATE         the slope that matters, e.g. 50MiB/h (default: the\n"
-"                         slope that reaches the limit in 30 days)\n"
+"  --suspect RATE         the slope that matters, e.g. 50MiB/h or 4KiB/req\n"
+"                         (default: the slope that reaches the limit in 30\n"
+"                         days)\n"
+"  --idle-min DUR         shortest idle window (default 60s)\n"
+"  --warmup DUR           start-up ramp excluded from idle windows (default:\n"
+"                         until the first request, at most 10 minutes)\n"
 "  --no-color             no colour even on a terminal\n"
 "  -h, --help             this help\n"
 "\n"
-"SIZE: 512MiB, 21GB, 4096 (bytes). RATE: SIZE/h, SIZE/min.\n"
+"SIZE: 512MiB, 21GB, 4096 (bytes). RATE: SIZE/h, SIZE/min, SIZE/req.\n"
 "Exit codes: 0 ok, 2 usage or bad input, 3 run-time failure.\n");
 }
 
@@ -66,6 +70,8 @@ int report_dataset(const struct dataset *d, const struct report_options *o)
 		struct render_options ro = {.color = o->color};
 		rc = render_text(stdout, d, f, d->n_targets, &ro);
 	}
+	for (size_t i = 0; i < d->n_targets; i++)
+		analysis_release(&f[i]);
 	free(f);
 	if (fflush(stdout) || rc) {
 		error("cannot write the report");
@@ -88,7 +94,7 @@ static int parse_cap(const char *arg, struct analysis_cap *cap)
 int cmd_report(int argc, char **argv)
 {
 	enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
-	       OPT_SUSPECT, OPT_NO_COLOR };
+	       OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP };
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, OPT_JSON},
 		{"html", required_argument, NULL, OPT_HTML},
@@ -97,14 +103,16 @@ int cmd_report(int argc, char **argv)
 		{"resolution", required_argument, NULL, OPT_RESOLUTION},
 		{"suspect", required_argument, NULL, OPT_SUSPECT},
 		{"no-color", no_argument, NULL, OPT_NO_COLOR},
+		{"idle-min", required_argument, NULL, OPT_IDLE_MIN},
+		{"warmup", required_argument, NULL, OPT_WARMUP},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
 	struct report_options o = {
 		.format = REPORT_TEXT,
 		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
-		.analysis = {.resolution = NAN, .limit = NAN},
 	};
+	analysis_options_init(&o.analysis);
 	struct analysis_cap *caps = NULL;
 	size_t n_caps = 0, cap_cap = 0;
 	int rc = EXIT_USAGE, c;
@@ -150,12 +158,23 @@ int cmd_report(int argc, char **argv)
 				      "(e.g. 50MiB/h)", optarg);
 				goto out;
 			}
-			if (o.analysis.suspect.basis == RATE_PER_REQUEST)
-				warning("--suspect %s: a per-request rate needs "
-					"a work counter, which this version does "
-					"not record; using the default slope of "
-					"concern", optarg);
 			o.analysis.has_suspect = true;
+			break;
+		case OPT_IDLE_MIN:
+			if (units_parse_duration(optarg, &o.analysis.idle_min_s) ||
+			    !(o.analysis.idle_min_s > 0)) {
+				error("--idle-min: cannot read '%s' as a "
+				      "duration (e.g. 60s, 5m)", optarg);
+				goto out;
+			}
+			break;
+		case OPT_WARMUP:
+			if (units_parse_duration(optarg, &o.analysis.warmup_s) ||
+			    !(o.analysis.warmup_s >= 0)) {
+				error("--warmup: cannot read '%s' as a "
+				      "duration (e.g. 10m, 0)", optarg);
+				goto out;
+			}
 			break;
 		case OPT_NO_COLOR:
 			o.color = false;

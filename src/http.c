@@ -1,2 +1,144 @@
-/* http.c - placeholder; being written. */
-typedef int http_placeholder;
+/*
+ * http.c - HTTP(S) GET through libcurl (http.h).
+ *
+ * What it does: one easy handle per client, reused for every fetch (curl
+ * keeps the connection alive), connect and total timeouts, the body
+ * collected into a growing buffer capped at HTTP_BODY_MAX, any HTTP status
+ * of 400 or more reported as a failure. What it does not: retries,
+ * redirects beyond a few, authentication, parsing.
+ *
+ * CURLOPT_NOSIGNAL is set because the client runs in the recorder's
+ * source thread: curl must not use SIGALRM for its DNS timeouts there.
+ */
+#include "http.h"
+
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+
+struct http_client {
+	CURL *curl;
+	char *buf;
+	size_t len, cap;
+	int overflow;
+	long connect_ms, total_ms;
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+int http_global_init(void)
+{
+	CURLcode rc = curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (rc != CURLE_OK)
+		return error("cannot initialise libcurl: %s",
+			     curl_easy_strerror(rc));
+	return 0;
+}
+
+static size_t collect_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct http_client *c = arg;
+	size_t n = size * nmemb;
+	if (c->len + n > HTTP_BODY_MAX) {
+		c->overflow = 1;
+		return 0;  /* makes curl stop with CURLE_WRITE_ERROR */
+	}
+	if (c->len + n + 1 > c->cap)
+		xgrow((void **)&c->buf, &c->cap, c->len + n + 1, 1);
+	memcpy(c->buf + c->len, data, n);
+	c->len += n;
+	c->buf[c->len] = '\0';
+	return n;
+}
+
+struct http_client *http_client_new(double connect_timeout_s,
+				    double total_timeout_s)
+{
+	struct http_client *c = xcalloc(1, sizeof(*c));
+	c->curl = curl_easy_init();
+	if (!c->curl) {
+		free(c);
+		error("cannot create a libcurl handle");
+		return NULL;
+	}
+	c->connect_ms = (long)ceil(connect_timeout_s * 1000);
+	c->total_ms = (long)ceil(total_timeout_s * 1000);
+	if (c->connect_ms < 1)
+		c->connect_ms = 1;
+	if (c->total_ms < 1)
+		c->total_ms = 1;
+	CURL *h = c->curl;
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->connect_ms);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->total_ms);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->curl_err);
+	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 3L);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, "memtrend/" MEMTREND_VERSION);
+	/* Prometheus servers may gzip; curl decodes what it asks for. */
+	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS,
+			 (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS,
+			 (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	return c;
+}
+
+void http_client_free(struct http_client *c)
+{
+	if (!c)
+		return;
+	curl_easy_cleanup(c->curl);
+	free(c->buf);
+	free(c);
+}
+
+int http_get(struct http_client *c, const char *url, const char **body,
+	     size_t *len, char *err, size_t errlen)
+{
+	c->len = 0;
+	c->overflow = 0;
+	c->curl_err[0] = '\0';
+	if (c->buf)
+		c->buf[0] = '\0';
+	curl_easy_setopt(c->curl, CURLOPT_URL, url);
+	CURLcode rc = curl_easy_perform(c->curl);
+	if (rc != CURLE_OK) {
+		if (c->overflow)
+			snprintf(err, errlen, "body larger than %u MiB",
+				 HTTP_BODY_MAX >> 20);
+		else if (rc == CURLE_OPERATION_TIMEDOUT)
+			snprintf(err, errlen, "timed out after %.3g s",
+				 c->total_ms / 1000.0);
+		else if (rc == CURLE_COULDNT_CONNECT)
+			snprintf(err, errlen, "cannot connect: %s",
+				 c->curl_err[0] ? c->curl_err :
+				 curl_easy_strerror(rc));
+		else
+			snprintf(err, errlen, "%s", c->curl_err[0] ?
+				 c->curl_err : curl_easy_strerror(rc));
+		return -1;
+	}
+	long status = 0;
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (status >= 400) {
+		snprintf(err, errlen, "HTTP %ld", status);
+		return -1;
+	}
+	if (!c->buf)
+		xgrow((void **)&c->buf, &c->cap, 1, 1);
+	c->buf[c->len] = '\0';
+	*body = c->buf;
+	*len = c->len;
+	return 0;
+}

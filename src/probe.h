@@ -121,4 +121,36 @@ void probe_cgroup_close(struct probe_cgroup *cg);
 const char *probe_cgroup_key(const struct probe_cgroup *cg);
 int probe_cgroup_read(struct probe_cgroup *cg, struct cgroup_mem *out);
 
+/* ---- TCP connections (probe_net.c) ------------------------------------ */
+
+/* ESTABLISHED TCP connections whose LOCAL port is one of
+ * ports[0..n_ports-1], IPv4 and IPv6, read from PROC_ROOT/PID/net/tcp and
+ * PROC_ROOT/PID/net/tcp6 (the process's own network namespace; a missing
+ * tcp6 file is fine). When pids (n_pids >= 1) have readable fd directories
+ * (PROC_ROOT/PID/fd/N -> "socket:[INODE]"), only sockets whose inode belongs
+ * to one of those processes count (so a client on the same machine, or
+ * another server in the namespace, is not counted) and *restricted is set
+ * true; otherwise every matching socket counts and *restricted is set false.
+ * Returns PROBE_OK with *count, PROBE_GONE if the first pid's net files are
+ * gone, PROBE_ERROR with a message.
+ *
+ * In detail:
+ *   - the net files are those of pids[0]: the pids are taken to share its
+ *     network namespace. With n_pids == 0, PROC_ROOT/net/tcp{,6} (the
+ *     caller's own namespace) are read, unrestricted;
+ *   - a pid whose PROC_ROOT/PID directory is gone is skipped (its sockets
+ *     went with it); one that exists without a readable fd directory
+ *     (another user's process, a fixture without fd/) makes the count
+ *     unrestricted;
+ *   - restricted, a connection still waiting in an accept queue (inode 0:
+ *     no process holds it yet) counts when one of the pids holds a LISTEN
+ *     socket on the same local port;
+ *   - LISTEN, TIME_WAIT and every other state never count; a line that does
+ *     not parse is skipped.
+ * Work: O(lines of tcp + tcp6 + fds of the pids); memory: one 64 KiB read
+ * buffer and a sorted inode array (8 bytes per socket fd), per call. */
+int probe_tcp_established(struct probe *p, const pid_t *pids, size_t n_pids,
+			  const uint16_t *ports, size_t n_ports,
+			  double *count, bool *restricted);
+
 #endif

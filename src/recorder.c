@@ -32,6 +32,7 @@
 #include "common.h"
 #include "probe.h"
 #include "render.h"
+#include "source.h"
 #include "stats.h"
 #include "store.h"
 #include "target.h"
@@ -76,6 +77,10 @@ struct root {
 	struct proc_watch *kids;
 	size_t n_kids, cap_kids;
 	double next_child_scan;
+	/* --conn-port */
+	int64_t conn_source_id;
+	pid_t *conn_pids;          /* scratch: main + children */
+	size_t conn_pids_cap;
 };
 
 struct cgroup_watch {
@@ -115,6 +120,13 @@ struct recorder {
 	pid_t command_pid;
 	bool write_failed;
 	uint64_t lost_batches;
+	/* Work counter and gauges, read in the source thread. */
+	struct source_set *sources;
+	int64_t *source_ids;
+	double *source_values;     /* scratch for one collected reading */
+	struct source_event *source_events;
+	bool conn_unrestricted_noted;
+	bool source_set_taken;     /* source_set_new() was called */
 };
 
 static void slope_add(struct slope_buf *b, double t, double y)
@@ -410,10 +422,79 @@ static void system_tick(struct recorder *rec, double t, double mono)
 	}
 }
 
+/* ESTABLISHED connections to the --conn-port ports, counted on the
+ * sockets of the root's processes (main and children) when their fds are
+ * readable. A root that is not running gets no reading (not a zero: its
+ * memory has no sample at this tick either). */
+static void connections_tick(struct recorder *rec, struct root *r, double t)
+{
+	if (!rec->o->n_conn_ports || !r->main.pp || r->conn_source_id <= 0)
+		return;
+	size_t n = 0;
+	xgrow((void **)&r->conn_pids, &r->conn_pids_cap, r->n_kids + 1,
+	      sizeof(pid_t));
+	r->conn_pids[n++] = probe_proc_identity(r->main.pp)->pid;
+	for (size_t k = 0; k < r->n_kids; k++)
+		if (r->kids[k].pp)
+			r->conn_pids[n++] =
+				probe_proc_identity(r->kids[k].pp)->pid;
+	double count = NAN;
+	bool restricted = true;
+	if (probe_tcp_established(rec->probe, r->conn_pids, n,
+				  rec->o->conn_ports, rec->o->n_conn_ports,
+				  &count, &restricted) != PROBE_OK)
+		count = NAN;
+	else if (!restricted && !rec->conn_unrestricted_noted) {
+		const char *msg = "the target's file descriptors are not "
+				  "readable: connections count every socket "
+				  "on the port in its network namespace";
+		note("%s", msg);
+		store_note_add(rec->store, t, r->main.inc_id, msg);
+		rec->conn_unrestricted_noted = true;
+	}
+	store_source_sample_add(rec->store, r->conn_source_id, t, count);
+}
+
+/* Store what the source thread finished, print and store its state
+ * changes. With wait, the reading in flight is waited for (at the end). */
+static void sources_collect(struct recorder *rec, bool wait)
+{
+	double t;
+	size_t n_events;
+	if (!rec->sources ||
+	    !source_set_collect(rec->sources, wait, &t, rec->source_values,
+				rec->source_events, &n_events))
+		return;
+	size_t n = source_set_count(rec->sources);
+	for (size_t i = 0; i < n; i++)
+		store_source_sample_add(rec->store, rec->source_ids[i], t,
+					rec->source_values[i]);
+	for (size_t e = 0; e < n_events; e++) {
+		warning("%s", rec->source_events[e].text);
+		store_note_add(rec->store, t, 0, rec->source_events[e].text);
+	}
+}
+
+/* Ask the source thread for this tick's readings; while it is still
+ * busy with an earlier one (a hung endpoint), this tick gets gaps. */
+static void sources_request(struct recorder *rec, double t)
+{
+	if (!rec->sources || source_set_request(rec->sources, t))
+		return;
+	size_t n = source_set_count(rec->sources);
+	for (size_t i = 0; i < n; i++)
+		store_source_sample_add(rec->store, rec->source_ids[i], t,
+					NAN);
+}
+
 static void tick(struct recorder *rec, double t, double mono)
 {
-	for (size_t i = 0; i < rec->n_roots; i++)
+	for (size_t i = 0; i < rec->n_roots; i++) {
 		sample_root(rec, &rec->roots[i], t, mono);
+		connections_tick(rec, &rec->roots[i], t);
+	}
+	sources_collect(rec, false);
+	sources_request(rec, t);
 	/* Reap after sampling, so a command's last sample is taken while
 	 * its status file still answers. */
 	reap_command(rec);
@@ -590,11 +671,67 @@ static int setup_roots(struct recorder *rec, double t)
 	return EXIT_OK;
 }
 
+/* Register the work counter, gauges and connection counts in the store
+ * and start the source thread. EXIT_OK or EXIT_RUNTIME. */
+static int setup_sources(struct recorder *rec)
+{
+	const struct recorder_options *o = rec->o;
+	if (o->n_conn_ports) {
+		char spec[256];
+		size_t len = 0;
+		spec[0] = '\0';
+		for (size_t k = 0; k < o->n_conn_ports && len < 200; k++)
+			len += (size_t)snprintf(spec + len, sizeof(spec) - len,
+						"%s%u", k ? "," : "port ",
+						(unsigned)o->conn_ports[k]);
+		for (size_t i = 0; i < rec->n_roots; i++) {
+			struct root *r = &rec->roots[i];
+			r->conn_source_id = store_source_add(rec->store,
+				"connections", "connections", "tcp", spec,
+				r->target_id);
+			if (r->conn_source_id < 0)
+				return EXIT_RUNTIME;
+		}
+	}
+	if (!o->n_sources)
+		return EXIT_OK;
+	rec->source_ids = xcalloc(o->n_sources, sizeof(*rec->source_ids));
+	rec->source_values = xcalloc(o->n_sources,
+				     sizeof(*rec->source_values));
+	rec->source_events = xcalloc(o->n_sources,
+				     sizeof(*rec->source_events));
+	for (size_t i = 0; i < o->n_sources; i++) {
+		const struct source *src = o->sources[i];
+		rec->source_ids[i] = store_source_add(rec->store,
+			source_role(src) == SOURCE_WORK ? "work" : "gauge",
+			source_name(src), source_kind(src), source_spec(src),
+			0);
+		if (rec->source_ids[i] < 0)
+			return EXIT_RUNTIME;
+	}
+	rec->source_set_taken = true;  /* it owns the sources from here */
+	rec->sources = source_set_new(o->sources, o->n_sources,
+				      o->source_timeout_s);
+	return rec->sources ? EXIT_OK : EXIT_RUNTIME;
+}
+
 static void recorder_release(struct recorder *rec, double t)
 {
+	if (rec->sources) {
+		sources_collect(rec, true);
+		source_set_free(rec->sources);
+	} else if (rec->o->n_sources && !rec->source_set_taken) {
+		/* Never started: the sources are still ours to free. */
+		for (size_t i = 0; i < rec->o->n_sources; i++)
+			source_free(rec->o->sources[i]);
+	}
+	free(rec->source_ids);
+	free(rec->source_values);
+	free(rec->source_events);
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		root_close_all(rec, &rec->roots[i], t, "recording ended");
 		free(rec->roots[i].kids);
+		free(rec->roots[i].conn_pids);
 	}
 	free(rec->roots);
 	for (size_t i = 0; i < rec->n_cgroups; i++)
@@ -622,10 +759,10 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 	child_event = 0;
 
 	rec.probe = probe_new(o->proc_root, o->sys_root);
-	if (!rec.probe)
-		return EXIT_RUNTIME;
-	rec.store = store_create(o->output, o->append);
+	rec.store = rec.probe ? store_create(o->output, o->append) : NULL;
 	if (!rec.store) {
+		for (size_t i = 0; i < o->n_sources; i++)
+			source_free(o->sources[i]);
 		probe_free(rec.probe);
 		free(rec.slope);
 		return EXIT_RUNTIME;
@@ -635,6 +772,8 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 	write_meta(&rec);
 	double t = now_wall();
 	int rc = setup_roots(&rec, t);
+	if (rc == EXIT_OK)
+		rc = setup_sources(&rec);
 	if (rc != EXIT_OK) {
 		if (rec.command_pid) {
 			kill(rec.command_pid, SIGTERM);

@@ -30,7 +30,17 @@ struct recorder_options {
 	const char *proc_root;     /* NULL: default */
 	const char *sys_root;      /* NULL: default */
 	const char *invocation;    /* memtrend's command line, for meta */
+	/* Work counter and gauges (source.h); the recorder takes ownership
+	 * of the sources (freed even when it fails to start). */
+	struct source **sources;
+	size_t n_sources;
+	double source_timeout_s;   /* > 0 when there are sources */
+	/* --conn-port: ESTABLISHED connections to these local ports. */
+	const uint16_t *conn_ports;
+	size_t n_conn_ports;
 };
+
+struct source;
 
 struct recorder_result {
 	uint64_t samples;          /* process samples written */

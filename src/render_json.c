@@ -39,6 +39,76 @@ static json_t *safe_string(const char *s)
 	return json_string(escape_utf8(b, sizeof(b), s ? s : ""));
 }
 
+/* DESIGN.md's {bytes_per_request, ci95_low, ci95_high, requests} plus the
+ * test and the division; null without a per-request slope. */
+static json_t *per_request_json(const struct target_findings *f)
+{
+	const struct per_request_finding *pr = &f->per_request;
+	if (!pr->found)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "bytes_per_request", num_or_null(pr->slope));
+	json_object_set_new(o, "ci95_low", num_or_null(pr->ci_low));
+	json_object_set_new(o, "ci95_high", num_or_null(pr->ci_high));
+	json_object_set_new(o, "requests", num_or_null(pr->requests));
+	json_object_set_new(o, "p_value", num_or_null(pr->p_value));
+	json_object_set_new(o, "detectable_bytes_per_request",
+			    num_or_null(pr->detectable));
+	json_object_set_new(o, "concern_bytes_per_request",
+			    num_or_null(pr->concern));
+	json_object_set_new(o, "needed_requests",
+			    num_or_null(pr->needed_requests));
+	json_object_set_new(o, "requests_per_hour",
+			    num_or_null(pr->rate_per_h));
+	return o;
+}
+
+static json_t *idle_windows_json(const struct target_findings *f)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < f->idle.n; i++) {
+		const struct idle_window *w = &f->idle.windows[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "start", time_or_null(w->start));
+		json_object_set_new(o, "end", time_or_null(w->end));
+		json_object_set_new(o, "footprint_start_bytes",
+				    bytes_or_null(w->fp_start));
+		json_object_set_new(o, "footprint_end_bytes",
+				    bytes_or_null(w->fp_end));
+		json_object_set_new(o, "decline_bytes",
+				    bytes_or_null(w->decline));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* The summary and growth accounting; null without a work counter. */
+static json_t *idle_summary_json(const struct target_findings *f)
+{
+	const struct idle_findings *id = &f->idle;
+	if (!id->work_known)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "count", json_integer((json_int_t)id->n));
+	json_object_set_new(o, "min_s", num_or_null(f->idle_min_s));
+	json_object_set_new(o, "longest_s", id->n ?
+			    num_or_null(id->longest_s) : json_null());
+	json_object_set_new(o, "largest_decline_bytes", id->n ?
+			    bytes_or_null(id->largest_decline) : json_null());
+	json_object_set_new(o, "released", json_boolean(id->released));
+	json_object_set_new(o, "idle_s", num_or_null(id->idle_s));
+	json_object_set_new(o, "active_s", num_or_null(id->active_s));
+	json_t *g = json_object();
+	json_object_set_new(g, "net_bytes", bytes_or_null(id->growth_net));
+	json_object_set_new(g, "active_bytes",
+			    bytes_or_null(id->growth_active));
+	json_object_set_new(g, "idle_bytes", bytes_or_null(id->growth_idle));
+	json_object_set_new(g, "warmup_bytes",
+			    bytes_or_null(id->growth_warmup));
+	json_object_set_new(o, "growth", g);
+	return o;
+}
+
 static json_t *target_json(const struct target_findings *f)
 {
 	const struct series *s = f->series;
@@ -114,8 +184,9 @@ static json_t *target_json(const struct target_findings *f)
 			    num_or_null(f->min_observation_s));
 	json_object_set_new(t, "needed_observation_s",
 			    num_or_null(f->needed_span_s));
-	json_object_set_new(t, "per_request", json_null());
-	json_object_set_new(t, "idle_windows", json_array());
+	json_object_set_new(t, "per_request", per_request_json(f));
+	json_object_set_new(t, "idle_windows", idle_windows_json(f));
+	json_object_set_new(t, "idle", idle_summary_json(f));
 	json_object_set_new(t, "restarts", json_array());
 	if (f->plateau.found) {
 		json_t *p = json_object();

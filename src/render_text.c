@@ -76,6 +76,79 @@ static void print_components(FILE *out, const struct series *s)
 		fprintf(out, " (last sample)\n");
 }
 
+static char *per_req(char *buf, size_t n, double v)
+{
+	if (!isfinite(v)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	return units_format_per_request(buf, n, v, decimal);
+}
+
+#define IDLE_ROWS_SHOWN 10
+
+/* Work, per-request slope, idle windows (the largest declines first when
+ * there are many) and where the growth happened. */
+static void print_work(FILE *out, const struct target_findings *f)
+{
+	const struct per_request_finding *pr = &f->per_request;
+	const struct idle_findings *id = &f->idle;
+	char b1[64], b2[64], b3[64], b4[64], b5[64];
+	if (!pr->recorded)
+		return;
+	if (!pr->known) {
+		fprintf(out, "  requests    no readings in the window\n");
+		return;
+	}
+	fprintf(out, "  requests    %s in the window (%s/h)\n",
+		units_format_count(b1, sizeof(b1), pr->requests),
+		units_format_count(b2, sizeof(b2), pr->rate_per_h));
+	if (pr->found)
+		fprintf(out, "  per request %s  (95 %% interval %s to %s), "
+			"p = %.3g; detectable %s\n",
+			per_req(b1, sizeof(b1), pr->slope),
+			per_req(b2, sizeof(b2), pr->ci_low),
+			per_req(b3, sizeof(b3), pr->ci_high), pr->p_value,
+			per_req(b4, sizeof(b4), pr->detectable));
+	if (isfinite(pr->needed_requests))
+		fprintf(out, "  min. work   %s requests to see %s\n",
+			units_format_count(b1, sizeof(b1), pr->needed_requests),
+			per_req(b2, sizeof(b2), pr->concern));
+	if (!id->work_known)
+		return;
+	if (!id->n) {
+		fprintf(out, "  idle        no window of >= %s\n",
+			dur_or_na(b1, sizeof(b1), f->idle_min_s));
+	} else {
+		fprintf(out, "  idle        %zu window%s, %s in all, longest "
+			"%s; %s (largest decline %s)\n", id->n,
+			id->n == 1 ? "" : "s",
+			dur_or_na(b1, sizeof(b1), id->idle_s),
+			dur_or_na(b2, sizeof(b2), id->longest_s),
+			id->released ? "released memory" : "released nothing",
+			size_or_na(b3, sizeof(b3), id->largest_decline));
+		for (size_t i = 0; i < id->n && i < IDLE_ROWS_SHOWN; i++) {
+			const struct idle_window *w = &id->windows[i];
+			fprintf(out, "              %s  %-8s %s -> %s "
+				"(decline %s)\n",
+				units_format_time(b1, sizeof(b1), w->start),
+				dur_or_na(b2, sizeof(b2), w->end - w->start),
+				size_or_na(b3, sizeof(b3), w->fp_start),
+				size_or_na(b4, sizeof(b4), w->fp_end),
+				size_or_na(b5, sizeof(b5), w->decline));
+		}
+		if (id->n > IDLE_ROWS_SHOWN)
+			fprintf(out, "              ... %zu more (--json lists "
+				"them all)\n", id->n - IDLE_ROWS_SHOWN);
+	}
+	fprintf(out, "  growth      net %s: %s while requests ran, %s idle, "
+		"%s start-up\n",
+		size_or_na(b1, sizeof(b1), id->growth_net),
+		size_or_na(b2, sizeof(b2), id->growth_active),
+		size_or_na(b3, sizeof(b3), id->growth_idle),
+		size_or_na(b4, sizeof(b4), id->growth_warmup));
+}
+
 static void print_target(FILE *out, const struct target_findings *f,
 			 const struct render_options *o)
 {
@@ -166,6 +239,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 			units_format_time(b2, sizeof(b2), f->plateau.since),
 			f->plateau.cap_name ? ", at the " : "",
 			f->plateau.cap_name ? f->plateau.cap_name : "");
+	print_work(out, f);
 	if (f->exhaustion.found)
 		fprintf(out, "  exhaustion  %s (%s) in %s (range %s to %s)\n",
 			f->exhaustion.limit_source,

@@ -57,12 +57,19 @@ static const char schema_sql[] =
 	"  cgroup_id INTEGER NOT NULL, t REAL NOT NULL,\n"
 	"  current INTEGER, max INTEGER, peak INTEGER);\n"
 	"CREATE TABLE IF NOT EXISTS note(\n"
-	"  t REAL NOT NULL, incarnation_id INTEGER, text TEXT NOT NULL);\n";
+	"  t REAL NOT NULL, incarnation_id INTEGER, text TEXT NOT NULL);\n"
+	/* Schema 2: figures from outside /proc (work, connections, gauges). */
+	"CREATE TABLE IF NOT EXISTS source(\n"
+	"  id INTEGER PRIMARY KEY, role TEXT NOT NULL, name TEXT NOT NULL,\n"
+	"  method TEXT NOT NULL, spec TEXT NOT NULL,\n"
+	"  target_id INTEGER REFERENCES target(id));\n"
+	"CREATE TABLE IF NOT EXISTS source_sample(\n"
+	"  source_id INTEGER NOT NULL, t REAL NOT NULL, value REAL);\n";
 
 enum stmt_id {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_META, ST_TARGET, ST_CGROUP_FIND,
 	ST_CGROUP, ST_INC, ST_INC_END, ST_SAMPLE, ST_SYSTEM, ST_CGROUP_SAMPLE,
-	ST_NOTE, ST_COUNT
+	ST_NOTE, ST_SOURCE, ST_SOURCE_SAMPLE, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -85,6 +92,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_CGROUP_SAMPLE] = "INSERT INTO cgroup_sample VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_NOTE] = "INSERT INTO note(t, incarnation_id, text) VALUES (?1, ?2, ?3)",
+	[ST_SOURCE] = "INSERT INTO source(role, name, method, spec, target_id) "
+		      "VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_SOURCE_SAMPLE] = "INSERT INTO source_sample VALUES (?1, ?2, ?3)",
 };
 
 struct store {
@@ -470,6 +480,40 @@ int store_note_add(struct store *st, double t, int64_t inc_id,
 	bind_text(s, 3, text);
 	st->pending++;
 	return step_reset(st, s);
+}
+
+int64_t store_source_add(struct store *st, const char *role,
+			 const char *name, const char *method,
+			 const char *spec, int64_t target_id)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_SOURCE];
+	bind_text(s, 1, role);
+	bind_text(s, 2, name);
+	bind_text(s, 3, method);
+	bind_text(s, 4, spec);
+	if (target_id > 0)
+		sqlite3_bind_int64(s, 5, target_id);
+	else
+		sqlite3_bind_null(s, 5);
+	st->pending++;
+	if (step_reset(st, s))
+		return -1;
+	return sqlite3_last_insert_rowid(st->db);
+}
+
+int store_source_sample_add(struct store *st, int64_t source_id, double t,
+			    double value)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_SOURCE_SAMPLE];
+	sqlite3_bind_int64(s, 1, source_id);
+	sqlite3_bind_double(s, 2, t);
+	bind_real(s, 3, value);
+	st->pending++;
+	return step_reset_as(st, s, false);
 }
 
 void store_remove(const char *path)
@@ -897,6 +941,144 @@ static void read_limits(sqlite3 *db, struct dataset *out,
 	sqlite3_finalize(s);
 }
 
+/* ---- figures from outside /proc (schema 2) ---------------------------
+ *
+ * Source readings carry the stamp of the tick they were asked for, the
+ * same stamp as that tick's memory samples. A reading is attached to the
+ * first series point at or after it (within a microsecond) and only if no
+ * later point came first, so a reading lands on its own tick and a gap in
+ * the source stays a gap (NAN) in the series.
+ */
+struct source_rows {
+	int64_t id, target_id;     /* target_id 0: every target */
+	char role[16];
+	char *name;
+	double *t, *v;
+	size_t n, cap;
+};
+
+static void source_attach(struct series *se, const struct source_rows *r)
+{
+	if (!se->n)
+		return;
+	void (*set)(struct series *, size_t, double) = NULL;
+	if (strcmp(r->role, "work") == 0)
+		set = series_set_requests;
+	else if (strcmp(r->role, "connections") == 0)
+		set = series_set_connections;
+	else if (strcmp(r->role, "gauge") != 0)
+		return;  /* a role from a newer memtrend */
+	/* Allocate the figure even if every reading failed: "recorded, all
+	 * gaps" is not "not recorded". */
+	if (set)
+		set(se, 0, NAN);
+	else
+		series_set_gauge(se, r->name, 0, NAN);
+	size_t j = 0;
+	double prev = -INFINITY;
+	for (size_t i = 0; i < se->n; i++) {
+		double ti = se->t[i];
+		size_t last = SIZE_MAX;
+		while (j < r->n && r->t[j] <= ti + 1e-6)
+			last = j++;
+		if (last != SIZE_MAX && r->t[last] > prev + 1e-6 &&
+		    !isnan(r->v[last])) {
+			if (set)
+				set(se, i, r->v[last]);
+			else
+				series_set_gauge(se, r->name, i, r->v[last]);
+		}
+		prev = ti;
+	}
+}
+
+static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
+			const int64_t *target_ids)
+{
+	sqlite3_stmt *s;
+	/* A schema 1 file has no source table: nothing to attach. */
+	if (sqlite3_prepare_v2(db, "SELECT id, role, name, target_id FROM "
+			       "source ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	struct source_rows *src = NULL;
+	size_t n_src = 0, cap_src = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		xgrow((void **)&src, &cap_src, n_src + 1, sizeof(*src));
+		struct source_rows *r = &src[n_src++];
+		memset(r, 0, sizeof(*r));
+		r->id = sqlite3_column_int64(s, 0);
+		const char *role = (const char *)sqlite3_column_text(s, 1);
+		snprintf(r->role, sizeof(r->role), "%s", role ? role : "");
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		r->name = xstrdup(name ? name : "?");
+		r->target_id = sqlite3_column_int64(s, 3);
+	}
+	sqlite3_finalize(s);
+	int rc = 0;
+	if (n_src && prepare(db, "SELECT source_id, t, value FROM "
+			     "source_sample ORDER BY rowid", &s, path) == 0) {
+		struct source_rows *last = NULL;
+		int step;
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(s, 0);
+			if (!last || last->id != id) {
+				last = NULL;
+				for (size_t k = 0; k < n_src; k++)
+					if (src[k].id == id)
+						last = &src[k];
+				if (!last)
+					continue;
+			}
+			double t = sqlite3_column_double(s, 1);
+			if (last->n && t < last->t[last->n - 1])
+				continue;  /* clock stepped back */
+			size_t cap = last->cap;
+			xgrow((void **)&last->t, &cap, last->n + 1,
+			      sizeof(double));
+			xgrow((void **)&last->v, &last->cap, last->n + 1,
+			      sizeof(double));
+			last->t[last->n] = t;
+			last->v[last->n++] =
+				sqlite3_column_type(s, 2) == SQLITE_NULL ?
+				NAN : sqlite3_column_double(s, 2);
+		}
+		sqlite3_finalize(s);
+		if (step != SQLITE_DONE)
+			rc = error("cannot read work and gauge figures from "
+				   "'%s': %s", path, sqlite3_errmsg(db));
+	} else if (n_src) {
+		rc = -1;
+	}
+	/* A source of target T applies to T and to the targets under it
+	 * (its children and their sum). */
+	int64_t *parents = xcalloc(out->n_targets ? out->n_targets : 1,
+				   sizeof(*parents));
+	if (!rc && sqlite3_prepare_v2(db, "SELECT id, parent_id FROM target",
+				      -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW)
+			for (size_t ti = 0; ti < out->n_targets; ti++)
+				if (target_ids[ti] ==
+				    sqlite3_column_int64(s, 0))
+					parents[ti] =
+						sqlite3_column_int64(s, 1);
+		sqlite3_finalize(s);
+	}
+	for (size_t k = 0; !rc && k < n_src; k++)
+		for (size_t ti = 0; ti < out->n_targets; ti++)
+			if (!src[k].target_id ||
+			    src[k].target_id == target_ids[ti] ||
+			    src[k].target_id == parents[ti])
+				source_attach(&out->targets[ti], &src[k]);
+	free(parents);
+	for (size_t k = 0; k < n_src; k++) {
+		free(src[k].name);
+		free(src[k].t);
+		free(src[k].v);
+	}
+	free(src);
+	return rc;
+}
+
 static void read_meta_and_notes(sqlite3 *db, struct dataset *out)
 {
 	sqlite3_stmt *s;
@@ -947,6 +1129,8 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 	else if (rc == 0)
 		rc = read_samples(db, path, out, map, n_map,
 				  o && o->components);
+	if (!rc)
+		rc = read_sources(db, path, out, target_ids);
 	if (!rc) {
 		read_limits(db, out, map, n_map);
 		read_meta_and_notes(db, out);

@@ -18,7 +18,7 @@
 #include "probe.h"
 #include "series.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct store;
 
@@ -57,6 +57,16 @@ int store_cgroup_sample_add(struct store *st, int64_t cgroup_id, double t,
 			    const struct cgroup_mem *m);
 int store_note_add(struct store *st, double t, int64_t inc_id,
 		   const char *text);
+/* A figure from outside /proc. role: "work", "connections" or "gauge";
+ * name: "requests", "connections" or the gauge's NAME; method: "command",
+ * "metric", "log" or "tcp"; spec: the argument as given. target_id 0: it
+ * applies to every target of the recording. Returns its id or -1. */
+int64_t store_source_add(struct store *st, const char *role,
+			 const char *name, const char *method,
+			 const char *spec, int64_t target_id);
+/* One reading; value NAN records a gap (the source failed). */
+int store_source_sample_add(struct store *st, int64_t source_id, double t,
+			    double value);
 /* Commit the open batch. On failure (disk full, I/O error) the batch is
  * rolled back -- the file keeps every earlier commit -- and -1 is
  * returned without a message (store_last_error() says why); the caller

@@ -424,13 +424,49 @@ char *units_format_rate(char *buf, size_t n, double bytes_per_hour)
 	return buf;
 }
 
-char *units_format_slope(char *buf, size_t n, double bytes_per_hour,
-			 bool decimal)
+static char *format_signed_per(char *buf, size_t n, double bytes,
+			       bool decimal, const char *per)
 {
 	assert(buf && n > 0);
 	char size[64];
-	units_format_size_in(size, sizeof(size), bytes_per_hour, decimal);
-	snprintf(buf, n, "%s%s/h", bytes_per_hour > 0 ? "+" : "", size);
+	units_format_size_in(size, sizeof(size), bytes, decimal);
+	snprintf(buf, n, "%s%s/%s", bytes > 0 ? "+" : "", size, per);
+	return buf;
+}
+
+char *units_format_slope(char *buf, size_t n, double bytes_per_hour,
+			 bool decimal)
+{
+	return format_signed_per(buf, n, bytes_per_hour, decimal, "h");
+}
+
+char *units_format_per_request(char *buf, size_t n, double bytes_per_request,
+			       bool decimal)
+{
+	return format_signed_per(buf, n, bytes_per_request, decimal, "req");
+}
+
+char *units_format_count(char *buf, size_t n, double count)
+{
+	assert(buf && n > 0);
+	if (!isfinite(count)) {
+		snprintf(buf, n, "n/a");
+		return buf;
+	}
+	/* Whole numbers with thousands separators: "3,100", "1,234,567". */
+	char digits[48];
+	snprintf(digits, sizeof(digits), "%.0f", fabs(count));
+	size_t len = strlen(digits), o = 0;
+	char out[72];
+	if (count < 0 && llround(count) != 0)
+		out[o++] = '-';
+	for (size_t i = 0; i < len && o < sizeof(out) - 2; i++) {
+		if (i && (len - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	snprintf(buf, n, "%s", out);
 	return buf;
 }
 

@@ -52,6 +52,11 @@ char *units_format_rate(char *buf, size_t n, double bytes_per_hour);
  * decimal units when decimal is true. */
 char *units_format_slope(char *buf, size_t n, double bytes_per_hour,
 			 bool decimal);
+/* Per request: "+1.05 KiB/req". */
+char *units_format_per_request(char *buf, size_t n, double bytes_per_request,
+			       bool decimal);
+/* A count, rounded, with thousands separators: "3,100". */
+char *units_format_count(char *buf, size_t n, double count);
 char *units_format_duration(char *buf, size_t n, double seconds);
 /* ISO 8601 UTC with second precision: "2026-05-01T02:04:00Z". */
 char *units_format_time(char *buf, size_t n, double unix_seconds);

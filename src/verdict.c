@@ -5,12 +5,16 @@
  *
  * Rules, in order (README "Reading a verdict" documents them for users):
  *  1. too few points or no time span          -> inconclusive
- *  2. early growth then a flat late part      -> plateau (at a cap if the
+ *  2. a work counter that did not increase    -> inconclusive (a leak per
+ *                                                 request cannot show)
+ *  3. early growth then a flat late part      -> plateau (at a cap if the
  *                                                 level is just under one)
- *  3. significant rise (p < 0.05, CI > 0)     -> growing
- *  4. the window cannot see the slope of concern (detectable > concern,
- *     or the interval reaches above it)       -> inconclusive
- *  5. otherwise                               -> stable
+ *  4. significant rise (p < 0.05, CI > 0)     -> growing
+ *  5. the window cannot see the slope of concern (detectable > concern,
+ *     or the interval reaches above it; per request too when work is
+ *     known)                                  -> inconclusive
+ *  6. otherwise                               -> stable
+ * Idle windows and growth accounting add reasons to every verdict.
  * Never more confident than the data: rule 4 comes before "stable", and
  * the interval and p-value it uses are autocorrelation-corrected.
  * No I/O: the text goes into the findings for renderers to print.
@@ -92,6 +96,29 @@ static void incarnation_reason(struct target_findings *f)
 	       (long long)s->incs[f->analysed_inc].pid, f->analysed_samples);
 }
 
+static char *per_req_text(const struct target_findings *f, char *buf,
+			  size_t n, double bytes)
+{
+	return units_format_per_request(buf, n, bytes, f->decimal_units);
+}
+
+/* " or >= 2,000 requests more", when the per-request division is known. */
+static void append_requests_needed(struct target_findings *f)
+{
+	const struct per_request_finding *pr = &f->per_request;
+	if (!isfinite(pr->needed_requests))
+		return;
+	double more = pr->needed_requests - pr->requests;
+	if (more <= 0)
+		return;
+	char a[48], b[48];
+	size_t len = strlen(f->settle);
+	snprintf(f->settle + len, sizeof(f->settle) - len,
+		 "%sor >= %s requests more (to see %s)", len ? "; " : "",
+		 units_format_count(a, sizeof(a), more),
+		 per_req_text(f, b, sizeof(b), pr->concern));
+}
+
 static void settle_window(struct target_findings *f)
 {
 	char a[48], b[48], c[48], d[48];
@@ -99,6 +126,7 @@ static void settle_window(struct target_findings *f)
 		snprintf(f->settle, sizeof(f->settle),
 			 "record longer; give --limit or --suspect so the "
 			 "slope of concern is known");
+		append_requests_needed(f);
 		return;
 	}
 	double more = f->needed_span_s - f->an_span_s;
@@ -111,6 +139,87 @@ static void settle_window(struct target_findings *f)
 		 "a slope of %s", a, b,
 		 fsize(f, c, sizeof(c), f->resolution),
 		 rate_text(f, d, sizeof(d), f->concern_bph));
+	append_requests_needed(f);
+}
+
+static void per_request_reason(struct target_findings *f)
+{
+	const struct per_request_finding *pr = &f->per_request;
+	char a[48], b[48], c[48], d[48], e[48], p[32];
+	if (!pr->recorded)
+		return;
+	if (!pr->known) {
+		reason(f, "the work counter gave no readings in the window "
+		       "(see the notes): no per-request slope");
+		return;
+	}
+	if (!pr->found)
+		return;
+	reason(f, "per request: %s (95 %% interval %s to %s) over %s "
+	       "requests, %s; detectable %s",
+	       per_req_text(f, a, sizeof(a), pr->slope),
+	       per_req_text(f, b, sizeof(b), pr->ci_low),
+	       per_req_text(f, c, sizeof(c), pr->ci_high),
+	       units_format_count(d, sizeof(d), pr->requests),
+	       p_text(p, sizeof(p), pr->p_value),
+	       per_req_text(f, e, sizeof(e), pr->detectable));
+}
+
+/* Idle windows and where the growth happened: context.md's decisive
+ * evidence ("nothing released in 23 idle windows, all growth while
+ * requests ran"). */
+static void idle_reasons(struct target_findings *f)
+{
+	const struct idle_findings *id = &f->idle;
+	char a[48], b[48], c[48], d[48];
+	if (!id->work_known)
+		return;
+	if (id->n == 0) {
+		reason(f, "no idle window (>= %s without requests%s) in the "
+		       "recording", span_text(a, sizeof(a), f->idle_min_s),
+		       f->series->connections ? " and connections" : "");
+	} else if (id->released) {
+		reason(f, "%zu idle window%s (longest %s): memory was released "
+		       "while idle (up to %s)", id->n, id->n == 1 ? "" : "s",
+		       units_format_duration(a, sizeof(a), id->longest_s),
+		       fsize(f, b, sizeof(b), id->largest_decline));
+	} else {
+		reason(f, "%zu idle window%s (longest %s): nothing was "
+		       "released while idle (largest decline %s)", id->n,
+		       id->n == 1 ? "" : "s",
+		       units_format_duration(a, sizeof(a), id->longest_s),
+		       fsize(f, b, sizeof(b), fmax(id->largest_decline, 0)));
+	}
+	if (id->n && fabs(id->growth_net) >= 2 * f->resolution)
+		reason(f, "net growth %s: %s while requests ran, %s in idle "
+		       "windows, %s during start-up",
+		       fsize(f, a, sizeof(a), id->growth_net),
+		       fsize(f, b, sizeof(b), id->growth_active),
+		       fsize(f, c, sizeof(c), id->growth_idle),
+		       fsize(f, d, sizeof(d), id->growth_warmup));
+}
+
+static void no_work(struct target_findings *f)
+{
+	char a[48], b[48], c[48];
+	const struct per_request_finding *pr = &f->per_request;
+	f->verdict = VERDICT_INCONCLUSIVE;
+	reason(f, "no work was done in the window: the requests counter did "
+	       "not increase over %s, so memory that grows per request "
+	       "cannot show, whatever the time slope says",
+	       span_text(a, sizeof(a), f->an_span_s));
+	trend_reason(f);
+	if (isfinite(pr->needed_requests))
+		snprintf(f->settle, sizeof(f->settle),
+			 "record while the service takes requests: >= %s "
+			 "requests at resolution %s to see %s",
+			 units_format_count(a, sizeof(a), pr->needed_requests),
+			 fsize(f, b, sizeof(b), f->resolution),
+			 per_req_text(f, c, sizeof(c), pr->concern));
+	else
+		snprintf(f->settle, sizeof(f->settle),
+			 "record while the service takes requests (give "
+			 "--suspect SIZE/req for how many)");
 }
 
 void verdict_decide(struct target_findings *f)
@@ -129,6 +238,13 @@ void verdict_decide(struct target_findings *f)
 		return;
 	}
 	incarnation_reason(f);
+
+	const struct per_request_finding *pr = &f->per_request;
+	if (pr->recorded && pr->known && !(pr->requests > 0)) {
+		no_work(f);
+		idle_reasons(f);
+		return;
+	}
 
 	if (f->plateau.found) {
 		f->verdict = VERDICT_PLATEAU;
@@ -157,6 +273,8 @@ void verdict_decide(struct target_findings *f)
 			       "stopped growing but is not given back; give "
 			       "--cap if the service has one");
 		}
+		per_request_reason(f);
+		idle_reasons(f);
 		return;
 	}
 
@@ -180,13 +298,18 @@ void verdict_decide(struct target_findings *f)
 						 f->exhaustion.limit_bytes),
 			       units_format_duration(b, sizeof(b),
 						     f->exhaustion.eta_s));
+		per_request_reason(f);
+		idle_reasons(f);
 		return;
 	}
 
 	/* Stable needs both: the window could resolve the slope of concern,
-	 * and the interval's upper end stays below it. */
+	 * and the interval's upper end stays below it -- per request too,
+	 * when the work is known. */
+	bool per_request_unseen = pr->found && isfinite(pr->concern) &&
+		(pr->detectable > pr->concern || pr->ci_high > pr->concern);
 	if (!isfinite(f->concern_bph) || f->detectable_bph > f->concern_bph ||
-	    f->ci_high_bph > f->concern_bph) {
+	    f->ci_high_bph > f->concern_bph || per_request_unseen) {
 		f->verdict = VERDICT_INCONCLUSIVE;
 		reason(f, "this window could not have seen a slope below "
 		       "about %s per %s (%s)",
@@ -204,7 +327,16 @@ void verdict_decide(struct target_findings *f)
 			       units_format_duration(c, sizeof(c),
 				       f->resolution / f->concern_bph * 3600));
 		}
+		if (per_request_unseen)
+			reason(f, "per request it could not have seen less "
+			       "than %s, and the slope of concern per request "
+			       "is %s",
+			       per_req_text(f, a, sizeof(a),
+					    fmax(pr->detectable, pr->ci_high)),
+			       per_req_text(f, b, sizeof(b), pr->concern));
 		trend_reason(f);
+		per_request_reason(f);
+		idle_reasons(f);
 		settle_window(f);
 		return;
 	}
@@ -220,4 +352,6 @@ void verdict_decide(struct target_findings *f)
 	       "slope of concern is %s (%s)",
 	       rate_text(f, a, sizeof(a), f->detectable_bph),
 	       rate_text(f, b, sizeof(b), f->concern_bph), f->concern_source);
+	per_request_reason(f);
+	idle_reasons(f);
 }

@@ -35,3 +35,25 @@ wait_for() {
 jget() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 # sql FILE 'query'
 sql() { sqlite3 "$1" "$2"; }
+# A free TCP port on 127.0.0.1 (the kernel's choice; closed again at once).
+free_port() {
+	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+# wait_port PORT SECONDS: until something accepts on 127.0.0.1:PORT.
+wait_port() {
+	local i=0
+	until "$PY" -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),0.2).close()' "$1" 2>/dev/null; do
+		i=$((i + 1)); [ $i -gt $(( $2 * 10 )) ] && fail "nothing listens on port $1 after $2 s"
+		sleep 0.1
+	done
+}
+# need PROGRAM...: skip (exit 77) when a server the test drives is missing.
+need() {
+	for p in "$@"; do
+		command -v "$p" >/dev/null 2>&1 || { echo "skip: $p not installed"; exit 77; }
+	done
+}
+# within VALUE LOW HIGH: LOW <= VALUE <= HIGH (floats).
+within() {
+	"$PY" -c "import sys; v,l,h=map(float,sys.argv[1:]); sys.exit(0 if l<=v<=h else 1)" "$1" "$2" "$3"
+}

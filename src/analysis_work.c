@@ -1,0 +1,126 @@
+/*
+ * analysis_work.c - findings that need the work counter: the slope per
+ * request (Theil-Sen of footprint against cumulative work, the estimator
+ * of the time slope with work in place of time), the detectable
+ * per-request slope, how many requests would settle the question, and
+ * the idle windows with growth accounting (idle.c).
+ *
+ * Contracts: no I/O; s and work are read-only; scratch is freed before
+ * return. O(n) plus the bounded statistics of stats.c. Like the time
+ * slope, the per-request slope is taken within the analysed incarnation
+ * only: a restart resets both memory and the counter.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "common.h"
+
+#define MIN_WORK_POINTS 3
+
+/* The per-request slope that matters: --suspect SIZE/req when given,
+ * else the time slope of concern spread over the observed request rate
+ * (at the rate the service ran, that many bytes per request reach the
+ * time slope of concern). */
+static void per_request_concern(const struct analysis_options *o,
+				struct target_findings *f)
+{
+	struct per_request_finding *pr = &f->per_request;
+	pr->concern = NAN;
+	if (o && o->has_suspect && o->suspect.basis == RATE_PER_REQUEST &&
+	    o->suspect.bytes > 0) {
+		pr->concern = o->suspect.bytes;
+		pr->concern_is_suspect = true;
+	} else if (isfinite(f->concern_bph) && f->concern_bph > 0 &&
+		   pr->rate_per_h > 0) {
+		pr->concern = f->concern_bph / pr->rate_per_h;
+	}
+}
+
+static void per_request_find(const struct series *s, const double *work,
+			     size_t lo, size_t hi,
+			     const struct analysis_options *o,
+			     struct target_findings *f)
+{
+	struct per_request_finding *pr = &f->per_request;
+	pr->recorded = true;
+	size_t m = 0;
+	double *x = xmalloc((hi > lo ? hi - lo : 1) * sizeof(double));
+	double *y = xmalloc((hi > lo ? hi - lo : 1) * sizeof(double));
+	/* One point per step of the counter: the footprint when the work
+	 * was done. While the counter stands still (idle) the footprint may
+	 * drift or be given back -- the idle windows report that -- but no
+	 * work explains it: those points would only add ties in x, and their
+	 * time-ordered drift would pass for autocorrelated noise in the
+	 * per-request interval. */
+	double first = NAN, last = NAN;
+	for (size_t i = lo; i < hi; i++) {
+		if (!isfinite(work[i]) || !isfinite(s->footprint[i]))
+			continue;
+		if (isnan(first))
+			first = work[i];
+		last = work[i];
+		if (m && !(work[i] > x[m - 1]))
+			continue;
+		x[m] = work[i];
+		y[m] = s->footprint[i];
+		m++;
+	}
+	if (m) {
+		pr->known = true;
+		pr->requests = last - first;
+		if (f->an_span_s > 0)
+			pr->rate_per_h = pr->requests / f->an_span_s * 3600;
+	}
+	per_request_concern(o, f);
+	/* Cumulative work never decreases (work_counter_increase()), so x
+	 * is already in the order trend_compute() wants. */
+	if (m >= MIN_WORK_POINTS && pr->requests > 0 &&
+	    trend_compute(x, y, m, &pr->trend) == 0) {
+		pr->found = true;
+		pr->slope = pr->trend.slope;
+		pr->ci_low = pr->trend.ci_low;
+		pr->ci_high = pr->trend.ci_high;
+		pr->p_value = pr->trend.p_value;
+		pr->significant = pr->p_value < ANALYSIS_ALPHA &&
+				  (pr->ci_low > 0 || pr->ci_high < 0);
+		double half = (pr->ci_high - pr->ci_low) / 2;
+		pr->detectable = fmax(f->resolution / pr->requests, half);
+		if (isfinite(pr->concern) && pr->concern > 0) {
+			/* As for time: at least resolution / concern
+			 * requests; with noise the half-width shrinks about
+			 * as requests^-1.5 at a steady rate. */
+			double need = f->resolution / pr->concern;
+			if (half > pr->concern)
+				need = fmax(need, pr->requests *
+					    pow(half / pr->concern, 2.0 / 3));
+			pr->needed_requests = need;
+		}
+	} else if (isfinite(pr->concern) && pr->concern > 0) {
+		pr->needed_requests = f->resolution / pr->concern;
+	}
+	free(x);
+	free(y);
+}
+
+void analysis_work_run(const struct series *s, const double *work,
+		       size_t lo, size_t hi, const struct analysis_options *o,
+		       struct target_findings *f)
+{
+	struct per_request_finding *pr = &f->per_request;
+	memset(pr, 0, sizeof(*pr));
+	pr->slope = pr->ci_low = pr->ci_high = pr->p_value = NAN;
+	pr->detectable = pr->concern = pr->needed_requests = NAN;
+	if (work)
+		per_request_find(s, work, lo, hi, o, f);
+
+	struct idle_options io = {
+		.min_s = o && isfinite(o->idle_min_s) ? o->idle_min_s :
+			 IDLE_DEFAULT_MIN_S,
+		.warmup_s = o ? o->warmup_s : NAN,
+		.resolution = f->resolution,
+	};
+	f->idle_min_s = io.min_s;
+	idle_findings_compute(s, work, &io, &f->idle);
+}

@@ -1,0 +1,38 @@
+/*
+ * http.h - fetching a metrics page over HTTP(S): the one module that talks
+ * to libcurl (only http.c includes curl.h).
+ *
+ * One client holds one reused curl handle, so a scrape every second keeps
+ * its connection alive instead of reconnecting. It does not parse what it
+ * fetches (openmetrics.c does) and does not retry: a failed fetch is the
+ * caller's gap. Bounds: each fetch ends within the total timeout, and a
+ * body larger than HTTP_BODY_MAX is refused rather than buffered.
+ *
+ * Thread use: a client belongs to one thread at a time; http_global_init()
+ * must run once in the main thread before any client is made.
+ */
+#ifndef MEMTREND_HTTP_H
+#define MEMTREND_HTTP_H
+
+#include <stddef.h>
+
+#define HTTP_BODY_MAX (16u << 20)
+
+struct http_client;
+
+/* Once per process, before threads start. 0 or -1 (message printed). */
+int http_global_init(void);
+
+/* Timeouts in seconds (> 0). NULL after printing an error. */
+struct http_client *http_client_new(double connect_timeout_s,
+				    double total_timeout_s);
+void http_client_free(struct http_client *c);
+
+/* GET url. Returns 0 with the body in *body (owned by the client, valid
+ * until the next fetch or free; NUL-terminated; *len bytes), or -1 with a
+ * one-line reason in err ("connection refused", "timed out after 2 s",
+ * "HTTP 500", "body larger than 16 MiB"). Only http and https. */
+int http_get(struct http_client *c, const char *url, const char **body,
+	     size_t *len, char *err, size_t errlen);
+
+#endif
