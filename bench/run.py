@@ -53,6 +53,7 @@ SIZES = [int(float(x)) for x in knob(
 SCIPY_N = knob("BENCH_SCIPY_N", 10000, 2000)        # d
 REPEAT = knob("BENCH_REPEAT", 2, 1)                 # c, d: best of
 SERIAL = knob("BENCH_SERIAL", 0, 0)                 # a: one at a time
+WORK_N = knob("BENCH_WORK_SAMPLES", 60, 5)          # e: 1 s samples
 # The recorder reads the machine's files (meminfo, PSI, cgroup) at most once
 # a second and the process's own files every tick; the floor and bench_tick
 # follow the same schedule (-k: system files every K-th iteration).
@@ -520,6 +521,91 @@ def scipy_rows():
 
 # ---- main ----------------------------------------------------------------
 
+# ---- e: the work counter, scraped from a metrics endpoint --------------
+
+def work_rows(pid):
+    """memtrend at 1 s with --work URL#METRIC, beside the same recorder
+    without it and the Python peer doing both (psutil + urllib), all three
+    at once against tests/helpers/metrics_server.py."""
+    server = os.path.join(ROOT, "tests", "helpers", "metrics_server.py")
+    port_file = os.path.join(OUT, "e-port")
+    mode_file = os.path.join(OUT, "e-mode")
+    rm(port_file)
+    with open(mode_file, "w") as f:
+        f.write("ok\n")
+    srv = subprocess.Popen([PY, server, "--port-file", port_file,
+                            "--mode-file", mode_file])
+    started.append(srv)
+    for _ in range(100):
+        if os.path.exists(port_file):
+            break
+        time.sleep(0.05)
+    with open(port_file) as f:
+        port = int(f.read())
+    url = "http://127.0.0.1:%d/metrics" % port
+    log("e) --work scrape at 1 s: %d samples, with and without, and the "
+        "peer" % WORK_N)
+    db_w = os.path.join(OUT, "e-work.db")
+    db_p = os.path.join(OUT, "e-plain.db")
+    rm(db_w)
+    rm(db_p)
+    dur = "%ds" % WORK_N
+    work = Child("memtrend-work", record_argv(
+        db_w, pid, "1s", dur,
+        extra=["--work", url + '#test_requests_total{model="a"}']))
+    plain = Child("memtrend-plain", record_argv(db_p, pid, "1s", dur))
+    peer = Child("peer-scrape", [PY, os.path.join(ROOT, "bench",
+                                                  "peer_scrape.py"),
+                                 pid, url, "test_requests_total", "model=a",
+                                 "--interval", "1", "--count", str(WORK_N)])
+    work.wait()
+    plain.wait()
+    peer.wait()
+    # Start-up and shutdown (libcurl and TLS initialisation, the source
+    # thread) measured by 2-sample runs and taken out: steady state.
+    short = {}
+    for tag, extra in (("work", ["--work", url +
+                                 '#test_requests_total{model="a"}']),
+                       ("plain", [])):
+        db = os.path.join(OUT, "e-%s-short.db" % tag)
+        rm(db)
+        c = run("memtrend-%s-short" % tag,
+                record_argv(db, pid, "1s", "1s", extra=extra))
+        c.samples, _ = samples_in(db)
+        short[tag] = c
+    srv.terminate()
+    srv.wait()
+    n_w, _ = samples_in(db_w)
+    n_p, _ = samples_in(db_p)
+    steady_w = (work.cpu - short["work"].cpu) / max(
+        n_w - short["work"].samples, 1) * 1e6
+    steady_p = (plain.cpu - short["plain"].cpu) / max(
+        n_p - short["plain"].samples, 1) * 1e6
+    readings, gaps = db_query(db_w, "SELECT count(value), count(*) - "
+                              "count(value) FROM source_sample")[0]
+    w = work.cpu / max(n_w, 1) * 1e6
+    p = plain.cpu / max(n_p, 1) * 1e6
+    peer_us = float(kv(peer.out, "us_per_sample"))
+    detail("e: memtrend with --work: %d samples, %d work readings, %d gaps, "
+           "CPU %.1f ms; without: %d samples, CPU %.1f ms; peer (psutil + "
+           "urllib): %s" % (n_w, readings, gaps, work.cpu * 1e3, n_p,
+                            plain.cpu * 1e3, peer.out.strip()))
+    detail("e: steady state (2-sample runs taken out): with --work %s, "
+           "without %s per sample; start-up + shutdown with --work %.1f ms "
+           "CPU, without %.1f ms" % (us(steady_w), us(steady_p),
+                                     short["work"].cpu * 1e3,
+                                     short["plain"].cpu * 1e3))
+    row("work@1s: recorder + --work scrape vs peer psutil+urllib "
+        "(steady, per sample)", us(steady_w), us(peer_us),
+        ratio(steady_w, peer_us))
+    row("work@1s: the same, whole process (start-up included)", us(w),
+        us(peer_us), ratio(w, peer_us))
+    row("work@1s: the scrape's own cost (steady, with - without --work)",
+        us(steady_w - steady_p), "—", "—")
+    row("work@1s: readings without a gap", "%d/%d" % (readings, n_w), "—",
+        "—", "all", passmiss(gaps == 0 and readings >= n_w - 1))
+
+
 def table():
     head = ("measure", "memtrend", "peer", "ratio", "target", "result")
     w = [max(len(r[i]) for r in rows + [head]) for i in range(6)]
@@ -685,6 +771,8 @@ def main():
     monitor.mark("c")
     scipy_rows()
     monitor.mark("d")
+    work_rows(str(idle.pid))
+    monitor.mark("e")
 
     idle.kill()
     idle.wait()

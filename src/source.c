@@ -233,7 +233,8 @@ struct source_set {
 	char (*errs)[256];
 	/* The recorder thread's view, for events. */
 	bool *failing;
-	unsigned long long *gaps;
+	unsigned long long *gaps;  /* failed readings in the current (or
+				      last) spell of failure */
 };
 
 static void *reading_thread(void *arg)
@@ -347,6 +348,8 @@ bool source_set_collect(struct source_set *ss, bool wait, double *t,
 	for (size_t i = 0; i < ss->n; i++) {
 		const struct source *s = ss->sources[i];
 		bool failed = isnan(values[i]);
+		if (failed && !ss->failing[i])
+			ss->gaps[i] = 0;  /* count this spell's gaps */
 		if (failed)
 			ss->gaps[i]++;
 		if (failed == ss->failing[i])
@@ -362,7 +365,8 @@ bool source_set_collect(struct source_set *ss, bool wait, double *t,
 				 s->spec, ss->errs[i]);
 		else
 			snprintf(e->text, sizeof(e->text),
-				 "%s '%s' works again (%llu gap%s)",
+				 "%s '%s' works again (after %llu failed "
+				 "reading%s)",
 				 role_text(s), s->name, ss->gaps[i],
 				 ss->gaps[i] == 1 ? "" : "s");
 		ss->failing[i] = failed;

@@ -27,11 +27,14 @@ GET /metrics reads --mode-file (one word; a missing or empty file means
                text; version=1.0.0): `# TYPE test_requests counter`, samples
                test_requests_total and test_requests_created, `# EOF`.
                Counts as an OK scrape.
-  reset        the service restarted: k goes back to 0, then the request is
-               served as `ok` (k = 1). The reset happens once each time the
-               file is (re)written with `reset` (its modification time or
-               inode changes); while it keeps saying `reset`, the server
-               behaves as `ok`.
+  reset        the service restarted: the next OK scrape (this one, or a
+               later one if the file says something else by then) has k = 1
+               again, and new _created times. A reset happens once each time
+               the file is (re)written with `reset` (its inode, modification
+               time or size changes); the file is polled every 10 ms, so a
+               `reset` that stays there for only a moment between two
+               scrapes is not missed. While the file keeps saying `reset`,
+               the server behaves as `ok`.
   500          HTTP 500 with a short text body.
   hang         waits --hang-seconds (default 30) before answering 504 (the
                client's timeout should fire first). Does not count.
@@ -83,10 +86,12 @@ class State:
         self.started = time.time()
         self.created = self.started
         self.last_signature = None
+        self.pending_reset = False
         self.lock = threading.Lock()
 
     def read_mode(self):
-        """The mode word, and whether a fresh `reset` was written."""
+        """The mode word; notes a freshly written `reset` for the next OK
+        scrape."""
         try:
             with open(self.mode_file, "rb") as f:
                 st = os.fstat(f.fileno())
@@ -94,17 +99,27 @@ class State:
             signature = (word, st.st_ino, st.st_mtime_ns, st.st_size)
         except FileNotFoundError:
             word, signature = "", None
-        fresh_reset = False
+        except OSError as e:
+            sys.stderr.write("metrics_server: %s: %s\n" % (self.mode_file, e))
+            word, signature = "", None
         with self.lock:
             if word == "reset" and signature != self.last_signature:
-                fresh_reset = True
+                self.pending_reset = True
             self.last_signature = signature
-        return (word or "ok"), fresh_reset
+        return word or "ok"
 
-    def next_scrape(self, reset):
-        """k for this OK scrape (after a reset if asked)."""
+    def watch(self):
+        """Poll the mode file, so that a `reset` written for a moment
+        between two scrapes is not missed."""
+        while True:
+            self.read_mode()
+            time.sleep(0.01)
+
+    def next_scrape(self):
+        """k for this OK scrape (restarting from 0 after a reset)."""
         with self.lock:
-            if reset:
+            if self.pending_reset:
+                self.pending_reset = False
                 self.k = 0
                 self.created = time.time()
             self.k += self.step
@@ -186,13 +201,13 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(404, "text/plain", b"not found: try /metrics\n")
             return
         state = self.server.state
-        mode, fresh_reset = state.read_mode()
+        mode = state.read_mode()
         if mode in ("ok", "reset"):
-            k, created = state.next_scrape(fresh_reset)
+            k, created = state.next_scrape()
             self.answer(200, PROM_TYPE,
                         prometheus_body(k, created, state.started))
         elif mode == "openmetrics":
-            k, created = state.next_scrape(False)
+            k, created = state.next_scrape()
             self.answer(200, OM_TYPE,
                         openmetrics_body(k, created, state.started))
         elif mode == "500":
@@ -247,6 +262,9 @@ def main():
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    server.state.read_mode()  # a `reset` already there is no news
+    server.state.pending_reset = False
+    threading.Thread(target=server.state.watch, daemon=True).start()
     write_port_file(args.port_file, server.server_address[1])
     if args.verbose:
         sys.stderr.write("metrics_server: listening on 127.0.0.1:%d\n"

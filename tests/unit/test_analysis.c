@@ -296,6 +296,188 @@ static void test_escaping(void **state)
 	assert_string_equal(small, "abcd...");  /* 7 bytes + NUL */
 }
 
+
+/* ---- work: per-request slope, no-work rule, requests needed ---------- */
+
+/* A service that keeps exactly half a page per request: 1 s samples, 10
+ * requests per active sample, footprint = 100 MiB + 4096 * floor(work/2)
+ * = +20,480 B per active sample, i.e. 2,048 B per request exactly. It
+ * alternates 120 s of traffic with 120 s idle (footprint flat), 5 times.
+ * Hand computation: work = 10 * (active samples) = 10 * 5 * 120 = 6,000
+ * requests; the per-request slope is 2,048 B with a zero-width interval
+ * (every pair of distinct work levels has exactly that slope). */
+static void build_work(struct series *s, double per_sample, bool idle_drop)
+{
+	series_init(s, "worker");
+	series_add_incarnation(s, 42, 1, 1.7e9, "worker", "worker");
+	double work = 0;
+	for (int i = 0; i < 1200; i++) {
+		bool active = (i / 120) % 2 == 0;
+		if (active && i % 120 != 0)
+			work += per_sample;
+		double fp = 100 * MiB + 4096 * floor(work / 2);
+		if (idle_drop && !active)
+			fp -= 65536 * (i % 120);  /* 64 KiB back a second */
+		size_t k = series_append(s, 1.7e9 + i, fp, 0);
+		series_set_requests(s, k, 1000 + work);
+	}
+	s->mem_total = 64 * GiB;
+	s->quantum = 4096;
+}
+
+static void test_per_request_slope(void **state)
+{
+	(void)state;
+	struct series s;
+	build_work(&s, 10, false);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	const struct per_request_finding *pr = &f.per_request;
+	assert_true(pr->recorded && pr->known && pr->found);
+	/* 5 active stretches of 119 increments of 10. */
+	assert_float_equal(pr->requests, 5 * 119 * 10, 1e-9);
+	assert_float_equal(pr->slope, 2048, 1e-9);
+	assert_float_equal(pr->ci_low, 2048, 1e-9);
+	assert_float_equal(pr->ci_high, 2048, 1e-9);
+	/* Every step of the footprint is 5 pages, so the inferred resolution
+	 * is 20,480 B; detectable = max(20480 / 5950, half-width 0). */
+	assert_float_equal(f.resolution, 20480, 1e-9);
+	assert_float_equal(pr->detectable, 20480.0 / 5950, 1e-9);
+	assert_true(pr->significant);
+	/* Idle: the 4 flat stretches between the active ones (the last one
+	 * too: 120 s), each from the last active sample of a stretch. */
+	assert_true(f.idle.work_known);
+	assert_int_equal(f.idle.n, 5);
+	assert_false(f.idle.released);
+	assert_int_equal(f.verdict, VERDICT_GROWING);
+	bool said = false, idle_said = false;
+	for (size_t i = 0; i < f.n_reasons; i++) {
+		said |= strstr(f.reasons[i], "per request: +2 KiB/req") != NULL;
+		idle_said |= strstr(f.reasons[i], "nothing was released") !=
+			     NULL;
+	}
+	assert_true(said);
+	assert_true(idle_said);
+	analysis_release(&f);
+	series_release(&s);
+}
+
+/* The same service giving memory back while idle: released = true, and
+ * the per-request slope is still taken where the work was done. */
+static void test_per_request_release_at_idle(void **state)
+{
+	(void)state;
+	struct series s;
+	build_work(&s, 10, true);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_true(f.idle.released);
+	/* 119 seconds of 64 KiB a second in an idle stretch: 7.4 MiB, above
+	 * 1 % of the ~100 MiB footprint. */
+	assert_float_equal(f.idle.largest_decline, 65536 * 119, 1e-9);
+	assert_true(f.per_request.found);
+	assert_true(f.per_request.slope > 0);
+	analysis_release(&f);
+	series_release(&s);
+}
+
+/* No work: the counter stays at 1,000 while the footprint rises a page a
+ * second (resolution 4 KiB).
+ * Whatever the time slope, the verdict is inconclusive for want of work,
+ * and with --suspect 1KiB/req the settle text asks for resolution /
+ * suspect = 4096 / 1024 = 4 requests. */
+static void test_no_work_inconclusive(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "idle");
+	series_add_incarnation(&s, 7, 1, 1.7e9, "idle", "idle");
+	for (int i = 0; i < 300; i++) {
+		size_t k = series_append(&s, 1.7e9 + i, 10 * MiB + i * 4096.0,
+					 0);
+		series_set_requests(&s, k, 1000);
+	}
+	s.quantum = 4096;
+	struct analysis_options o;
+	analysis_options_init(&o);
+	o.has_suspect = true;
+	o.suspect = (struct rate){1024, RATE_PER_REQUEST};
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(f.significant);           /* the time slope is there */
+	assert_non_null(strstr(f.reasons[0], "no work was done"));
+	assert_float_equal(f.per_request.needed_requests, 4, 1e-9);
+	assert_non_null(strstr(f.settle, ">= 4 requests"));
+	analysis_release(&f);
+	series_release(&s);
+}
+
+/* A counter that resets mid-series (a wrap, or a server-side reset)
+ * counts as Prometheus' increase(): 0..500 by 5 (i = 0..100), then
+ * 0..490 by 5 (i = 101..199) -> 500 + 490 = 990 requests. Flat memory with MemTotal known: stable, and
+ * the per-request figures are zero with a finite detectable slope. */
+static void test_counter_reset_and_stable(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "steady");
+	series_add_incarnation(&s, 9, 1, 1.7e9, "steady", "steady");
+	for (int i = 0; i < 200; i++) {
+		size_t k = series_append(&s, 1.7e9 + 10.0 * i, 64 * MiB, 0);
+		series_set_requests(&s, k, 5.0 * (i % 101));
+	}
+	s.quantum = 4096;
+	s.mem_total = 64 * GiB;
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_float_equal(f.per_request.requests, 990, 1e-9);
+	assert_float_equal(f.per_request.slope, 0, 1e-12);
+	assert_float_equal(f.per_request.detectable, 4096.0 / 990, 1e-9);
+	assert_int_equal(f.verdict, VERDICT_STABLE);
+	analysis_release(&f);
+	series_release(&s);
+}
+
+/* Too short a window with work known: the settle text gives both the time
+ * and the requests still needed. 60 s at 1 s, 2 requests a second, flat
+ * footprint, --suspect 100KiB/h with no limit. Per-request concern =
+ * 102,400 B/h / 7,200 req/h (118 requests over 59 s) = 14.22 B/req; the
+ * division needs 4096 / 14.22 = 288 requests in all, 170 more. */
+static void test_requests_needed(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "short");
+	series_add_incarnation(&s, 11, 1, 1.7e9, "short", "short");
+	for (int i = 0; i < 60; i++) {
+		size_t k = series_append(&s, 1.7e9 + i, 64 * MiB, 0);
+		series_set_requests(&s, k, 2.0 * i);
+	}
+	s.quantum = 4096;
+	struct analysis_options o;
+	analysis_options_init(&o);
+	o.has_suspect = true;
+	o.suspect = (struct rate){100 * 1024, RATE_PER_HOUR};
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_INCONCLUSIVE);
+	double rate_h = 118.0 / 59 * 3600;
+	assert_float_equal(f.per_request.rate_per_h, rate_h, 1e-9);
+	assert_float_equal(f.per_request.concern, 100 * 1024 / rate_h, 1e-9);
+	assert_float_equal(f.per_request.needed_requests, 288, 1e-9);
+	assert_non_null(strstr(f.settle, "watch >="));
+	assert_non_null(strstr(f.settle, "or >= 170 requests more"));
+	analysis_release(&f);
+	series_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +488,11 @@ int main(void)
 		cmocka_unit_test(test_restart_slope_from_latest),
 		cmocka_unit_test(test_concern_sources),
 		cmocka_unit_test(test_escaping),
+		cmocka_unit_test(test_per_request_slope),
+		cmocka_unit_test(test_per_request_release_at_idle),
+		cmocka_unit_test(test_no_work_inconclusive),
+		cmocka_unit_test(test_counter_reset_and_stable),
+		cmocka_unit_test(test_requests_needed),
 	};
 	diag_set_quiet(true);
 	return cmocka_run_group_tests(tests, NULL, NULL);
