@@ -147,8 +147,9 @@ int probe_cgroup_read(struct probe_cgroup *cg, struct cgroup_mem *out);
  *     socket on the same local port;
  *   - LISTEN, TIME_WAIT and every other state never count; a line that does
  *     not parse is skipped.
- * Work: O(lines of tcp + tcp6 + fds of the pids); memory: one 64 KiB read
- * buffer and a sorted inode array (8 bytes per socket fd), per call. */
+ * Work: O(lines of tcp + tcp6 + fds of the pids); memory, per call: one
+ * 64 KiB read buffer, 16 bytes per socket on a wanted port and a sorted
+ * inode array (8 bytes per socket fd). */
 int probe_tcp_established(struct probe *p, const pid_t *pids, size_t n_pids,
 			  const uint16_t *ports, size_t n_ports,
 			  double *count, bool *restricted);
