@@ -46,9 +46,19 @@
 
 static volatile sig_atomic_t stop_signal;
 static volatile sig_atomic_t child_event;
+/* The -- COMMAND's pid: only its exit cuts the sleep short. Work commands
+ * (source_command.c) end many times a second at short intervals; their
+ * SIGCHLDs must not cause extra ticks. */
+static volatile sig_atomic_t watched_child;
 
 static void on_stop(int sig) { stop_signal = sig; }
-static void on_child(int sig) { (void)sig; child_event = 1; }
+static void on_child(int sig, siginfo_t *info, void *ctx)
+{
+	(void)sig;
+	(void)ctx;
+	if (watched_child && info && info->si_pid == watched_child)
+		child_event = 1;
+}
 
 struct proc_watch {
 	struct probe_proc *pp;
@@ -79,6 +89,7 @@ struct root {
 	double next_child_scan;
 	/* --conn-port */
 	int64_t conn_source_id;
+	double next_conn;          /* monotonic time of the next count */
 	pid_t *conn_pids;          /* scratch: main + children */
 	size_t conn_pids_cap;
 };
@@ -425,11 +436,17 @@ static void system_tick(struct recorder *rec, double t, double mono)
 /* ESTABLISHED connections to the --conn-port ports, counted on the
  * sockets of the root's processes (main and children) when their fds are
  * readable. A root that is not running gets no reading (not a zero: its
- * memory has no sample at this tick either). */
-static void connections_tick(struct recorder *rec, struct root *r, double t)
+ * memory has no sample at this tick either). At most once a second, like
+ * the machine's figures: reading /proc/PID/net/tcp walks the kernel's
+ * whole connection hash table (about 1 ms even for a handful of sockets),
+ * and idle windows are a minute long, not a second. */
+static void connections_tick(struct recorder *rec, struct root *r, double t,
+			     double mono)
 {
-	if (!rec->o->n_conn_ports || !r->main.pp || r->conn_source_id <= 0)
+	if (!rec->o->n_conn_ports || !r->main.pp || r->conn_source_id <= 0 ||
+	    mono < r->next_conn)
 		return;
+	r->next_conn = mono + SYSTEM_INTERVAL_S - 1e-3;
 	size_t n = 0;
 	xgrow((void **)&r->conn_pids, &r->conn_pids_cap, r->n_kids + 1,
 	      sizeof(pid_t));
@@ -491,7 +508,7 @@ static void tick(struct recorder *rec, double t, double mono)
 {
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		sample_root(rec, &rec->roots[i], t, mono);
-		connections_tick(rec, &rec->roots[i], t);
+		connections_tick(rec, &rec->roots[i], t, mono);
 	}
 	sources_collect(rec, false);
 	sources_request(rec, t);
@@ -556,8 +573,8 @@ static void install_signals(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	struct sigaction sc = {.sa_handler = on_child,
-			       .sa_flags = SA_NOCLDSTOP};
+	struct sigaction sc = {.sa_sigaction = on_child,
+			       .sa_flags = SA_NOCLDSTOP | SA_SIGINFO};
 	sigemptyset(&sc.sa_mask);
 	sigaction(SIGCHLD, &sc, NULL);
 }
@@ -569,9 +586,12 @@ static void sleep_until(double deadline_mono)
 	ts.tv_nsec = (long)((deadline_mono - (double)ts.tv_sec) * 1e9);
 	if (ts.tv_nsec >= 1000000000L)
 		ts.tv_nsec = 999999999L;
-	if (stop_signal || child_event)
-		return;
-	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	/* A signal that is neither a stop nor the command's exit (a work
+	 * command's SIGCHLD) only resumes the sleep. */
+	while (!stop_signal && !child_event &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	       EINTR)
+		;
 }
 
 static void write_meta(struct recorder *rec)
@@ -640,6 +660,7 @@ static int setup_roots(struct recorder *rec, double t)
 		if (target_spawn(o->command, &pid))
 			return EXIT_USAGE;
 		rec->command_pid = pid;
+		watched_child = pid;
 		struct root *r = &rec->roots[rec->n_roots++];
 		r->kind = ROOT_COMMAND;
 		r->pid = pid;
@@ -757,6 +778,7 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 	res->command_status = -1;
 	stop_signal = 0;
 	child_event = 0;
+	watched_child = 0;
 
 	rec.probe = probe_new(o->proc_root, o->sys_root);
 	rec.store = rec.probe ? store_create(o->output, o->append) : NULL;

@@ -55,4 +55,39 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 else
 	echo "skip: smaps-denied case needs root and setpriv"
 fi
+# Work sources: bad arguments are usage errors (exit 2) before anything
+# is recorded, each with a message naming what is wrong.
+bg "$GROWER" --base 4 --ready "$T/ready3" --exit-after 30
+wait_for "$T/ready3" 10
+W=$LAST_BG
+bad_work() {
+	want="$1"; shift
+	timeout 10 "$MEMTREND" record -q -o "$T/w.db" -p $W -d 1s "$@" 2> "$T/err"; rc=$?
+	[ $rc = 2 ] || fail "record $*: exit $rc, expected 2"
+	grep -q "$want" "$T/err" || fail "record $*: message lacks '$want': $(cat "$T/err")"
+	[ ! -e "$T/w.db" ] || fail "record $*: a file was created"
+}
+bad_work "bad metric source" --work 'ftp://127.0.0.1/x#m'
+bad_work "bad metric source" --work 'http://127.0.0.1:9/metrics'
+bad_work "bad metric selector" --work 'http://127.0.0.1:9/metrics#m{a="b"'
+bad_work "bad --gauge" --gauge 'no_equals_sign'
+bad_work "names a figure" --gauge 'requests=echo 1'
+bad_work "given twice" --gauge 'a=echo 1' --gauge 'a=echo 2'
+bad_work "go together" --work-log /dev/null
+bad_work "one work counter" --work-cmd 'echo 1' --work-log /dev/null --match x
+bad_work "not a TCP port" --conn-port 70000
+bad_work "bad regular expression" --work-log /dev/null --match '('
+# A work command that prints garbage, and an endpoint nobody listens on:
+# gaps and one warning each, memory recorded, exit 0.
+DEAD=$(free_port)
+timeout 20 "$MEMTREND" record -o "$T/gaps.db" -p $W -i 0.2s -d 2s \
+	--work-cmd 'echo not-a-number' --gauge "g=http://127.0.0.1:$DEAD/metrics#m" 2> "$T/err"; rc=$?
+[ $rc = 0 ] || fail "failing sources: exit $rc: $(cat "$T/err")"
+grep -q "fails: printed no number" "$T/err" || fail "no warning for garbage output: $(cat "$T/err")"
+grep -q "gauge 'g'.*fails: cannot connect" "$T/err" || fail "no warning for a refused endpoint: $(cat "$T/err")"
+[ "$(grep -c fails "$T/err")" = 2 ] || fail "warned more than once per source: $(cat "$T/err")"
+r=$(sql "$T/gaps.db" "SELECT (SELECT count(*) FROM sample), (SELECT count(value) FROM source_sample), (SELECT count(*) FROM source_sample)")
+echo "failing sources: samples|readings|rows = $r"
+case "$r" in *"|0|"*) ;; *) fail "readings recorded from failing sources: $r" ;; esac
+[ "${r%%|*}" -ge 9 ] || fail "memory sampling held up: $r"
 ok "bad input handled"
