@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "analysis.h"
+#include "recorder.h"
 #include "series.h"
 
 int cmd_record(int argc, char **argv);
@@ -25,6 +26,27 @@ struct report_options {
 /* Analyse every target of d and render it to stdout. Returns an exit
  * code. */
 int report_dataset(const struct dataset *d, const struct report_options *o);
+
+/* record's options, shared by `record` and `watch` (cmd_record.c). */
+#define RECORD_CLI_HELP (-1)
+struct record_cli {
+	struct recorder_options o;
+	pid_t *pids;
+	uint16_t *ports;
+	struct source **sources;
+	size_t n_sources;
+	char *invocation;
+	bool quiet;
+};
+/* Parse argv (verb: "record" or "watch", for messages and --help).
+ * EXIT_OK: *cli is ready for recorder_run(); EXIT_USAGE or EXIT_RUNTIME
+ * after a message; RECORD_CLI_HELP after --help was printed. On anything
+ * but EXIT_OK nothing is left to release. */
+int record_cli_parse(int argc, char **argv, const char *verb,
+		     struct record_cli *cli);
+/* After recorder_run() started (it owns the sources from then on). */
+void record_cli_handed_over(struct record_cli *cli);
+void record_cli_release(struct record_cli *cli);
 
 /* Join argv into one string for the recording's meta (owned by caller). */
 char *cmd_join_argv(int argc, char **argv);

@@ -1,6 +1,7 @@
 /*
  * cmd_record.c - `memtrend record`: options, then the recorder loop.
  * With -- COMMAND, the command's exit status is passed on as memtrend's.
+ * The option parser is shared with `memtrend watch` (record_cli_parse()).
  */
 #include <getopt.h>
 #include <math.h>
@@ -16,14 +17,22 @@
 #include "source.h"
 #include "units.h"
 
-static void record_usage(FILE *out)
+static void record_usage(FILE *out, const char *verb)
 {
 	fprintf(out,
-"usage: memtrend record -o FILE [options] (-p PID... | --name REGEX | -- COMMAND ARGS...)\n"
-"\n"
+"usage: memtrend %s -o FILE [options] (-p PID... | --name REGEX | -- COMMAND ARGS...)\n"
+"\n", verb);
+	if (strcmp(verb, "watch") == 0)
+		fprintf(out,
+"Record like 'memtrend record' and show a live full-terminal view: the\n"
+"footprint and its components, recent samples, the slope so far, requests\n"
+"and connections, the verdict so far, and how much longer to watch.\n");
+	else
+		fprintf(out,
 "Sample a service's memory into FILE (SQLite) until Ctrl-C, --duration, or\n"
 "until every target is gone. 'memtrend report FILE' reads it, also while\n"
-"recording goes on.\n"
+"recording goes on.\n");
+	fprintf(out,
 "\n"
 "targets:\n"
 "  -p, --pid PID          a process; repeatable\n"
@@ -80,7 +89,8 @@ static int parse_dur(const char *opt, const char *arg, double *out)
 	return 0;
 }
 
-int cmd_record(int argc, char **argv)
+int record_cli_parse(int argc, char **argv, const char *verb,
+		     struct record_cli *cli)
 {
 	enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
 	       OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT,
@@ -110,6 +120,7 @@ int cmd_record(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
+	memset(cli, 0, sizeof(*cli));
 	struct recorder_options o = {
 		.interval_s = 15,
 		.duration_s = NAN,
@@ -223,11 +234,11 @@ int cmd_record(int argc, char **argv)
 			gauges[n_gauges++] = optarg;
 			break;
 		case 'h':
-			record_usage(stdout);
-			rc = EXIT_OK;
+			record_usage(stdout, verb);
+			rc = RECORD_CLI_HELP;
 			goto out;
 		default:
-			record_usage(stderr);
+			record_usage(stderr, verb);
 			goto out;
 		}
 	}
@@ -236,12 +247,12 @@ int cmd_record(int argc, char **argv)
 		o.command = argv + optind;
 	}
 	if (!o.output) {
-		error("record: -o FILE is required");
+		error("%s: -o FILE is required", verb);
 		goto out;
 	}
 	if (!n_pids && !o.name_regex && !o.command) {
-		error("record: what to record? give -p PID, --name REGEX or "
-		      "-- COMMAND");
+		error("%s: what to record? give -p PID, --name REGEX or "
+		      "-- COMMAND", verb);
 		goto out;
 	}
 	if (!o.append && access(o.output, F_OK) == 0) {
@@ -256,12 +267,13 @@ int cmd_record(int argc, char **argv)
 	if (isnan(o.smaps_interval_s))
 		o.smaps_interval_s = fmax(60, 4 * o.interval_s);
 	if (!!work_cmd + !!work_url + !!work_log > 1) {
-		error("record: one work counter at a time: --work-cmd, --work "
-		      "or --work-log");
+		error("%s: one work counter at a time: --work-cmd, --work "
+		      "or --work-log", verb);
 		goto out;
 	}
 	if (!!work_log != !!match) {
-		error("record: --work-log FILE and --match REGEX go together");
+		error("%s: --work-log FILE and --match REGEX go together",
+		      verb);
 		goto out;
 	}
 	if (work_url || n_gauges) {
@@ -303,16 +315,16 @@ int cmd_record(int argc, char **argv)
 	o.n_pids = n_pids;
 	o.status_line = !quiet && isatty(STDERR_FILENO);
 	diag_set_quiet(quiet);
-	char *inv = cmd_join_argv(argc, argv);
-	o.invocation = inv;
-
-	struct recorder_result res;
-	rc = recorder_run(&o, &res);  /* owns the sources from here */
-	n_sources = 0;
-	free(inv);
-	if (rc == EXIT_OK && o.command && res.command_status >= 0)
-		rc = res.command_status;
-	goto out;
+	cli->invocation = cmd_join_argv(argc, argv);
+	o.invocation = cli->invocation;
+	cli->o = o;
+	cli->pids = pids;
+	cli->ports = ports;
+	cli->sources = sources;
+	cli->n_sources = n_sources;
+	cli->quiet = quiet;
+	free(gauges);
+	return EXIT_OK;
 bad_source:
 	n_sources--;  /* the slot that failed holds NULL */
 bad_source_noslot:
@@ -324,5 +336,38 @@ out:
 	free(gauges);
 	free(ports);
 	free(pids);
+	return rc;
+}
+
+void record_cli_handed_over(struct record_cli *cli)
+{
+	/* recorder_run() owns (and frees) the sources from its start. */
+	cli->n_sources = 0;
+	cli->o.n_sources = 0;
+}
+
+void record_cli_release(struct record_cli *cli)
+{
+	for (size_t i = 0; i < cli->n_sources; i++)
+		source_free(cli->sources[i]);
+	free(cli->sources);
+	free(cli->ports);
+	free(cli->pids);
+	free(cli->invocation);
+	memset(cli, 0, sizeof(*cli));
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_cli cli;
+	int rc = record_cli_parse(argc, argv, "record", &cli);
+	if (rc != EXIT_OK)
+		return rc == RECORD_CLI_HELP ? EXIT_OK : rc;
+	struct recorder_result res;
+	rc = recorder_run(&cli.o, &res);
+	record_cli_handed_over(&cli);
+	if (rc == EXIT_OK && cli.o.command && res.command_status >= 0)
+		rc = res.command_status;
+	record_cli_release(&cli);
 	return rc;
 }
