@@ -64,6 +64,10 @@ struct exhaustion_finding {
 	double eta_s;              /* at the measured slope */
 	double eta_low_s, eta_high_s; /* from the slope's interval (high may
 					 be INFINITY when ci_low <= 0) */
+	/* With a significant per-request slope: requests until the limit,
+	 * at the slope and at its interval's ends (NAN when unknown; high
+	 * INFINITY when the interval reaches zero). */
+	double requests_left, requests_left_low, requests_left_high;
 };
 
 /* Footprint against the work counter (analysis_work.c). */

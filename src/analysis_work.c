@@ -104,6 +104,23 @@ static void per_request_find(const struct series *s, const double *work,
 	free(y);
 }
 
+/* "At 48 MiB per request, about 3,100 more requests": the headroom left
+ * under the exhaustion limit over the per-request slope. */
+static void exhaustion_per_request(struct target_findings *f)
+{
+	struct exhaustion_finding *e = &f->exhaustion;
+	const struct per_request_finding *pr = &f->per_request;
+	e->requests_left = e->requests_left_low = e->requests_left_high = NAN;
+	if (!e->found || !pr->found || !pr->significant || !(pr->slope > 0))
+		return;
+	double headroom = fmax(e->limit_bytes - f->fp_last, 0);
+	e->requests_left = headroom / pr->slope;
+	e->requests_left_low = pr->ci_high > 0 ? headroom / pr->ci_high :
+						 INFINITY;
+	e->requests_left_high = pr->ci_low > 0 ? headroom / pr->ci_low :
+						 INFINITY;
+}
+
 void analysis_work_run(const struct series *s, const double *work,
 		       size_t lo, size_t hi, const struct analysis_options *o,
 		       struct target_findings *f)
@@ -114,6 +131,7 @@ void analysis_work_run(const struct series *s, const double *work,
 	pr->detectable = pr->concern = pr->needed_requests = NAN;
 	if (work)
 		per_request_find(s, work, lo, hi, o, f);
+	exhaustion_per_request(f);
 
 	struct idle_options io = {
 		.min_s = o && isfinite(o->idle_min_s) ? o->idle_min_s :

@@ -214,6 +214,12 @@ static json_t *target_json(const struct target_findings *f)
 				    num_or_null(f->exhaustion.eta_low_s));
 		json_object_set_new(e, "eta_high_s",
 				    num_or_null(f->exhaustion.eta_high_s));
+		json_object_set_new(e, "requests_left",
+				    num_or_null(f->exhaustion.requests_left));
+		json_object_set_new(e, "requests_left_low",
+				    num_or_null(f->exhaustion.requests_left_low));
+		json_object_set_new(e, "requests_left_high",
+				    num_or_null(f->exhaustion.requests_left_high));
 		json_object_set_new(t, "exhaustion", e);
 	} else {
 		json_object_set_new(t, "exhaustion", json_null());

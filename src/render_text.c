@@ -248,6 +248,16 @@ static void print_target(FILE *out, const struct target_findings *f,
 			dur_or_na(b3, sizeof(b3), f->exhaustion.eta_low_s),
 			isinf(f->exhaustion.eta_high_s) ? "never" :
 			dur_or_na(b4, sizeof(b4), f->exhaustion.eta_high_s));
+	if (f->exhaustion.found && isfinite(f->exhaustion.requests_left))
+		fprintf(out, "              or after %s more requests (range "
+			"%s to %s)\n",
+			units_format_count(b1, sizeof(b1),
+					   f->exhaustion.requests_left),
+			units_format_count(b2, sizeof(b2),
+					   f->exhaustion.requests_left_low),
+			isinf(f->exhaustion.requests_left_high) ? "never" :
+			units_format_count(b3, sizeof(b3),
+					   f->exhaustion.requests_left_high));
 }
 
 int render_text(FILE *out, const struct dataset *d,

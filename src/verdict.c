@@ -298,6 +298,12 @@ void verdict_decide(struct target_findings *f)
 						 f->exhaustion.limit_bytes),
 			       units_format_duration(b, sizeof(b),
 						     f->exhaustion.eta_s));
+		if (isfinite(f->exhaustion.requests_left))
+			reason(f, "at %s, about %s more requests reach it",
+			       per_req_text(f, a, sizeof(a),
+					    f->per_request.slope),
+			       units_format_count(b, sizeof(b),
+						  f->exhaustion.requests_left));
 		per_request_reason(f);
 		idle_reasons(f);
 		return;

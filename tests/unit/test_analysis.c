@@ -364,6 +364,33 @@ static void test_per_request_slope(void **state)
 	series_release(&s);
 }
 
+/* Exhaustion per request: with --limit 2,048,000 B above the last
+ * footprint and exactly 2,048 B per request, 1,000 more requests reach
+ * it (the interval has zero width, so the range is 1,000 to 1,000). */
+static void test_exhaustion_per_request(void **state)
+{
+	(void)state;
+	struct series s;
+	build_work(&s, 10, false);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	o.limit = s.footprint[s.n - 1] + 2048 * 1000.0;
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_GROWING);
+	assert_true(f.exhaustion.found);
+	assert_float_equal(f.exhaustion.requests_left, 1000, 1e-9);
+	assert_float_equal(f.exhaustion.requests_left_low, 1000, 1e-9);
+	assert_float_equal(f.exhaustion.requests_left_high, 1000, 1e-9);
+	bool said = false;
+	for (size_t i = 0; i < f.n_reasons; i++)
+		said |= strstr(f.reasons[i], "about 1,000 more requests") !=
+			NULL;
+	assert_true(said);
+	analysis_release(&f);
+	series_release(&s);
+}
+
 /* The same service giving memory back while idle: released = true, and
  * the per-request slope is still taken where the work was done. */
 static void test_per_request_release_at_idle(void **state)
@@ -490,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_per_request_slope),
 		cmocka_unit_test(test_per_request_release_at_idle),
+		cmocka_unit_test(test_exhaustion_per_request),
 		cmocka_unit_test(test_no_work_inconclusive),
 		cmocka_unit_test(test_counter_reset_and_stable),
 		cmocka_unit_test(test_requests_needed),
