@@ -109,12 +109,64 @@ double analysis_concern_bph(const struct series *s,
  * part does not: the late slope's interval covers zero and its upper end
  * stays under half the early slope (so a merely noisy late part does not
  * pass for flat). */
+/* Growth that slows down toward a level it has not reached: the medians
+ * of the three thirds of the (bucketed) series, y0 < y1 < y2 with the
+ * second rise smaller than the first, extrapolated by Aitken's delta-
+ * squared: L = y2 + (y2 - y1)^2 / ((y1 - y0) - (y2 - y1)), exact for an
+ * exponential approach y = L - c * q^t sampled at equal steps. Only when
+ * the late third still grows (its slope significant), its rise is under
+ * 0.8 of the first's and its slope's interval lies below the first's,
+ * and the estimate is finite and above the last level: a decelerating leak must not be promised a ceiling it
+ * does not have, so the estimate is reported as an estimate. */
+static void approach_find(const double *bx, const double *by, size_t m,
+			  double resolution, struct plateau_finding *out)
+{
+	out->approach_level = NAN;
+	if (m < 3 * PLATEAU_MIN_PART)
+		return;
+	size_t third = m / 3;
+	double med[3];
+	double *tmp = xmalloc(third * sizeof(double) + sizeof(double));
+	for (int k = 0; k < 3; k++) {
+		memcpy(tmp, by + (size_t)k * third, third * sizeof(double));
+		med[k] = stats_median_inplace(tmp, third);
+	}
+	free(tmp);
+	struct trend_result first, last;
+	if (trend_compute(bx, by, third, &first) ||
+	    trend_compute(bx + 2 * third, by + 2 * third, m - 2 * third, &last))
+		return;
+	double d1 = med[1] - med[0], d2 = med[2] - med[1];
+	/* Slower beyond doubt: the last third's interval lies wholly below
+	 * the first's, so a noisy straight line is not taken for a curve. */
+	bool slowing = d1 > 2 * resolution && d2 > 0 && d2 < 0.8 * d1 &&
+		       last.p_value < ANALYSIS_ALPHA && last.ci_low > 0 &&
+		       last.ci_high < first.ci_low;
+	if (!slowing)
+		return;
+	double level = med[2] + d2 * d2 / (d1 - d2);
+	if (!isfinite(level) || level <= med[2])
+		return;
+	out->approaching = true;
+	out->approach_level = level;
+	out->approach_early_bph = first.slope * 3600;
+	out->approach_late_bph = last.slope * 3600;
+}
+
+static bool near_cap(double level, double cap)
+{
+	return isfinite(cap) && cap > 0 && level <= cap * 1.01 &&
+	       level >= cap * (1 - ANALYSIS_CAP_NEAR);
+}
+
 void plateau_find(const double *t, const double *y, size_t n,
 		  double resolution, const struct analysis_options *o,
-		  double cgroup_limit, struct plateau_finding *out)
+		  const struct analysis_limits *limits,
+		  struct plateau_finding *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->cap_bytes = NAN;
+	out->approach_level = NAN;
 	if (n < 2 * PLATEAU_MIN_PART)
 		return;
 	size_t m_cap = n < PLATEAU_POINTS ? n : PLATEAU_POINTS;
@@ -156,24 +208,26 @@ void plateau_find(const double *t, const double *y, size_t n,
 			}
 		break;
 	}
+	if (!out->found)
+		approach_find(bx, by, m, resolution, out);
 	free(bx);
 	free(by);
 	if (!out->found)
 		return;
-	/* At a cap: within a few percent below it (or at it). */
-	for (size_t c = 0; o && c < o->n_caps; c++) {
-		double cap = o->caps[c].bytes;
-		if (out->level <= cap * 1.01 &&
-		    out->level >= cap * (1 - ANALYSIS_CAP_NEAR)) {
-			out->cap_bytes = cap;
+	/* At a cap: within a few percent below it (or at it); the most
+	 * specific cap first. */
+	for (size_t c = 0; o && c < o->n_caps; c++)
+		if (near_cap(out->level, o->caps[c].bytes)) {
+			out->cap_bytes = o->caps[c].bytes;
 			out->cap_name = o->caps[c].name;
 			return;
 		}
-	}
-	if (isfinite(cgroup_limit) && out->level <= cgroup_limit * 1.01 &&
-	    out->level >= cgroup_limit * (1 - ANALYSIS_CAP_NEAR)) {
-		out->cap_bytes = cgroup_limit;
+	if (limits && near_cap(out->level, limits->cgroup_limit)) {
+		out->cap_bytes = limits->cgroup_limit;
 		out->cap_name = "cgroup limit";
+	} else if (limits && near_cap(out->level, limits->mem_total)) {
+		out->cap_bytes = limits->mem_total;
+		out->cap_name = "MemTotal";
 	}
 }
 
@@ -348,7 +402,9 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 					    pow(half / f->concern_bph, 2.0 / 3));
 			f->needed_span_s = need;
 		}
-		plateau_find(x, y, n, f->resolution, o, s->cgroup_limit,
+		struct analysis_limits lim = {s->cgroup_limit,
+					      s->mem_total};
+		plateau_find(x, y, n, f->resolution, o, &lim,
 			     &f->plateau);
 		/* A plateau does not run out: exhaustion only for growth
 		 * that has not flattened. */

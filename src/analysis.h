@@ -55,6 +55,11 @@ struct plateau_finding {
 	double early_slope_bph, late_slope_bph;
 	double cap_bytes;          /* NAN unless at a cap */
 	const char *cap_name;      /* NULL unless at a cap */
+	/* Growth that slows down but has not stopped: the level it heads
+	 * for, estimated from the thirds of the series (found is false). */
+	bool approaching;
+	double approach_level;     /* bytes; NAN unless approaching */
+	double approach_early_bph, approach_late_bph;
 };
 
 struct exhaustion_finding {
@@ -140,9 +145,15 @@ double analysis_concern_bph(const struct series *s,
 			    const struct analysis_options *o, double fp_last,
 			    double fp_max, bool decimal, char *source,
 			    size_t source_len, double *limit_out);
+/* Caps known from the source, beside --cap: the cgroup limit and MemTotal
+ * (NAN when unknown). */
+struct analysis_limits {
+	double cgroup_limit, mem_total;
+};
 void plateau_find(const double *t, const double *y, size_t n,
 		  double resolution, const struct analysis_options *o,
-		  double cgroup_limit, struct plateau_finding *out);
+		  const struct analysis_limits *limits,
+		  struct plateau_finding *out);
 
 /* analysis_work.c: the per-request slope over points [lo, hi) of s,
  * given work (the counter's cumulative increase, work_counter_increase()),

@@ -306,6 +306,9 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 		if (!(sources[n_sources++] = source_new_gauge(gauges[g])))
 			goto bad_source;
 	}
+	if (n_ports)
+		for (size_t i = 0; i < n_sources; i++)
+			source_set_fresh_connections(sources[i]);
 	o.sources = sources;
 	o.n_sources = n_sources;
 	o.source_timeout_s = isnan(work_timeout) ? o.interval_s : work_timeout;

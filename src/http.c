@@ -55,7 +55,7 @@ static size_t collect_body(char *data, size_t size, size_t nmemb, void *arg)
 }
 
 struct http_client *http_client_new(double connect_timeout_s,
-				    double total_timeout_s)
+				    double total_timeout_s, bool keep_alive)
 {
 	struct http_client *c = xcalloc(1, sizeof(*c));
 	c->curl = curl_easy_init();
@@ -77,6 +77,8 @@ struct http_client *http_client_new(double connect_timeout_s,
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, c);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, c->curl_err);
+	if (!keep_alive)
+		curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
 	curl_easy_setopt(h, CURLOPT_MAXREDIRS, 3L);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "memtrend/" MEMTREND_VERSION);

@@ -14,6 +14,7 @@
 #ifndef MEMTREND_HTTP_H
 #define MEMTREND_HTTP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define HTTP_BODY_MAX (16u << 20)
@@ -23,9 +24,11 @@ struct http_client;
 /* Once per process, before threads start. 0 or -1 (message printed). */
 int http_global_init(void);
 
-/* Timeouts in seconds (> 0). NULL after printing an error. */
+/* Timeouts in seconds (> 0). keep_alive: reuse the connection between
+ * fetches; false closes it after each (a scraper must not be counted
+ * among the service's own connections). NULL after printing an error. */
 struct http_client *http_client_new(double connect_timeout_s,
-				    double total_timeout_s);
+				    double total_timeout_s, bool keep_alive);
 void http_client_free(struct http_client *c);
 
 /* GET url. Returns 0 with the body in *body (owned by the client, valid

@@ -253,10 +253,36 @@ static void scan_incarnation(struct scan *c, const struct idle_options *o,
 	}
 }
 
-void idle_findings_compute(const struct series *s, const double *work,
+/* A copy of work where a gap between two equal readings of one
+ * incarnation is filled with that reading: the counter is cumulative, so
+ * no work can have been done across such a gap (a slow or failed scrape
+ * in an idle stretch must not break the window). Gaps at the ends, or
+ * between different readings, stay NAN. O(n). Caller frees. */
+static double *work_fill_idle_gaps(const struct series *s, const double *work)
+{
+	size_t n = s->n;
+	double *w = xmalloc((n ? n : 1) * sizeof(double));
+	memcpy(w, work, n * sizeof(double));
+	size_t last = SIZE_MAX;    /* last known point */
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(w[i]))
+			continue;
+		if (last != SIZE_MAX && i > last + 1 && w[i] == w[last] &&
+		    (!s->inc || s->inc[i] == s->inc[last]))
+			for (size_t k = last + 1; k < i; k++)
+				w[k] = w[i];
+		last = i;
+	}
+	return w;
+}
+
+void idle_findings_compute(const struct series *s, const double *work_in,
 			   const struct idle_options *o,
 			   struct idle_findings *out)
 {
+	double *filled = work_in && s->n ? work_fill_idle_gaps(s, work_in) :
+			 NULL;
+	const double *work = filled ? filled : work_in;
 	memset(out, 0, sizeof(*out));
 	out->largest_decline = NAN;
 	out->largest_decline_index = SIZE_MAX;
@@ -289,6 +315,7 @@ void idle_findings_compute(const struct series *s, const double *work,
 		lo = hi + 1;
 	}
 	free(c.stack);
+	free(filled);
 
 	double res = isfinite(o->resolution) && o->resolution > 0 ?
 		     o->resolution : 0;

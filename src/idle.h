@@ -10,7 +10,9 @@
  *  - the work array (work_counter_increase() of the requests counter) is
  *    known at every point and the same at a and b (no increase between
  *    any two consecutive points; a missing work point breaks the run:
- *    unknown is not idle);
+ *    unknown is not idle -- except a gap between two equal readings of
+ *    one incarnation: the counter is cumulative, so no work was done
+ *    across it, and a slow scrape in an idle stretch does not split it);
  *  - connections are 0 in >= IDLE_CONN_FRACTION of the points of [a, b]
  *    where they are known (no connections array, or none known in the
  *    window: the work rule alone decides). The run is split at points with

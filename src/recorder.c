@@ -446,6 +446,11 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 	if (!rec->o->n_conn_ports || !r->main.pp || r->conn_source_id <= 0 ||
 	    mono < r->next_conn)
 		return;
+	/* Never count memtrend's own probe: while a work command or a scrape
+	 * is in flight it may hold a connection to this very port; count at
+	 * a later tick instead. */
+	if (rec->sources && source_set_busy(rec->sources))
+		return;
 	r->next_conn = mono + SYSTEM_INTERVAL_S - 1e-3;
 	size_t n = 0;
 	xgrow((void **)&r->conn_pids, &r->conn_pids_cap, r->n_kids + 1,
@@ -506,11 +511,11 @@ static void sources_request(struct recorder *rec, double t)
 
 static void tick(struct recorder *rec, double t, double mono)
 {
-	for (size_t i = 0; i < rec->n_roots; i++) {
+	for (size_t i = 0; i < rec->n_roots; i++)
 		sample_root(rec, &rec->roots[i], t, mono);
-		connections_tick(rec, &rec->roots[i], t, mono);
-	}
 	sources_collect(rec, false);
+	for (size_t i = 0; i < rec->n_roots; i++)
+		connections_tick(rec, &rec->roots[i], t, mono);
 	sources_request(rec, t);
 	/* Reap after sampling, so a command's last sample is taken while
 	 * its status file still answers. */

@@ -202,6 +202,18 @@ static json_t *target_json(const struct target_findings *f)
 	} else {
 		json_object_set_new(t, "plateau", json_null());
 	}
+	if (f->plateau.approaching) {
+		json_t *a = json_object();
+		json_object_set_new(a, "level_bytes",
+				    bytes_or_null(f->plateau.approach_level));
+		json_object_set_new(a, "early_bytes_per_hour",
+			num_or_null(f->plateau.approach_early_bph));
+		json_object_set_new(a, "late_bytes_per_hour",
+			num_or_null(f->plateau.approach_late_bph));
+		json_object_set_new(t, "approach", a);
+	} else {
+		json_object_set_new(t, "approach", json_null());
+	}
 	json_object_set_new(t, "attribution", json_null());
 	if (f->exhaustion.found) {
 		json_t *e = json_object();

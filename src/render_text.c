@@ -239,6 +239,12 @@ static void print_target(FILE *out, const struct target_findings *f,
 			units_format_time(b2, sizeof(b2), f->plateau.since),
 			f->plateau.cap_name ? ", at the " : "",
 			f->plateau.cap_name ? f->plateau.cap_name : "");
+	if (f->plateau.approaching)
+		fprintf(out, "  approach    slowing from %s to %s: levels off "
+			"near %s if it keeps slowing (an estimate)\n",
+			rate(b1, sizeof(b1), f->plateau.approach_early_bph),
+			rate(b2, sizeof(b2), f->plateau.approach_late_bph),
+			size_or_na(b3, sizeof(b3), f->plateau.approach_level));
 	print_work(out, f);
 	if (f->exhaustion.found)
 		fprintf(out, "  exhaustion  %s (%s) in %s (range %s to %s)\n",

@@ -42,6 +42,7 @@ struct source {
 	char *url;
 	struct openmetrics_selector *selector;
 	struct http_client *http;  /* made lazily, in the reading thread */
+	bool fresh_connections;    /* no keep-alive */
 	/* KIND_LOG */
 	struct source_log *log;
 };
@@ -161,6 +162,11 @@ void source_free(struct source *s)
 	free(s);
 }
 
+void source_set_fresh_connections(struct source *s)
+{
+	s->fresh_connections = true;
+}
+
 enum source_role source_role(const struct source *s) { return s->role; }
 const char *source_name(const struct source *s) { return s->name; }
 const char *source_spec(const struct source *s) { return s->spec; }
@@ -182,7 +188,7 @@ static int metric_read(struct source *s, double timeout_s, double *value,
 		/* Connecting gets at most half the time: a refused or
 		 * unroutable endpoint should fail fast and clearly. */
 		s->http = http_client_new(fmax(timeout_s / 2, 0.05),
-					  timeout_s);
+					  timeout_s, !s->fresh_connections);
 		if (!s->http) {
 			snprintf(err, errlen, "cannot create an HTTP client");
 			return -1;
@@ -323,6 +329,14 @@ bool source_set_request(struct source_set *ss, double t)
 	}
 	pthread_mutex_unlock(&ss->mu);
 	return ok;
+}
+
+bool source_set_busy(struct source_set *ss)
+{
+	pthread_mutex_lock(&ss->mu);
+	bool busy = ss->state == SLOT_PENDING || ss->state == SLOT_RUNNING;
+	pthread_mutex_unlock(&ss->mu);
+	return busy;
 }
 
 static const char *role_text(const struct source *s)

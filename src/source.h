@@ -36,6 +36,10 @@ struct source *source_new_log(enum source_role role, const char *name,
 /* --gauge NAME=CMD or NAME=URL#METRIC; NULL after printing an error. */
 struct source *source_new_gauge(const char *arg);
 void source_free(struct source *s);
+/* Close a metrics endpoint's connection after each scrape instead of
+ * keeping it alive: set when connections are counted (--conn-port), so
+ * memtrend's own scrape is never one of the service's connections. */
+void source_set_fresh_connections(struct source *s);
 
 enum source_role source_role(const struct source *s);
 /* "requests" for work, the NAME of a gauge. */
@@ -71,6 +75,9 @@ const struct source *source_set_get(const struct source_set *ss, size_t i);
 /* Ask for one reading of every source, stamped t. False when the previous
  * request is still being read (the caller records gaps for t). */
 bool source_set_request(struct source_set *ss, double t);
+/* True while a reading is in flight (a work command or a scrape may hold a
+ * connection to the service right now). */
+bool source_set_busy(struct source_set *ss);
 
 /* Take a finished reading, if there is one: *t its stamp, values[0..n-1]
  * the figures (NAN = failed), events[0..*n_events-1] the state changes

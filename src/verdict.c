@@ -285,8 +285,20 @@ void verdict_decide(struct target_findings *f)
 		       rate_text(f, b, sizeof(b), f->ci_low_bph),
 		       rate_text(f, c, sizeof(c), f->ci_high_bph),
 		       p_text(d, sizeof(d), f->p_value));
-		reason(f, "no plateau: the growth has not flattened within "
-		       "the window");
+		if (f->plateau.approaching)
+			reason(f, "the growth slows (%s in the first third of "
+			       "the window, %s in the last): if it keeps "
+			       "slowing this way it levels off near %s -- an "
+			       "extrapolation, not a cap",
+			       rate_text(f, a, sizeof(a),
+					 f->plateau.approach_early_bph),
+			       rate_text(f, b, sizeof(b),
+					 f->plateau.approach_late_bph),
+			       fsize(f, c, sizeof(c),
+				     f->plateau.approach_level));
+		else
+			reason(f, "no plateau: the growth has not flattened "
+			       "within the window");
 		if (isfinite(f->concern_bph) && f->slope_bph < f->concern_bph)
 			reason(f, "slower than the slope of concern (%s: %s)",
 			       rate_text(f, a, sizeof(a), f->concern_bph),

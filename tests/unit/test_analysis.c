@@ -391,6 +391,67 @@ static void test_exhaustion_per_request(void **state)
 	series_release(&s);
 }
 
+/* Growth slowing toward a level it has not reached: y = L - (L - y0) *
+ * exp(-t / tau), L = 1 GiB, y0 = 512 MiB, tau = 2 h, 3 h at 60 s. The
+ * medians of the thirds sit at t = 0.5, 1.5 and 2.5 h (monotone series),
+ * equally spaced, where Aitken's extrapolation of an exponential is
+ * exact: the estimate must be L up to the 4 KiB rounding (0.5 %). */
+static void test_approach_level(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "slowing");
+	series_add_incarnation(&s, 5, 1, 1.7e9, "slowing", "slowing");
+	for (int i = 0; i <= 180; i++) {
+		double t = 60.0 * i;
+		double y = GiB - (GiB - 512 * MiB) * exp(-t / 7200);
+		series_append(&s, 1.7e9 + t, 4096 * round(y / 4096), 0);
+	}
+	s.quantum = 4096;
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_GROWING);
+	assert_false(f.plateau.found);
+	assert_true(f.plateau.approaching);
+	assert_float_equal(f.plateau.approach_level, GiB, 0.005 * GiB);
+	bool said = false;
+	for (size_t i = 0; i < f.n_reasons; i++)
+		said |= strstr(f.reasons[i], "levels off near") != NULL;
+	assert_true(said);
+	analysis_release(&f);
+	series_release(&s);
+}
+
+/* A plateau just under MemTotal is "at MemTotal": 1 GiB/h for 6 h from
+ * 58 GiB, then flat at 63.5 GiB for 6 h, with MemTotal 64 GiB (0.8 %
+ * below it; no --cap, no cgroup limit). */
+static void test_plateau_at_memtotal(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "full");
+	series_add_incarnation(&s, 6, 1, 1.7e9, "full", "full");
+	for (int i = 0; i <= 144; i++) {
+		double h = i / 12.0;
+		double y = fmin(58 * GiB + h * GiB, 63.5 * GiB);
+		series_append(&s, 1.7e9 + h * 3600, y, 0);
+	}
+	s.quantum = 4096;
+	s.mem_total = 64 * GiB;
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_PLATEAU);
+	assert_non_null(f.plateau.cap_name);
+	assert_string_equal(f.plateau.cap_name, "MemTotal");
+	assert_float_equal(f.plateau.level, 63.5 * GiB, 1);
+	analysis_release(&f);
+	series_release(&s);
+}
+
 /* The same service giving memory back while idle: released = true, and
  * the per-request slope is still taken where the work was done. */
 static void test_per_request_release_at_idle(void **state)
@@ -518,6 +579,8 @@ int main(void)
 		cmocka_unit_test(test_per_request_slope),
 		cmocka_unit_test(test_per_request_release_at_idle),
 		cmocka_unit_test(test_exhaustion_per_request),
+		cmocka_unit_test(test_approach_level),
+		cmocka_unit_test(test_plateau_at_memtotal),
 		cmocka_unit_test(test_no_work_inconclusive),
 		cmocka_unit_test(test_counter_reset_and_stable),
 		cmocka_unit_test(test_requests_needed),
