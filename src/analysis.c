@@ -281,6 +281,102 @@ static size_t pick_incarnation(const struct series *s, size_t *counts)
 	return best;
 }
 
+/* The first point of [lo, hi) after the incarnation's start-up, by the
+ * idle windows' rule (idle.h): --warmup when given, else the first
+ * increase of the work counter but at most IDLE_DEFAULT_WARMUP_S; without
+ * work, IDLE_DEFAULT_WARMUP_S. When that leaves fewer than
+ * MIN_AFTER_WARMUP points, lo: a short recording is all there is. */
+#define MIN_AFTER_WARMUP 6
+static size_t warmup_end_index(const struct series *s, const double *work,
+			       size_t lo, size_t hi, double warmup_s)
+{
+	if (lo >= hi)
+		return lo;
+	double t0 = s->t[lo];
+	double end = t0 + IDLE_DEFAULT_WARMUP_S;
+	if (isfinite(warmup_s)) {
+		end = t0 + warmup_s;
+	} else if (work) {
+		double prev = NAN;
+		for (size_t i = lo; i < hi && s->t[i] < end; i++) {
+			if (isnan(work[i]))
+				continue;
+			if (work[i] > prev) {  /* false while prev is NAN */
+				end = s->t[i];
+				break;
+			}
+			prev = work[i];
+		}
+	}
+	size_t k = lo;
+	while (k < hi && s->t[k] < end)
+		k++;
+	return hi - k >= MIN_AFTER_WARMUP ? k : lo;
+}
+
+/* Each incarnation on its own: figures and a slope (when it has enough
+ * points and a span). O(n) plus one bounded trend per incarnation. */
+static void incarnations_summarise(const struct series *s,
+				   struct target_findings *f)
+{
+	size_t n_incs = s->n_incs ? s->n_incs : 1;
+	f->per_inc = xcalloc(n_incs, sizeof(*f->per_inc));
+	/* Copies only for the other incarnations (the analysed one, often
+	 * all of a 10^7-point series, is summarised in place). */
+	size_t cap = n_incs > 1 ? s->n : 1;
+	double *x = xmalloc(cap * sizeof(double));
+	double *y = xmalloc(cap * sizeof(double));
+	for (size_t lo = 0; lo < s->n;) {
+		size_t hi = lo + 1;
+		while (hi < s->n && s->n_incs && s->inc[hi] == s->inc[lo])
+			hi++;
+		if (!s->n_incs)
+			hi = s->n;
+		struct incarnation_summary *is =
+			&f->per_inc[s->n_incs ? s->inc[lo] : 0];
+		size_t m = 0;
+		bool copy = (s->n_incs ? s->inc[lo] : 0) != f->analysed_inc;
+		for (size_t i = lo; i < hi; i++) {
+			if (isnan(s->footprint[i]))
+				continue;
+			if (copy) {
+				x[m] = s->t[i];
+				y[m] = s->footprint[i];
+			}
+			double ti = s->t[i], yi = s->footprint[i];
+			if (!m) {
+				is->start = ti;
+				is->fp_first = is->fp_min = is->fp_max = yi;
+			}
+			is->end = ti;
+			is->fp_last = yi;
+			is->fp_min = fmin(is->fp_min, yi);
+			is->fp_max = fmax(is->fp_max, yi);
+			m++;
+		}
+		is->samples = m;
+		struct trend_result tr;
+		if ((s->n_incs ? s->inc[lo] : 0) == f->analysed_inc) {
+			/* Already computed: the verdict's own slope. */
+			is->has_slope = f->has_trend;
+			is->slope_bph = f->slope_bph;
+			is->ci_low_bph = f->ci_low_bph;
+			is->ci_high_bph = f->ci_high_bph;
+			is->p_value = f->p_value;
+		} else if (m >= MIN_TREND_POINTS && is->end > is->start &&
+			   trend_compute(x, y, m, &tr) == 0) {
+			is->has_slope = true;
+			is->slope_bph = tr.slope * 3600;
+			is->ci_low_bph = tr.ci_low * 3600;
+			is->ci_high_bph = tr.ci_high * 3600;
+			is->p_value = tr.p_value;
+		}
+		lo = hi;
+	}
+	free(x);
+	free(y);
+}
+
 void analysis_run(const struct series *s, const struct analysis_options *o,
 		  struct target_findings *f)
 {
@@ -411,6 +507,10 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		if (!f->plateau.found)
 			exhaustion_find(s, o, f);
 	}
+	/* Steps within the analysed incarnation only (a restart is not a
+	 * step; restarts_find() reports it). */
+	if (n)
+		steps_find(x, y, n, f->resolution, &f->steps);
 	free(xbuf);
 	free(ybuf);
 
@@ -422,11 +522,26 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		work_counter_increase(s->requests, s->n, work);
 	}
 	analysis_work_run(s, work, lo, hi, o, f);
+
+	/* Restarts need the idle windows (a new incarnation's settled floor
+	 * is its first idle window when it has one). */
+	double warmup = o ? o->warmup_s : NAN;
+	restarts_find(s, &f->idle, warmup, &f->restarts);
+	/* Attribution over the analysed incarnation after its start-up (a
+	 * model being loaded is no growth to attribute). */
+	attribution_find(s, warmup_end_index(s, work, lo, hi, warmup), hi,
+			 &f->attribution);
 	free(work);
+	incarnations_summarise(s, f);
 	verdict_decide(f);
 }
 
 void analysis_release(struct target_findings *f)
 {
+	free(f->per_inc);
+	f->per_inc = NULL;
 	idle_findings_release(&f->idle);
+	restart_findings_release(&f->restarts);
+	step_findings_release(&f->steps);
+	attribution_finding_release(&f->attribution);
 }

@@ -14,15 +14,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "attribution.h"
 #include "idle.h"
+#include "restarts.h"
 #include "series.h"
+#include "steps.h"
 #include "stats.h"
 #include "units.h"
 
 #define ANALYSIS_CONCERN_HORIZON_S (30.0 * 86400.0) /* 30 days */
 #define ANALYSIS_ALPHA 0.05
 #define ANALYSIS_CAP_NEAR 0.05   /* "at cap": within 5 % below it */
-#define ANALYSIS_MAX_REASONS 12
+#define ANALYSIS_MAX_REASONS 16
 
 struct analysis_cap {
 	const char *name;          /* "cap", or the NAME of --cap NAME=SIZE */
@@ -75,6 +78,16 @@ struct exhaustion_finding {
 	double requests_left, requests_left_low, requests_left_high;
 };
 
+/* One incarnation (process lifetime) on its own: the report gives each
+ * incarnation and the whole; no slope spans two. */
+struct incarnation_summary {
+	size_t samples;            /* points with a footprint */
+	double start, end;         /* first and last sample */
+	double fp_first, fp_last, fp_min, fp_max;
+	bool has_slope;
+	double slope_bph, ci_low_bph, ci_high_bph, p_value;
+};
+
 /* Footprint against the work counter (analysis_work.c). */
 struct per_request_finding {
 	bool recorded;             /* the series has a work counter */
@@ -125,6 +138,10 @@ struct target_findings {
 	struct exhaustion_finding exhaustion;
 	struct per_request_finding per_request;
 	struct idle_findings idle;  /* owned: analysis_release() */
+	struct restart_findings restarts;       /* owned */
+	struct step_findings steps;             /* owned; analysed incarnation */
+	struct attribution_finding attribution; /* owned; analysed incarnation */
+	struct incarnation_summary *per_inc;    /* owned; n_incarnations */
 	double idle_min_s;         /* shortest idle window looked for */
 
 	enum verdict verdict;

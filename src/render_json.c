@@ -109,6 +109,74 @@ static json_t *idle_summary_json(const struct target_findings *f)
 	return o;
 }
 
+static json_t *restarts_json(const struct target_findings *f)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < f->restarts.n; i++) {
+		const struct restart *r = &f->restarts.r[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "time", time_or_null(r->time));
+		json_object_set_new(o, "old_pid", json_integer(r->old_pid));
+		json_object_set_new(o, "new_pid", json_integer(r->new_pid));
+		json_object_set_new(o, "before_bytes", bytes_or_null(r->before));
+		json_object_set_new(o, "after_bytes", bytes_or_null(r->after));
+		json_object_set_new(o, "recovered_bytes",
+				    bytes_or_null(r->recovered));
+		json_object_set_new(o, "floor_rule",
+				    json_string(r->floor_rule));
+		json_object_set_new(o, "gap_s", num_or_null(r->gap_s));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *steps_json(const struct target_findings *f)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < f->steps.n; i++) {
+		const struct step *st = &f->steps.steps[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "time", time_or_null(st->time));
+		json_object_set_new(o, "before_bytes", bytes_or_null(st->before));
+		json_object_set_new(o, "after_bytes", bytes_or_null(st->after));
+		json_object_set_new(o, "change_bytes",
+				    bytes_or_null(st->change));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* DESIGN.md's {growth_bytes, explained: {NAME: bytes},
+ * unattributed_bytes}, plus the gauges not counted and why. */
+static json_t *attribution_json(const struct target_findings *f)
+{
+	const struct attribution_finding *at = &f->attribution;
+	if (!at->found)
+		return json_null();
+	json_t *o = json_object(), *ex = json_object(), *skip = json_object();
+	json_object_set_new(o, "growth_bytes", bytes_or_null(at->growth));
+	for (size_t i = 0; i < at->n; i++) {
+		const struct attribution_item *it = &at->items[i];
+		char name[256];
+		escape_utf8(name, sizeof(name), it->name);
+		if (it->counted)
+			json_object_set_new(ex, name,
+					    bytes_or_null(it->explained));
+		else
+			json_object_set_new(skip, name, json_string(
+				it->why_not ? it->why_not : "not counted"));
+	}
+	json_object_set_new(o, "explained", ex);
+	json_object_set_new(o, "explained_total_bytes",
+			    bytes_or_null(at->explained_total));
+	json_object_set_new(o, "unattributed_bytes",
+			    bytes_or_null(at->unattributed));
+	json_object_set_new(o, "not_counted", skip);
+	json_object_set_new(o, "start", time_or_null(at->start));
+	json_object_set_new(o, "end", time_or_null(at->end));
+	return o;
+}
+
 static json_t *target_json(const struct target_findings *f)
 {
 	const struct series *s = f->series;
@@ -129,6 +197,35 @@ static json_t *target_json(const struct target_findings *f)
 				    safe_string(in->comm) : json_null());
 		json_object_set_new(o, "cmdline", in->cmdline ?
 				    safe_string(in->cmdline) : json_null());
+		if (f->per_inc) {
+			const struct incarnation_summary *is = &f->per_inc[i];
+			json_object_set_new(o, "samples",
+					    json_integer((json_int_t)is->samples));
+			json_object_set_new(o, "start", is->samples ?
+					    time_or_null(is->start) :
+					    json_null());
+			json_object_set_new(o, "end", is->samples ?
+					    time_or_null(is->end) :
+					    json_null());
+			json_object_set_new(o, "footprint_first_bytes",
+				is->samples ? bytes_or_null(is->fp_first) :
+				json_null());
+			json_object_set_new(o, "footprint_last_bytes",
+				is->samples ? bytes_or_null(is->fp_last) :
+				json_null());
+			json_object_set_new(o, "footprint_max_bytes",
+				is->samples ? bytes_or_null(is->fp_max) :
+				json_null());
+			json_object_set_new(o, "slope_bytes_per_hour",
+				is->has_slope ? num_or_null(is->slope_bph) :
+				json_null());
+			json_object_set_new(o, "slope_ci95_low",
+				is->has_slope ? num_or_null(is->ci_low_bph) :
+				json_null());
+			json_object_set_new(o, "slope_ci95_high",
+				is->has_slope ? num_or_null(is->ci_high_bph) :
+				json_null());
+		}
 		json_array_append_new(incs, o);
 	}
 	json_object_set_new(t, "pids", pids);
@@ -187,7 +284,8 @@ static json_t *target_json(const struct target_findings *f)
 	json_object_set_new(t, "per_request", per_request_json(f));
 	json_object_set_new(t, "idle_windows", idle_windows_json(f));
 	json_object_set_new(t, "idle", idle_summary_json(f));
-	json_object_set_new(t, "restarts", json_array());
+	json_object_set_new(t, "restarts", restarts_json(f));
+	json_object_set_new(t, "steps", steps_json(f));
 	if (f->plateau.found) {
 		json_t *p = json_object();
 		json_object_set_new(p, "level_bytes",
@@ -214,7 +312,7 @@ static json_t *target_json(const struct target_findings *f)
 	} else {
 		json_object_set_new(t, "approach", json_null());
 	}
-	json_object_set_new(t, "attribution", json_null());
+	json_object_set_new(t, "attribution", attribution_json(f));
 	if (f->exhaustion.found) {
 		json_t *e = json_object();
 		json_object_set_new(e, "limit_bytes",

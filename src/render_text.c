@@ -149,6 +149,83 @@ static void print_work(FILE *out, const struct target_findings *f)
 		size_or_na(b4, sizeof(b4), id->growth_warmup));
 }
 
+#define INCARNATION_ROWS_SHOWN 8
+
+/* With restarts, each incarnation on its own (the most recent ones). */
+static void print_incarnations(FILE *out, const struct target_findings *f)
+{
+	const struct series *s = f->series;
+	if (s->n_incs < 2 || !f->per_inc)
+		return;
+	char b1[64], b2[64], b3[64], b4[64], b5[64];
+	size_t first = s->n_incs > INCARNATION_ROWS_SHOWN ?
+		       s->n_incs - INCARNATION_ROWS_SHOWN : 0;
+	if (first)
+		fprintf(out, "  lifetimes   ... %zu earlier (--json lists "
+			"them all)\n", first);
+	for (size_t i = first; i < s->n_incs; i++) {
+		const struct incarnation_summary *is = &f->per_inc[i];
+		if (!is->samples)
+			continue;
+		fprintf(out, "  %-12spid %lld from %s, %s, %zu samples: %s -> "
+			"%s, slope %s\n", i == first ? "lifetimes" : "",
+			(long long)s->incs[i].pid,
+			units_format_time(b1, sizeof(b1), is->start),
+			dur_or_na(b2, sizeof(b2), is->end - is->start),
+			is->samples, size_or_na(b3, sizeof(b3), is->fp_first),
+			size_or_na(b4, sizeof(b4), is->fp_last),
+			is->has_slope ? rate(b5, sizeof(b5), is->slope_bph) :
+			NA);
+	}
+}
+
+/* Restarts, steps and attribution, a line each (the first few). */
+static void print_diagnosis(FILE *out, const struct target_findings *f)
+{
+	char b1[64], b2[64], b3[64], b4[64];
+	for (size_t i = 0; i < f->restarts.n && i < 5; i++) {
+		const struct restart *r = &f->restarts.r[i];
+		fprintf(out, "  %-12s%s pid %lld -> %lld: %s -> %s (%s), "
+			"recovered %s\n", i ? "" : "restart",
+			units_format_time(b1, sizeof(b1), r->time),
+			(long long)r->old_pid, (long long)r->new_pid,
+			size_or_na(b2, sizeof(b2), r->before),
+			size_or_na(b3, sizeof(b3), r->after), r->floor_rule,
+			size_or_na(b4, sizeof(b4), r->recovered));
+	}
+	if (f->restarts.n > 5)
+		fprintf(out, "              ... %zu more restarts\n",
+			f->restarts.n - 5);
+	for (size_t i = 0; i < f->steps.n && i < 5; i++) {
+		const struct step *st = &f->steps.steps[i];
+		fprintf(out, "  %-12s%s %s -> %s (%s%s)\n",
+			i ? "" : "step",
+			units_format_time(b1, sizeof(b1), st->time),
+			size_or_na(b2, sizeof(b2), st->before),
+			size_or_na(b3, sizeof(b3), st->after),
+			st->change > 0 ? "+" : "",
+			size_or_na(b4, sizeof(b4), st->change));
+	}
+	if (f->steps.n > 5)
+		fprintf(out, "              ... %zu more steps\n",
+			f->steps.n - 5);
+	const struct attribution_finding *at = &f->attribution;
+	if (!at->found)
+		return;
+	fprintf(out, "  attributed  growth %s: ",
+		size_or_na(b1, sizeof(b1), at->growth));
+	for (size_t i = 0; i < at->n; i++) {
+		const struct attribution_item *it = &at->items[i];
+		char name[128];
+		escape_terminal(name, sizeof(name), it->name);
+		fprintf(out, "%s %s%s, ", name,
+			size_or_na(b2, sizeof(b2), it->explained),
+			it->counted ? "" : " (not counted: not bytes)");
+	}
+	fprintf(out, "unattributed %s\n",
+		size_or_na(b3, sizeof(b3), at->unattributed));
+}
+
 static void print_target(FILE *out, const struct target_findings *f,
 			 const struct render_options *o)
 {
@@ -246,6 +323,8 @@ static void print_target(FILE *out, const struct target_findings *f,
 			rate(b2, sizeof(b2), f->plateau.approach_late_bph),
 			size_or_na(b3, sizeof(b3), f->plateau.approach_level));
 	print_work(out, f);
+	print_incarnations(out, f);
+	print_diagnosis(out, f);
 	if (f->exhaustion.found)
 		fprintf(out, "  exhaustion  %s (%s) in %s (range %s to %s)\n",
 			f->exhaustion.limit_source,

@@ -199,6 +199,90 @@ static void idle_reasons(struct target_findings *f)
 		       fsize(f, d, sizeof(d), id->growth_warmup));
 }
 
+/* "the restart at 09:00 released 42.3 GiB (pid 4242 -> 5151: 244.5 GiB
+ * before, 202.2 GiB after warm-up, first idle window)". */
+static void restart_reasons(struct target_findings *f)
+{
+	const struct restart_findings *rf = &f->restarts;
+	char a[48], b[48], c[48], d[48];
+	if (!rf->n)
+		return;
+	if (rf->n > 1)
+		reason(f, "%zu restarts gave back %s in all", rf->n,
+		       fsize(f, a, sizeof(a), rf->recovered_total));
+	for (size_t i = 0; i < rf->n && i < 3; i++) {
+		const struct restart *r = &rf->r[i];
+		if (!isfinite(r->recovered))
+			continue;
+		reason(f, "the restart at %s %s %s (pid %lld -> %lld: %s "
+		       "before, %s after warm-up, by the %s)",
+		       units_format_time(a, sizeof(a), r->time),
+		       r->recovered >= 0 ? "released" : "ended",
+		       r->recovered >= 0 ?
+		       fsize(f, b, sizeof(b), r->recovered) :
+		       (snprintf(b, sizeof(b), "%s higher",
+				 fsize(f, d, sizeof(d), -r->recovered)), b),
+		       (long long)r->old_pid, (long long)r->new_pid,
+		       fsize(f, c, sizeof(c), r->before),
+		       fsize(f, d, sizeof(d), r->after), r->floor_rule);
+	}
+}
+
+/* "steps: +6 GiB at 03:10, +9 GiB at 05:40 (2 in all)". */
+static void step_reasons(struct target_findings *f)
+{
+	const struct step_findings *sf = &f->steps;
+	if (!sf->n)
+		return;
+	char text[300], a[48], b[48];
+	size_t len = 0;
+	for (size_t i = 0; i < sf->n && i < 4 && len < sizeof(text); i++) {
+		const struct step *st = &sf->steps[i];
+		fsize(f, a, sizeof(a), st->change);
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"%s%s%s at %s", i ? ", " : "",
+					st->change > 0 ? "+" : "", a,
+					units_format_time(b, sizeof(b),
+							  st->time));
+	}
+	reason(f, "%zu step%s in the footprint: %s%s", sf->n,
+	       sf->n == 1 ? "" : "s", text, sf->n > 4 ? ", ..." : "");
+}
+
+/* "the gauges explain 5.1 GiB of +28.6 GiB growth (prompt_cache 5.1
+ * GiB); 23.5 GiB unattributed". */
+static void attribution_reason(struct target_findings *f)
+{
+	const struct attribution_finding *at = &f->attribution;
+	if (!at->found)
+		return;
+	char items[200], a[48], b[48], c[48];
+	size_t len = 0;
+	items[0] = '\0';
+	for (size_t i = 0; i < at->n && len < sizeof(items); i++) {
+		const struct attribution_item *it = &at->items[i];
+		if (!it->counted)
+			continue;
+		/* Gauge names may come from a CSV header: the renderers
+		 * escape every reason for their medium. */
+		len += (size_t)snprintf(items + len, sizeof(items) - len,
+					"%s%.48s %s", len ? ", " : "", it->name,
+					fsize(f, a, sizeof(a), it->explained));
+	}
+	reason(f, "the gauges explain %s of %s growth (%s); %s "
+	       "unattributed",
+	       fsize(f, a, sizeof(a), at->explained_total),
+	       fsize(f, b, sizeof(b), at->growth), items,
+	       fsize(f, c, sizeof(c), at->unattributed));
+}
+
+static void diagnosis_reasons(struct target_findings *f)
+{
+	restart_reasons(f);
+	step_reasons(f);
+	attribution_reason(f);
+}
+
 static void no_work(struct target_findings *f)
 {
 	char a[48], b[48], c[48];
@@ -243,6 +327,7 @@ void verdict_decide(struct target_findings *f)
 	if (pr->recorded && pr->known && !(pr->requests > 0)) {
 		no_work(f);
 		idle_reasons(f);
+		diagnosis_reasons(f);
 		return;
 	}
 
@@ -275,6 +360,7 @@ void verdict_decide(struct target_findings *f)
 		}
 		per_request_reason(f);
 		idle_reasons(f);
+		diagnosis_reasons(f);
 		return;
 	}
 
@@ -318,6 +404,7 @@ void verdict_decide(struct target_findings *f)
 						  f->exhaustion.requests_left));
 		per_request_reason(f);
 		idle_reasons(f);
+		diagnosis_reasons(f);
 		return;
 	}
 
@@ -355,6 +442,7 @@ void verdict_decide(struct target_findings *f)
 		trend_reason(f);
 		per_request_reason(f);
 		idle_reasons(f);
+		diagnosis_reasons(f);
 		settle_window(f);
 		return;
 	}
@@ -372,4 +460,5 @@ void verdict_decide(struct target_findings *f)
 	       rate_text(f, b, sizeof(b), f->concern_bph), f->concern_source);
 	per_request_reason(f);
 	idle_reasons(f);
+	diagnosis_reasons(f);
 }
