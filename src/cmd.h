@@ -14,6 +14,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_books(int argc, char **argv);
 
 enum report_format { REPORT_TEXT, REPORT_JSON };
 

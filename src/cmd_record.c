@@ -71,6 +71,10 @@ static void record_usage(FILE *out, const char *verb)
 "                         up to milliseconds on large processes\n"
 "  --smaps-interval DUR   how often with --smaps (default: 4 x interval,\n"
 "                         at least 60s)\n"
+"  --regions              where the memory sits: a snapshot of smaps by\n"
+"                         region family (heap, anonymous, stack, file,\n"
+"                         shmem, GPU) at start and end; the report shows\n"
+"                         growth per family\n"
 "  -q, --quiet            no live status line, no notes\n"
 "  --proc-root DIR        read DIR instead of /proc (for tests)\n"
 "  --sys-root DIR         read DIR instead of /sys (for tests)\n"
@@ -95,7 +99,7 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 	enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
 	       OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT,
 	       OPT_WORK_CMD, OPT_WORK, OPT_WORK_LOG, OPT_MATCH,
-	       OPT_WORK_TIMEOUT, OPT_CONN_PORT, OPT_GAUGE };
+	       OPT_WORK_TIMEOUT, OPT_CONN_PORT, OPT_GAUGE, OPT_REGIONS };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"pid", required_argument, NULL, 'p'},
@@ -117,6 +121,7 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 		{"work-timeout", required_argument, NULL, OPT_WORK_TIMEOUT},
 		{"conn-port", required_argument, NULL, OPT_CONN_PORT},
 		{"gauge", required_argument, NULL, OPT_GAUGE},
+		{"regions", no_argument, NULL, OPT_REGIONS},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -184,6 +189,9 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 			break;
 		case OPT_APPEND:
 			o.append = true;
+			break;
+		case OPT_REGIONS:
+			o.regions = true;
 			break;
 		case 'q':
 			quiet = true;

@@ -16,6 +16,7 @@
 #include "render.h"
 #include "store.h"
 #include "units.h"
+#include "vmmap.h"
 
 static void report_usage(FILE *out)
 {
@@ -23,7 +24,8 @@ static void report_usage(FILE *out)
 "usage: memtrend report FILE [options]\n"
 "\n"
 "Analyse a recording made by 'memtrend record' (it may still be recording)\n"
-"or a CSV (columns time, footprint[, pid, requests, ...]; see memtrend(1)).\n"
+"or a CSV (columns time, footprint[, pid, requests, ...]; see memtrend(1)),\n"
+"or a macOS 'vmmap --summary' output (where that process's memory sits).\n"
 "\n"
 "options:\n"
 "  --json                 print JSON (schema: docs/json.md) instead of text\n"
@@ -203,6 +205,12 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	bool is_db = strcmp(path, "-") && store_is_recording(path);
+	/* A macOS `vmmap --summary` output: where that process's memory sat
+	 * (one snapshot, no series to analyse). */
+	if (!is_db && strcmp(path, "-") && vmmap_is_summary_file(path)) {
+		rc = regions_report_file(path, o.format == REPORT_JSON, stdout);
+		goto out;
+	}
 	int read_rc = is_db ? store_read_dataset(path, NULL, &d) :
 			      csv_read_file(path, &d);
 	if (read_rc) {

@@ -19,6 +19,8 @@ static const struct subcommand subcommands[] = {
 	{"report", cmd_report, "analyse a recording or a CSV: verdict and "
 			       "evidence"},
 	{"demo", cmd_demo, "record three built-in workloads and report them"},
+	{"books", cmd_books, "each process's footprint and cap, summed "
+			     "against the machine"},
 };
 
 static void usage(FILE *out)

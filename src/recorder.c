@@ -31,6 +31,7 @@
 
 #include "common.h"
 #include "probe.h"
+#include "regions.h"
 #include "render.h"
 #include "source.h"
 #include "stats.h"
@@ -138,6 +139,7 @@ struct recorder {
 	struct source_event *source_events;
 	bool conn_unrestricted_noted;
 	bool source_set_taken;     /* source_set_new() was called */
+	bool regions_denied_noted;
 };
 
 static void slope_add(struct slope_buf *b, double t, double y)
@@ -315,11 +317,46 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 	free(pids);
 }
 
+/* --regions: one snapshot of where a process's memory sits (smaps by
+ * family), stored under its incarnation. Taken when a root process is
+ * first seen and when the recording ends (smaps costs milliseconds on a
+ * large process: never per tick). Without ptrace access, a note once. */
+static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
+			     double t)
+{
+	if (!rec->o->regions || !w->pp)
+		return;
+	const struct proc_identity *id = probe_proc_identity(w->pp);
+	struct region_breakdown b;
+	int rc = regions_read_smaps(probe_proc_root(rec->probe), id->pid, &b);
+	if (rc == PROBE_OK) {
+		for (int k = 0; k < REGION_FAMILY_COUNT; k++) {
+			const struct region_figures *f = &b.f[k];
+			struct store_region_row row = {
+				region_family_names[k], f->size, f->rss,
+				f->pss, f->private_dirty, f->swap,
+				f->footprint, f->mappings, b.top[k],
+			};
+			store_region_add(rec->store, w->inc_id, t, &row);
+		}
+	} else if (rc == PROBE_DENIED && !rec->regions_denied_noted) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "smaps of pid %d is not readable "
+			 "(needs ptrace access): no region snapshots",
+			 (int)id->pid);
+		note("%s", msg);
+		store_note_add(rec->store, t, w->inc_id, msg);
+		rec->regions_denied_noted = true;
+	}
+	regions_release(&b);
+}
+
 static void root_open_main(struct recorder *rec, struct root *r, pid_t pid,
 			   double t)
 {
 	if (watch_open(rec, &r->main, pid, r->target_id, t) != PROBE_OK)
 		return;
+	regions_snapshot(rec, &r->main, t);
 	if (rec->o->children) {
 		r->tree_inc_id = store_incarnation_add(rec->store,
 			r->tree_target_id, probe_proc_identity(r->main.pp), 0, t);
@@ -755,6 +792,7 @@ static void recorder_release(struct recorder *rec, double t)
 	free(rec->source_values);
 	free(rec->source_events);
 	for (size_t i = 0; i < rec->n_roots; i++) {
+		regions_snapshot(rec, &rec->roots[i].main, t);
 		root_close_all(rec, &rec->roots[i], t, "recording ended");
 		free(rec->roots[i].kids);
 		free(rec->roots[i].conn_pids);

@@ -24,6 +24,8 @@ struct recorder_options {
 	char *const *command;      /* -- COMMAND ARGS..., or NULL */
 	bool children;             /* --children */
 	bool smaps;                /* --smaps */
+	bool regions;              /* --regions: smaps region snapshots of
+				      each root process at start and end */
 	double smaps_interval_s;   /* rate of smaps_rollup reads */
 	double commit_interval_s;  /* how often a batch is committed */
 	bool status_line;          /* live line on stderr */

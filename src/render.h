@@ -41,4 +41,68 @@ char *escape_terminal(char *buf, size_t n, const char *s);
  * escapes control characters itself). */
 char *escape_utf8(char *buf, size_t n, const char *s);
 
+/* ---- region breakdowns and the books (render_books.c) ----------------- */
+
+#include <sys/types.h>
+
+#include "probe.h"
+#include "regions.h"
+
+/* A region breakdown (regions.h) as a table by family plus its one-line
+ * conclusion, or as JSON (docs/books.md). title names what was read (it
+ * may hold a process name: escaped here); delta, when not NULL, adds the
+ * growth per family since an earlier snapshot. Returns 0, or -1 when out
+ * could not be written. */
+int render_regions(FILE *out, const char *title,
+		   const struct region_breakdown *b,
+		   const struct region_breakdown *delta, bool json);
+/* The conclusion alone: "footprint 230.7 GiB: 229.5 GiB (99 %) in GPU
+ * memory (IOAccelerator (graphics)); host heap 13.4 MiB". Region names
+ * are escaped for the terminal (terminal true) or made valid UTF-8.
+ * Returns buf. */
+char *render_regions_conclusion(char *buf, size_t n,
+				const struct region_breakdown *b,
+				bool terminal);
+
+/* `memtrend books`: what each process may claim, summed against the
+ * machine. Filled by cmd_books.c; rendered, never computed, here. */
+enum books_cap_source {
+	BOOKS_CAP_FOOTPRINT,   /* no cap known: the current footprint */
+	BOOKS_CAP_PID,         /* --cap PID=SIZE */
+	BOOKS_CAP_NAME,        /* --cap NAME=SIZE (comm) */
+	BOOKS_CAP_ALL,         /* --cap SIZE (every selected process) */
+	BOOKS_CAP_PLATEAU,     /* a plateau level from --from FILE */
+};
+extern const char *const books_cap_source_names[]; /* "footprint", "pid",
+						      "name", "all",
+						      "plateau" */
+
+struct books_process {
+	pid_t pid;
+	char comm[64];             /* raw: escape before printing */
+	const char *cmdline;       /* raw, borrowed; may be NULL */
+	double footprint;          /* anon + swap + shmem (status) */
+	double swap, rss;          /* NAN when absent */
+	double cap;                /* bytes; NAN when none is known */
+	enum books_cap_source cap_source;
+	const char *cap_from;      /* borrowed: the NAME or the recording's
+				      file; NULL otherwise */
+	double books;              /* what it may claim: max(cap, footprint) */
+	bool over_cap;             /* footprint above its cap */
+};
+
+struct books_report {
+	const struct books_process *procs; /* by footprint, largest first */
+	size_t n;                  /* every process counted in the sums */
+	size_t listed;             /* how many of them to list (top N) */
+	double footprint_sum, swap_sum, books_sum;
+	struct sys_mem sys;        /* MemTotal, MemAvailable, swap */
+	size_t skipped_denied;     /* status unreadable */
+	size_t skipped_kernel;     /* kernel threads (no memory of their
+				      own) and zombies */
+	bool all_processes;        /* no PID or --name given */
+};
+int render_books_text(FILE *out, const struct books_report *r);
+int render_books_json(FILE *out, const struct books_report *r);
+
 #endif

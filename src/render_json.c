@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include "regions.h"
 #include "render.h"
 #include "units.h"
 
@@ -106,6 +107,42 @@ static json_t *idle_summary_json(const struct target_findings *f)
 	json_object_set_new(g, "warmup_bytes",
 			    bytes_or_null(id->growth_warmup));
 	json_object_set_new(o, "growth", g);
+	return o;
+}
+
+/* record --regions: the last snapshot by family with growth since the
+ * first; null without snapshots. */
+static json_t *regions_json(const struct series *s)
+{
+	const struct region_breakdown *b = s->regions_last,
+				      *a = s->regions_first;
+	if (!b)
+		return json_null();
+	json_t *o = json_object(), *fams = json_array();
+	json_object_set_new(o, "first_time", time_or_null(s->regions_first_t));
+	json_object_set_new(o, "last_time", time_or_null(s->regions_last_t));
+	for (int k = 0; k < REGION_FAMILY_COUNT; k++) {
+		const struct region_figures *f = &b->f[k];
+		json_t *r = json_object();
+		json_object_set_new(r, "family",
+				    json_string(region_family_names[k]));
+		json_object_set_new(r, "size_bytes", bytes_or_null(f->size));
+		json_object_set_new(r, "rss_bytes", bytes_or_null(f->rss));
+		json_object_set_new(r, "pss_bytes", bytes_or_null(f->pss));
+		json_object_set_new(r, "private_dirty_bytes",
+				    bytes_or_null(f->private_dirty));
+		json_object_set_new(r, "swap_bytes", bytes_or_null(f->swap));
+		json_object_set_new(r, "footprint_bytes",
+				    bytes_or_null(f->footprint));
+		json_object_set_new(r, "mappings", json_integer(f->mappings));
+		json_object_set_new(r, "growth_footprint_bytes",
+			a ? bytes_or_null(f->footprint - a->f[k].footprint) :
+			json_null());
+		json_object_set_new(r, "largest", b->top[k][0] ?
+				    safe_string(b->top[k]) : json_null());
+		json_array_append_new(fams, r);
+	}
+	json_object_set_new(o, "families", fams);
 	return o;
 }
 
@@ -335,6 +372,7 @@ static json_t *target_json(const struct target_findings *f)
 		json_object_set_new(t, "exhaustion", json_null());
 	}
 	json_object_set_new(t, "incarnations", incs);
+	json_object_set_new(t, "regions", regions_json(s));
 	return t;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "regions.h"
 #include "render.h"
 #include "units.h"
 
@@ -147,6 +148,43 @@ static void print_work(FILE *out, const struct target_findings *f)
 		size_or_na(b2, sizeof(b2), id->growth_active),
 		size_or_na(b3, sizeof(b3), id->growth_idle),
 		size_or_na(b4, sizeof(b4), id->growth_warmup));
+}
+
+/* record --regions: the last snapshot by family, growth since the first
+ * (of the same incarnation). */
+static void print_regions(FILE *out, const struct series *s)
+{
+	const struct region_breakdown *b = s->regions_last,
+				      *a = s->regions_first;
+	if (!b)
+		return;
+	char b1[64], b2[64], b3[64], top[96];
+	bool two = a && s->regions_last_t > s->regions_first_t;
+	fprintf(out, "  regions     footprint by family at %s", 
+		units_format_time(b1, sizeof(b1), s->regions_last_t));
+	if (two)
+		fprintf(out, ", growth since %s",
+			units_format_time(b2, sizeof(b2), s->regions_first_t));
+	fprintf(out, ":\n");
+	for (int k = 0; k < REGION_FAMILY_COUNT; k++) {
+		const struct region_figures *f = &b->f[k];
+		if (!(f->footprint > 0) && !(f->rss > 0) &&
+		    !(two && a->f[k].footprint > 0))
+			continue;
+		escape_terminal(top, sizeof(top), b->top[k]);
+		char growth[80] = "";
+		if (two) {
+			double d = f->footprint - a->f[k].footprint;
+			snprintf(growth, sizeof(growth), " (%s%s)",
+				 d > 0 ? "+" : "",
+				 size_or_na(b3, sizeof(b3), d));
+		}
+		fprintf(out, "                %-10s %9s%s, rss %s%s%s\n",
+			region_family_names[k],
+			size_or_na(b1, sizeof(b1), f->footprint), growth,
+			size_or_na(b2, sizeof(b2), f->rss), *top ? "; largest " :
+			"", top);
+	}
 }
 
 #define INCARNATION_ROWS_SHOWN 8
@@ -325,6 +363,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 	print_work(out, f);
 	print_incarnations(out, f);
 	print_diagnosis(out, f);
+	print_regions(out, s);
 	if (f->exhaustion.found)
 		fprintf(out, "  exhaustion  %s (%s) in %s (range %s to %s)\n",
 			f->exhaustion.limit_source,

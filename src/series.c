@@ -6,10 +6,12 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
+#include "regions.h"
 
 const char *const series_component_names[COMP_COUNT] = {
 	[COMP_RSS] = "rss",
@@ -51,6 +53,14 @@ void series_release(struct series *s)
 		free(s->gauges[g].v);
 	}
 	free(s->gauges);
+	if (s->regions_first) {
+		regions_release(s->regions_first);
+		free(s->regions_first);
+	}
+	if (s->regions_last) {
+		regions_release(s->regions_last);
+		free(s->regions_last);
+	}
 	for (size_t i = 0; i < s->n_incs; i++) {
 		free(s->incs[i].comm);
 		free(s->incs[i].cmdline);
@@ -195,4 +205,60 @@ void dataset_release(struct dataset *d)
 	free(d->notes);
 	free(d->source);
 	memset(d, 0, sizeof(*d));
+}
+
+static void region_row_set(struct region_breakdown *b,
+			   const struct store_region_row *r)
+{
+	for (int k = 0; k < REGION_FAMILY_COUNT; k++) {
+		if (strcmp(region_family_names[k], r->family) != 0)
+			continue;
+		struct region_figures *f = &b->f[k];
+		f->size = r->size;
+		f->rss = r->rss;
+		f->pss = r->pss;
+		f->private_dirty = r->private_dirty;
+		f->swap = r->swap;
+		f->footprint = r->footprint;
+		f->mappings = r->mappings;
+		snprintf(b->top[k], sizeof(b->top[k]), "%s",
+			 r->top ? r->top : "");
+		return;
+	}
+	/* A family from a newer memtrend: left out. */
+}
+
+static struct region_breakdown *region_new(void)
+{
+	struct region_breakdown *b = xmalloc(sizeof(*b));
+	regions_init(b);
+	return b;
+}
+
+void series_add_region_row(struct series *s, uint32_t inc, double t,
+			   const struct store_region_row *r)
+{
+	if (s->regions_first && inc != s->regions_inc) {
+		if (inc < s->regions_inc)
+			return;  /* an older incarnation: keep the latest */
+		regions_release(s->regions_first);
+		free(s->regions_first);
+		regions_release(s->regions_last);
+		free(s->regions_last);
+		s->regions_first = s->regions_last = NULL;
+	}
+	if (!s->regions_first) {
+		s->regions_first = region_new();
+		s->regions_last = region_new();
+		s->regions_first_t = s->regions_last_t = t;
+		s->regions_inc = inc;
+	}
+	if (t == s->regions_first_t)
+		region_row_set(s->regions_first, r);
+	if (t != s->regions_last_t) {
+		regions_release(s->regions_last);
+		regions_init(s->regions_last);
+		s->regions_last_t = t;
+	}
+	region_row_set(s->regions_last, r);
 }

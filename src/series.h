@@ -31,6 +31,16 @@ enum series_component {
 };
 extern const char *const series_component_names[COMP_COUNT];
 
+/* One family of a region snapshot, as stored (store.c) and read back. */
+struct store_region_row {
+	const char *family;        /* regions.h's region_family_names */
+	double size, rss, pss, private_dirty, swap, footprint;
+	long long mappings;
+	const char *top;           /* largest mapping; may be NULL */
+};
+
+struct region_breakdown;
+
 struct series_gauge {
 	char *name;                /* owned */
 	double *v;                 /* length n, owned */
@@ -50,6 +60,11 @@ struct series {
 	size_t n_gauges;
 	struct incarnation *incs;
 	size_t n_incs;
+	/* record --regions: the first and last snapshot of the latest
+	 * incarnation that has any (owned; NULL when none). */
+	struct region_breakdown *regions_first, *regions_last;
+	double regions_first_t, regions_last_t;
+	uint32_t regions_inc;
 	double quantum;            /* precision of the readings as stored
 				      (bytes); 0 when unknown */
 	/* Limits known from the source (NAN when unknown). */
@@ -90,6 +105,12 @@ uint32_t series_add_incarnation(struct series *s, int64_t pid,
 				unsigned long long start_ticks,
 				double start_time, const char *comm,
 				const char *cmdline);
+
+/* Add one family row of a region snapshot taken at t of incarnation inc
+ * (rows of one snapshot share t). Keeps the first and the latest
+ * snapshot of the latest incarnation seen. */
+void series_add_region_row(struct series *s, uint32_t inc, double t,
+			   const struct store_region_row *r);
 
 void dataset_init(struct dataset *d, const char *source);
 struct series *dataset_add_target(struct dataset *d, const char *name);

@@ -64,12 +64,18 @@ static const char schema_sql[] =
 	"  method TEXT NOT NULL, spec TEXT NOT NULL,\n"
 	"  target_id INTEGER REFERENCES target(id));\n"
 	"CREATE TABLE IF NOT EXISTS source_sample(\n"
-	"  source_id INTEGER NOT NULL, t REAL NOT NULL, value REAL);\n";
+	"  source_id INTEGER NOT NULL, t REAL NOT NULL, value REAL);\n"
+	/* Schema 2: where the memory sits (record --regions). */
+	"CREATE TABLE IF NOT EXISTS region_snapshot(\n"
+	"  incarnation_id INTEGER NOT NULL, t REAL NOT NULL,\n"
+	"  family TEXT NOT NULL, size INTEGER, rss INTEGER, pss INTEGER,\n"
+	"  private_dirty INTEGER, swap INTEGER, footprint INTEGER,\n"
+	"  mappings INTEGER, top TEXT);\n";
 
 enum stmt_id {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_META, ST_TARGET, ST_CGROUP_FIND,
 	ST_CGROUP, ST_INC, ST_INC_END, ST_SAMPLE, ST_SYSTEM, ST_CGROUP_SAMPLE,
-	ST_NOTE, ST_SOURCE, ST_SOURCE_SAMPLE, ST_COUNT
+	ST_NOTE, ST_SOURCE, ST_SOURCE_SAMPLE, ST_REGION, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -95,6 +101,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_SOURCE] = "INSERT INTO source(role, name, method, spec, target_id) "
 		      "VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_SOURCE_SAMPLE] = "INSERT INTO source_sample VALUES (?1, ?2, ?3)",
+	[ST_REGION] = "INSERT INTO region_snapshot VALUES "
+		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 };
 
 struct store {
@@ -514,6 +522,30 @@ int store_source_sample_add(struct store *st, int64_t source_id, double t,
 	bind_real(s, 3, value);
 	st->pending++;
 	return step_reset_as(st, s, false);
+}
+
+int store_region_add(struct store *st, int64_t inc_id, double t,
+		     const struct store_region_row *r)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_REGION];
+	sqlite3_bind_int64(s, 1, inc_id);
+	sqlite3_bind_double(s, 2, t);
+	bind_text(s, 3, r->family);
+	bind_bytes(s, 4, r->size);
+	bind_bytes(s, 5, r->rss);
+	bind_bytes(s, 6, r->pss);
+	bind_bytes(s, 7, r->private_dirty);
+	bind_bytes(s, 8, r->swap);
+	bind_bytes(s, 9, r->footprint);
+	sqlite3_bind_int64(s, 10, r->mappings);
+	if (r->top && *r->top)
+		bind_text(s, 11, r->top);
+	else
+		sqlite3_bind_null(s, 11);
+	st->pending++;
+	return step_reset(st, s);
 }
 
 void store_remove(const char *path)
@@ -1079,6 +1111,38 @@ static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
 	return rc;
 }
 
+/* Region snapshots (record --regions): per target, the first and the
+ * last snapshot of the latest incarnation that has any. A schema 1 file,
+ * or one recorded without --regions, has none. */
+static void read_regions(sqlite3 *db, struct dataset *out,
+			 const struct inc_map *map, size_t n_map)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(db, "SELECT incarnation_id, t, family, size, "
+			       "rss, pss, private_dirty, swap, footprint, "
+			       "mappings, top FROM region_snapshot ORDER BY "
+			       "rowid", -1, &s, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const struct inc_map *m = inc_lookup(map, n_map,
+						     sqlite3_column_int64(s, 0));
+		const char *fam = (const char *)sqlite3_column_text(s, 2);
+		if (!m || !fam)
+			continue;
+		struct store_region_row r = {
+			.family = fam,
+			.size = col_bytes(s, 3), .rss = col_bytes(s, 4),
+			.pss = col_bytes(s, 5), .private_dirty = col_bytes(s, 6),
+			.swap = col_bytes(s, 7), .footprint = col_bytes(s, 8),
+			.mappings = sqlite3_column_int64(s, 9),
+			.top = (const char *)sqlite3_column_text(s, 10),
+		};
+		series_add_region_row(&out->targets[m->target], m->inc,
+				      sqlite3_column_double(s, 1), &r);
+	}
+	sqlite3_finalize(s);
+}
+
 static void read_meta_and_notes(sqlite3 *db, struct dataset *out)
 {
 	sqlite3_stmt *s;
@@ -1132,6 +1196,7 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 	if (!rc)
 		rc = read_sources(db, path, out, target_ids);
 	if (!rc) {
+		read_regions(db, out, map, n_map);
 		read_limits(db, out, map, n_map);
 		read_meta_and_notes(db, out);
 	}

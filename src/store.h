@@ -67,6 +67,10 @@ int64_t store_source_add(struct store *st, const char *role,
 /* One reading; value NAN records a gap (the source failed). */
 int store_source_sample_add(struct store *st, int64_t source_id, double t,
 			    double value);
+/* One region family of a snapshot (record --regions): all bytes, NAN for
+ * absent; top is the family's largest mapping (process-controlled). */
+int store_region_add(struct store *st, int64_t inc_id, double t,
+		     const struct store_region_row *r);
 /* Commit the open batch. On failure (disk full, I/O error) the batch is
  * rolled back -- the file keeps every earlier commit -- and -1 is
  * returned without a message (store_last_error() says why); the caller

@@ -126,6 +126,7 @@ static void test_verdict_table(void **state)
 					   1e-6 * c->expect_detectable_bph);
 		if (c->expect == VERDICT_INCONCLUSIVE)
 			assert_true(f.settle[0] != '\0');
+		analysis_release(&f);
 		series_release(&s);
 	}
 }
@@ -146,6 +147,7 @@ static void test_flat_gb_reason_text(void **state)
 	assert_float_equal(f.concern_bph, 21e9 / 720, 1);
 	/* Watch >= resolution / concern = 1e9 / (21e9/720) h = 34.29 h. */
 	assert_float_equal(f.needed_span_s, 1e9 / (21e9 / 720) * 3600, 1);
+	analysis_release(&f);
 	series_release(&s);
 }
 
@@ -170,9 +172,11 @@ static void test_plateau_at_cap(void **state)
 	assert_float_equal(f.plateau.since, 1.7e9 + 600, 10.01);
 	/* A cap 20 % above the level is not "at cap". */
 	cap.bytes = 110 * MiB;
+	analysis_release(&f);
 	analysis_run(&s, &o, &f);
 	assert_int_equal(f.verdict, VERDICT_PLATEAU);
 	assert_null(f.plateau.cap_name);
+	analysis_release(&f);
 	series_release(&s);
 }
 
@@ -195,6 +199,7 @@ static void test_exhaustion(void **state)
 	assert_float_equal(f.exhaustion.eta_s, 39600, 5);
 	/* The slope of concern from the limit: 11 GiB / 720 h. */
 	assert_float_equal(f.concern_bph, 11 * GiB / 720, 1e3);
+	analysis_release(&f);
 	series_release(&s);
 }
 
@@ -220,6 +225,7 @@ static void test_restart_slope_from_latest(void **state)
 	assert_float_equal(f.slope_bph, 0, 1e-9);
 	assert_int_equal(f.verdict, VERDICT_STABLE);
 	assert_int_equal(f.n_incarnations, 2);
+	analysis_release(&f);
 	series_release(&s);
 }
 

@@ -74,8 +74,9 @@ static const char *capture_end(void)
 
 static void assert_contains(const char *text, const char *part)
 {
-	if (!strstr(text, part)) {
-		print_error("expected '%s' in:\n%s\n", part, text);
+	if (!text || !strstr(text, part)) {
+		print_error("expected '%s' in:\n%s\n", part,
+			    text ? text : "(nothing)");
 		fail();
 	}
 }
