@@ -3,7 +3,8 @@
 # Uses sudo when not root. --quiet prints nothing when all are present.
 set -e
 PKGS="gcc meson ninja-build pkg-config libsqlite3-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
-      sqlite3 python3 python3-psutil python3-scipy sysstat procps tmux"
+      sqlite3 python3 python3-psutil python3-scipy sysstat procps tmux
+      chromium fonts-dejavu-core"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

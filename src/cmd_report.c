@@ -1,7 +1,8 @@
 /*
  * cmd_report.c - `memtrend report FILE`: read a recording (SQLite) or a
  * CSV, analyse each target, print the verdict and its evidence as text or
- * JSON. Also report_dataset(), shared with the demo.
+ * JSON, and with --html FILE also write the HTML page (render_html.c).
+ * Also report_dataset(), shared with the demo.
  */
 #include <getopt.h>
 #include <math.h>
@@ -29,6 +30,9 @@ static void report_usage(FILE *out)
 "\n"
 "options:\n"
 "  --json                 print JSON (schema: docs/json.md) instead of text\n"
+"  --html FILE            also write an HTML report with plots to FILE\n"
+"                         (docs/html.md); - writes it to stdout instead of\n"
+"                         the text\n"
 "  --cap [NAME=]SIZE      a known cap (allocator or cache limit); repeatable\n"
 "  --limit SIZE           memory limit for exhaustion and the slope of concern\n"
 "                         (default: the cgroup limit, else MemTotal)\n"
@@ -59,14 +63,75 @@ char *cmd_join_argv(int argc, char **argv)
 	return s;
 }
 
-int report_dataset(const struct dataset *d, const struct report_options *o)
+/* Where --html writes: FILE is replaced only once the page is complete
+ * (written to FILE.tmp.PID next to it, then renamed); "-" is stdout. */
+struct html_target {
+	const char *path;          /* NULL: no HTML */
+	char *tmp;                 /* owned */
+	FILE *f;
+	struct render_html_options opt;
+};
+
+static int html_open(struct html_target *h)
 {
+	if (!strcmp(h->path, "-")) {
+		h->f = stdout;
+		return 0;
+	}
+	size_t len = strlen(h->path) + 32;
+	h->tmp = xmalloc(len);
+	snprintf(h->tmp, len, "%s.tmp.%ld", h->path, (long)getpid());
+	h->f = fopen(h->tmp, "wx");
+	if (!h->f) {
+		error("--html: cannot create '%s': %m", h->tmp);
+		free(h->tmp);
+		h->tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Finish the page: 0, or -1 after an error (nothing left behind). */
+static int html_close(struct html_target *h, int render_rc)
+{
+	if (h->f == stdout)
+		return render_rc;
+	int rc = render_rc;
+	if (fclose(h->f) && !rc)
+		rc = error("--html: cannot write '%s': %m", h->tmp);
+	else if (rc)
+		error("--html: cannot write '%s'", h->tmp);
+	if (!rc && rename(h->tmp, h->path))
+		rc = error("--html: cannot rename '%s' to '%s': %m", h->tmp,
+			   h->path);
+	if (rc)
+		unlink(h->tmp);
+	free(h->tmp);
+	h->tmp = NULL;
+	h->f = NULL;
+	return rc;
+}
+
+/* Analyse every target once, then render: HTML to h when given, and text
+ * or JSON to stdout unless the HTML goes there. */
+static int report_render(const struct dataset *d,
+			 const struct report_options *o,
+			 struct html_target *h)
+{
+	if (h && html_open(h))
+		return EXIT_RUNTIME;
 	struct target_findings *f = xcalloc(d->n_targets ? d->n_targets : 1,
 					    sizeof(*f));
 	for (size_t i = 0; i < d->n_targets; i++)
 		analysis_run(&d->targets[i], &o->analysis, &f[i]);
-	int rc;
-	if (o->format == REPORT_JSON) {
+	int rc = 0, html_rc = 0;
+	bool html_on_stdout = h && h->f == stdout;
+	if (h)
+		html_rc = html_close(h, render_html(h->f, d, f, d->n_targets,
+						    &h->opt));
+	if (html_on_stdout) {
+		rc = html_rc;
+	} else if (o->format == REPORT_JSON) {
 		rc = render_json(stdout, d, f, d->n_targets);
 	} else {
 		struct render_options ro = {.color = o->color};
@@ -79,7 +144,12 @@ int report_dataset(const struct dataset *d, const struct report_options *o)
 		error("cannot write the report");
 		return EXIT_RUNTIME;
 	}
-	return EXIT_OK;
+	return html_rc ? EXIT_RUNTIME : EXIT_OK;
+}
+
+int report_dataset(const struct dataset *d, const struct report_options *o)
+{
+	return report_render(d, o, NULL);
 }
 
 static int parse_cap(const char *arg, struct analysis_cap *cap)
@@ -117,6 +187,7 @@ int cmd_report(int argc, char **argv)
 	analysis_options_init(&o.analysis);
 	struct analysis_cap *caps = NULL;
 	size_t n_caps = 0, cap_cap = 0;
+	struct html_target html = {0};
 	int rc = EXIT_USAGE, c;
 	double q;
 	optind = 1;
@@ -126,9 +197,13 @@ int cmd_report(int argc, char **argv)
 			o.format = REPORT_JSON;
 			break;
 		case OPT_HTML:
-			error("--html: HTML reports are not available in this "
-			      "version yet");
-			goto out;
+			if (!*optarg) {
+				error("--html: which file? (FILE, or - for "
+				      "stdout)");
+				goto out;
+			}
+			html.path = optarg;
+			break;
 		case OPT_CAP:
 			xgrow((void **)&caps, &cap_cap, n_caps + 1,
 			      sizeof(*caps));
@@ -196,8 +271,15 @@ int cmd_report(int argc, char **argv)
 		report_usage(stderr);
 		goto out;
 	}
+	if (html.path && !strcmp(html.path, "-") && o.format == REPORT_JSON) {
+		error("--html - and --json both want stdout: write the HTML "
+		      "to a file");
+		goto out;
+	}
 	o.analysis.caps = caps;
 	o.analysis.n_caps = n_caps;
+	html.opt.caps = caps;
+	html.opt.n_caps = n_caps;
 	const char *path = argv[optind];
 	struct dataset d;
 	if (strcmp(path, "-") && access(path, R_OK)) {
@@ -211,7 +293,10 @@ int cmd_report(int argc, char **argv)
 		rc = regions_report_file(path, o.format == REPORT_JSON, stdout);
 		goto out;
 	}
-	int read_rc = is_db ? store_read_dataset(path, NULL, &d) :
+	/* The HTML page stacks the components: read them only then (the
+	 * parallel reader is for footprints alone). */
+	struct store_read_options ro = {.components = html.path != NULL};
+	int read_rc = is_db ? store_read_dataset(path, &ro, &d) :
 			      csv_read_file(path, &d);
 	if (read_rc) {
 		rc = EXIT_USAGE;
@@ -222,7 +307,7 @@ int cmd_report(int argc, char **argv)
 		dataset_release(&d);
 		goto out;
 	}
-	rc = report_dataset(&d, &o);
+	rc = report_render(&d, &o, html.path ? &html : NULL);
 	dataset_release(&d);
 out:
 	for (size_t i = 0; i < n_caps; i++)

@@ -41,6 +41,27 @@ char *escape_terminal(char *buf, size_t n, const char *s);
  * escapes control characters itself). */
 char *escape_utf8(char *buf, size_t n, const char *s);
 
+/* HTML (render_html.c): one self-contained page (inline SVG plots, inline
+ * CSS, a small inline script for hover readouts; a Content-Security-Policy
+ * that allows no fetch at all). Plots per target: footprint over time with
+ * idle windows, restarts, the slope and its 95 % band, plateau, caps and
+ * limit; requests and connections on the same time axis; footprint
+ * against cumulative requests; components stacked; gauges. Then the
+ * verdict, reasons and findings as tables. Series of any length are drawn
+ * from per-pixel-column extremes (svg.h): the page stays small. */
+struct render_html_options {
+	const struct analysis_cap *caps;  /* --cap: labelled lines */
+	size_t n_caps;
+};
+int render_html(FILE *out, const struct dataset *d,
+		const struct target_findings *f, size_t n,
+		const struct render_html_options *o);
+/* HTML text and attribute values (either quote): & < > " ' as entities,
+ * control bytes as visible \xNN text (tab and newline kept), invalid
+ * UTF-8 and noncharacters as U+FFFD. Writes at most n-1 bytes like the
+ * others; 6 x strlen(s) + 4 bytes always hold the whole result. */
+char *escape_html(char *buf, size_t n, const char *s);
+
 /* ---- region breakdowns and the books (render_books.c) ----------------- */
 
 #include <sys/types.h>

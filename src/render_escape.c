@@ -102,3 +102,55 @@ char *escape_utf8(char *buf, size_t n, const char *str)
 	buf[at] = '\0';
 	return buf;
 }
+
+/* Noncharacters (U+FDD0-U+FDEF, U+xFFFE, U+xFFFF): HTML5 calls them parse
+ * errors, so they are replaced like invalid bytes. */
+static bool utf8_noncharacter(const unsigned char *s, size_t len)
+{
+	unsigned cp;
+	if (len == 3)
+		cp = ((s[0] & 0x0Fu) << 12) | ((s[1] & 0x3Fu) << 6) |
+		     (s[2] & 0x3Fu);
+	else if (len == 4)
+		cp = ((s[0] & 0x07u) << 18) | ((s[1] & 0x3Fu) << 12) |
+		     ((s[2] & 0x3Fu) << 6) | (s[3] & 0x3Fu);
+	else
+		return false;
+	return (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE;
+}
+
+char *escape_html(char *buf, size_t n, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	size_t at = 0;
+	while (*s) {
+		size_t len = utf8_valid_len(s);
+		const char *rep = NULL;
+		char hex[8];
+		switch (len == 1 ? *s : 0) {
+		case '&': rep = "&amp;"; break;
+		case '<': rep = "&lt;"; break;
+		case '>': rep = "&gt;"; break;
+		case '"': rep = "&quot;"; break;
+		case '\'': rep = "&#39;"; break;
+		default: break;
+		}
+		bool control = len == 1 && ((*s < 0x20 && *s != '\t' &&
+					     *s != '\n') || *s == 0x7F);
+		bool c1 = len == 2 && s[0] == 0xC2 && s[1] < 0xA0;
+		if (control || c1) {
+			snprintf(hex, sizeof(hex), "\\x%02x",
+				 control ? s[0] : s[1]);
+			rep = hex;
+		} else if (len == 0 || utf8_noncharacter(s, len)) {
+			rep = "\xEF\xBF\xBD";
+		}
+		bool ok = rep ? put(buf, n, &at, rep, strlen(rep)) :
+				put(buf, n, &at, (const char *)s, len);
+		if (!ok)
+			break;
+		s += len ? len : 1;
+	}
+	buf[at] = '\0';
+	return buf;
+}
