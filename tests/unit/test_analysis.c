@@ -296,6 +296,28 @@ static void test_escaping(void **state)
 						escapes[i].in),
 				    escapes[i].utf8);
 	}
+	/* HTML: the five special characters as entities (attribute-safe
+	 * with either quote), control bytes as visible \xNN text, invalid
+	 * UTF-8 as U+FFFD; valid UTF-8 kept. Expected strings written by
+	 * hand from escape_html()'s contract in render.h. */
+	static const struct {
+		const char *in, *html;
+	} html[] = {
+		{"plain", "plain"},
+		{"<script>alert(1)</script>",
+		 "&lt;script&gt;alert(1)&lt;/script&gt;"},
+		{"\"><img src=x onerror='a()'>",
+		 "&quot;&gt;&lt;img src=x onerror=&#39;a()&#39;&gt;"},
+		{"a&b", "a&amp;b"},
+		{"esc\033[2J", "esc\\x1b[2J"},
+		{"tab\tkept", "tab\tkept"},
+		{"bad\xff", "bad\xef\xbf\xbd"},
+		{"caf\xc3\xa9", "caf\xc3\xa9"},
+		{"c1\xc2\x9b", "c1\\x9b"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(html); i++)
+		assert_string_equal(escape_html(buf, sizeof(buf), html[i].in),
+				    html[i].html);
 	/* Truncation ends in "..." and stays within the buffer. */
 	char small[8];
 	escape_terminal(small, sizeof(small), "abcdefghijkl");
