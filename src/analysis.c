@@ -465,8 +465,27 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 					      sizeof(f->concern_source),
 					      &f->concern_limit);
 
+	/* A long series is reduced to STATS_BUCKETS_MAX bucket medians once,
+	 * here, for the trend, the plateau and the steps alike (each would
+	 * otherwise take its own O(n) pass over 10^7 points). The trend is
+	 * the same either way: trend_compute() reduces with the same buckets
+	 * (stats.h). */
+	const double *sx = x, *sy = y;
+	size_t sn = n;
+	double *bx = NULL, *by = NULL;
+	if (n > STATS_BUCKETS_MAX) {
+		bx = xmalloc(STATS_BUCKETS_MAX * sizeof(double));
+		by = xmalloc(STATS_BUCKETS_MAX * sizeof(double));
+		sn = stats_bucket_medians(x, y, n, bx, by, STATS_BUCKETS_MAX);
+		sx = bx;
+		sy = by;
+	}
 	if (n >= MIN_TREND_POINTS && f->an_span_s > 0 &&
-	    trend_compute(x, y, n, &f->trend) == 0) {
+	    trend_compute(sx, sy, sn, &f->trend) == 0) {
+		if (sn < n) {
+			f->trend.n_raw = n;
+			f->trend.bucketed = true;
+		}
 		f->has_trend = true;
 		f->slope_bph = f->trend.slope * 3600;
 		f->ci_low_bph = f->trend.ci_low * 3600;
@@ -500,7 +519,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		}
 		struct analysis_limits lim = {s->cgroup_limit,
 					      s->mem_total};
-		plateau_find(x, y, n, f->resolution, o, &lim,
+		plateau_find(sx, sy, sn, f->resolution, o, &lim,
 			     &f->plateau);
 		/* A plateau does not run out: exhaustion only for growth
 		 * that has not flattened. */
@@ -510,7 +529,9 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	/* Steps within the analysed incarnation only (a restart is not a
 	 * step; restarts_find() reports it). */
 	if (n)
-		steps_find(x, y, n, f->resolution, &f->steps);
+		steps_find(sx, sy, sn, f->resolution, &f->steps);
+	free(bx);
+	free(by);
 	free(xbuf);
 	free(ybuf);
 
@@ -529,8 +550,9 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	restarts_find(s, &f->idle, warmup, &f->restarts);
 	/* Attribution over the analysed incarnation after its start-up (a
 	 * model being loaded is no growth to attribute). */
-	attribution_find(s, warmup_end_index(s, work, lo, hi, warmup), hi,
-			 &f->attribution);
+	if (s->n_gauges)  /* nothing to attribute to, no O(n) copy */
+		attribution_find(s, warmup_end_index(s, work, lo, hi, warmup),
+				 hi, &f->attribution);
 	free(work);
 	incarnations_summarise(s, f);
 	verdict_decide(f);

@@ -21,6 +21,7 @@ enum report_format { REPORT_TEXT, REPORT_JSON };
 struct report_options {
 	enum report_format format;
 	bool color;
+	bool plot;                 /* text plot (a terminal, not --no-plot) */
 	struct analysis_options analysis;
 };
 
@@ -51,5 +52,13 @@ void record_cli_release(struct record_cli *cli);
 
 /* Join argv into one string for the recording's meta (owned by caller). */
 char *cmd_join_argv(int argc, char **argv);
+
+/* `memtrend watch` (cmd_watch.c): record's options and recording, with a
+ * live full-terminal view of the first target (plain lines when stdout
+ * is not a terminal). Exit code as cmd_record(). */
+int cmd_watch(int argc, char **argv);
+/* The terminal's character set is UTF-8 by LC_ALL, LC_CTYPE or LANG (no
+ * setlocale(): the recorder's regexes stay in the C locale). */
+bool cmd_locale_utf8(void);
 
 #endif

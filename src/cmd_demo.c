@@ -197,6 +197,7 @@ int cmd_demo(int argc, char **argv)
 	struct report_options o = {
 		.format = json ? REPORT_JSON : REPORT_TEXT,
 		.color = !json && isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+		.plot = !json && isatty(STDOUT_FILENO),
 	};
 	analysis_options_init(&o.analysis);
 	o.analysis.caps = &cap;

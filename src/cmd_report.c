@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -45,6 +46,8 @@ static void report_usage(FILE *out)
 "  --warmup DUR           start-up ramp excluded from idle windows (default:\n"
 "                         until the first request, at most 10 minutes)\n"
 "  --no-color             no colour even on a terminal\n"
+"  --no-plot              no text plot of the footprint (drawn only on a\n"
+"                         terminal)\n"
 "  -h, --help             this help\n"
 "\n"
 "SIZE: 512MiB, 21GB, 4096 (bytes). RATE: SIZE/h, SIZE/min, SIZE/req.\n"
@@ -112,6 +115,15 @@ static int html_close(struct html_target *h, int render_rc)
 	return rc;
 }
 
+/* Columns of the terminal on stdout; 80 when unknown. */
+static int terminal_columns(void)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
+}
+
 /* Analyse every target once, then render: HTML to h when given, and text
  * or JSON to stdout unless the HTML goes there. */
 static int report_render(const struct dataset *d,
@@ -134,7 +146,10 @@ static int report_render(const struct dataset *d,
 	} else if (o->format == REPORT_JSON) {
 		rc = render_json(stdout, d, f, d->n_targets);
 	} else {
-		struct render_options ro = {.color = o->color};
+		struct render_options ro = {.color = o->color,
+					    .plot = o->plot,
+					    .utf8 = cmd_locale_utf8(),
+					    .width = terminal_columns()};
 		rc = render_text(stdout, d, f, d->n_targets, &ro);
 	}
 	for (size_t i = 0; i < d->n_targets; i++)
@@ -166,7 +181,8 @@ static int parse_cap(const char *arg, struct analysis_cap *cap)
 int cmd_report(int argc, char **argv)
 {
 	enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
-	       OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP };
+	       OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP,
+	       OPT_NO_PLOT };
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, OPT_JSON},
 		{"html", required_argument, NULL, OPT_HTML},
@@ -175,6 +191,7 @@ int cmd_report(int argc, char **argv)
 		{"resolution", required_argument, NULL, OPT_RESOLUTION},
 		{"suspect", required_argument, NULL, OPT_SUSPECT},
 		{"no-color", no_argument, NULL, OPT_NO_COLOR},
+		{"no-plot", no_argument, NULL, OPT_NO_PLOT},
 		{"idle-min", required_argument, NULL, OPT_IDLE_MIN},
 		{"warmup", required_argument, NULL, OPT_WARMUP},
 		{"help", no_argument, NULL, 'h'},
@@ -183,6 +200,7 @@ int cmd_report(int argc, char **argv)
 	struct report_options o = {
 		.format = REPORT_TEXT,
 		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+		.plot = isatty(STDOUT_FILENO),
 	};
 	analysis_options_init(&o.analysis);
 	struct analysis_cap *caps = NULL;
@@ -252,6 +270,9 @@ int cmd_report(int argc, char **argv)
 				      "duration (e.g. 10m, 0)", optarg);
 				goto out;
 			}
+			break;
+		case OPT_NO_PLOT:
+			o.plot = false;
 			break;
 		case OPT_NO_COLOR:
 			o.color = false;

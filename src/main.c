@@ -16,6 +16,7 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
 	{"record", cmd_record, "record a service's memory into a file"},
+	{"watch", cmd_watch, "record with a live view: slope, verdict so far"},
 	{"report", cmd_report, "analyse a recording or a CSV: verdict and "
 			       "evidence"},
 	{"demo", cmd_demo, "record three built-in workloads and report them"},

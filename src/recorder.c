@@ -621,7 +621,10 @@ static void install_signals(void)
 	sigaction(SIGCHLD, &sc, NULL);
 }
 
-static void sleep_until(double deadline_mono)
+/* Sleep to the deadline; a stop signal cuts it short unless stopping is
+ * already under way (then only the command's exit does: waiting for it
+ * must not turn the loop into a busy one). */
+static void sleep_until(double deadline_mono, bool stopping)
 {
 	struct timespec ts;
 	ts.tv_sec = (time_t)deadline_mono;
@@ -630,7 +633,7 @@ static void sleep_until(double deadline_mono)
 		ts.tv_nsec = 999999999L;
 	/* A signal that is neither a stop nor the command's exit (a work
 	 * command's SIGCHLD) only resumes the sleep. */
-	while (!stop_signal && !child_event &&
+	while ((stopping || !stop_signal) && !child_event &&
 	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 	       EINTR)
 		;
@@ -891,7 +894,7 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 			next = mono + o->interval_s;  /* skip, don't burst */
 		if (isfinite(o->duration_s))
 			next = fmin(next, rec.t0_mono + o->duration_s);
-		sleep_until(next);
+		sleep_until(next, stopping);
 	}
 	if (o->status_line)
 		render_status_end(stderr);

@@ -16,6 +16,9 @@
 
 struct render_options {
 	bool color;                /* ANSI colour for the verdict (tty) */
+	bool plot;                 /* a text plot of the footprint (tty) */
+	bool utf8;                 /* braille dots rather than ASCII */
+	int width;                 /* terminal columns for the plot */
 };
 
 int render_text(FILE *out, const struct dataset *d,
@@ -125,5 +128,66 @@ struct books_report {
 };
 int render_books_text(FILE *out, const struct books_report *r);
 int render_books_json(FILE *out, const struct books_report *r);
+
+/* ---- text plots (render_plot.c) ---------------------------------------- */
+
+/* The footprint of s over time as a text plot filling width x height
+ * character cells in all: y labels in human units, the plot, the time
+ * axis and a line of UTC start/end labels. Braille dots (2 x 4 per cell)
+ * when utf8, else ASCII marks (".", "'", ":"). Samples are placed by
+ * time; each dot column keeps its minimum and maximum (a single spike
+ * survives any number of samples) and consecutive samples of one
+ * incarnation are joined; a restart is an "R" under the axis. f, when
+ * not NULL, must be s's findings: it gives the range and the units
+ * (decimal_units). One O(n) pass, O(width) memory. Draws nothing when s
+ * has no finite footprint or the size leaves no room (height < 4, fewer
+ * than 8 plot columns). Returns 0, or -1 when out could not be written. */
+int render_plot_footprint(FILE *out, const struct series *s,
+			  const struct target_findings *f, int width,
+			  int height, bool utf8);
+/* A sparkline of v[0..count) into buf (NUL-terminated, at most n-1
+ * bytes): one bar per value, U+2581..U+2588 when utf8 (3 bytes each),
+ * else "_.-:=+*#"; scaled between the smallest and largest finite value
+ * drawn; a flat run is the middle bar, a missing (NAN) value a space.
+ * When buf cannot hold them all, the last values that fit are drawn.
+ * Returns buf. */
+char *render_sparkline(char *buf, size_t n, const double *v, size_t count,
+		       bool utf8);
+
+/* ---- the live view of `memtrend watch` (render_watch.c) ----------------- */
+
+/* What one frame shows. The view formats only: cmd_watch.c reads the
+ * recording, analyses it and fills this in. */
+struct watch_view {
+	const char *output;        /* the recording's file name */
+	double interval_s;         /* sampling interval */
+	double elapsed_s;          /* since watch started */
+	const struct series *s;    /* the target shown; NULL before the
+				      first read */
+	const struct target_findings *f; /* its findings (NULL likewise) */
+	size_t n_targets;          /* targets in the recording */
+	bool components_read;      /* s carries anon/swap/shmem/file */
+	bool stopping;             /* a stop was asked for */
+	bool ended;                /* the recorder has finished */
+	double refresh_s;          /* time between refreshes now */
+	double refresh_cost_s;     /* last read + analysis; NAN before */
+	bool slowed;               /* refresh_s raised because of that cost */
+	const char *last_log;      /* the recorder's last line on stderr
+				      (raw: escaped here), or NULL */
+	int cols, rows;            /* terminal size (0: 80 x 24) */
+	bool utf8;                 /* the terminal shows UTF-8 */
+};
+/* Enter the full-screen view (alternate screen, hidden cursor) and leave
+ * it (cursor shown, normal screen back). */
+void render_watch_begin(FILE *out);
+void render_watch_end(FILE *out);
+/* One frame, drawn row by row from the top-left corner with absolute
+ * cursor positions (nothing scrolls), every row cleared and cut to
+ * v->cols display columns. Returns 0, or -1 when out could not be
+ * written. */
+int render_watch_screen(FILE *out, const struct watch_view *v);
+/* One plain line (when stdout is not a terminal): elapsed, target,
+ * samples, footprint, slope, work, verdict and progress. */
+int render_watch_line(FILE *out, const struct watch_view *v);
 
 #endif

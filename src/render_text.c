@@ -324,6 +324,9 @@ static void print_target(FILE *out, const struct target_findings *f,
 		size_or_na(b3, sizeof(b3), f->fp_min),
 		size_or_na(b4, sizeof(b4), f->fp_max));
 	print_components(out, s);
+	if (o && o->plot && s->n)
+		render_plot_footprint(out, s, f, o->width > 20 ? o->width : 80,
+				      12, o->utf8);
 	fprintf(out, "  resolution  %s (%s)\n",
 		size_or_na(b1, sizeof(b1), f->resolution),
 		f->resolution_given ? "--resolution" :
