@@ -279,6 +279,19 @@ static void *reading_thread(void *arg)
 	return NULL;
 }
 
+/* The sources and the arrays; the thread is gone (or never started). */
+static void source_set_free_parts(struct source_set *ss)
+{
+	for (size_t i = 0; i < ss->n; i++)
+		source_free(ss->sources[i]);
+	free(ss->sources);
+	free(ss->values);
+	free(ss->errs);
+	free(ss->failing);
+	free(ss->gaps);
+	free(ss);
+}
+
 struct source_set *source_set_new(struct source **sources, size_t n,
 				  double timeout_s)
 {
@@ -297,14 +310,9 @@ struct source_set *source_set_new(struct source **sources, size_t n,
 	int rc = pthread_create(&ss->thread, NULL, reading_thread, ss);
 	if (rc) {
 		error("cannot start the source thread: %s", strerror(rc));
-		for (size_t i = 0; i < n; i++)
-			source_free(ss->sources[i]);
-		free(ss->sources);
-		free(ss->values);
-		free(ss->errs);
-		free(ss->failing);
-		free(ss->gaps);
-		free(ss);
+		pthread_mutex_destroy(&ss->mu);
+		pthread_cond_destroy(&ss->cond);
+		source_set_free_parts(ss);
 		return NULL;
 	}
 	return ss;
@@ -401,12 +409,5 @@ void source_set_free(struct source_set *ss)
 	pthread_join(ss->thread, NULL);
 	pthread_mutex_destroy(&ss->mu);
 	pthread_cond_destroy(&ss->cond);
-	for (size_t i = 0; i < ss->n; i++)
-		source_free(ss->sources[i]);
-	free(ss->sources);
-	free(ss->values);
-	free(ss->errs);
-	free(ss->failing);
-	free(ss->gaps);
-	free(ss);
+	source_set_free_parts(ss);
 }
