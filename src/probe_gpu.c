@@ -1,0 +1,722 @@
+/*
+ * probe_gpu.c - a process's GPU memory (probe_gpu.h): DRM fdinfo for the
+ * open-source kernel drivers, NVML (dlopen'ed) for NVIDIA's.
+ *
+ * What it does:
+ *   - DRM: scans PROC_ROOT/PID/fdinfo, streams each file through one stack
+ *     buffer with a hand-written line scanner (no stdio, no sscanf), keeps
+ *     the drm-* keys of one fd in a fixed record, and merges each client
+ *     (driver, pdev, client-id) once into per-region sums;
+ *   - NVML: resolves the handful of functions it needs with dlsym, lists the
+ *     devices once at open, and on each query asks every device for its
+ *     compute and graphics process lists through one kept buffer.
+ *
+ * What it does not do: decide whether GPU memory belongs in a footprint
+ * (it only classifies regions, see probe_gpu.h), keep anything between DRM
+ * reads, look at engine utilisation (drm-engine-*, drm-cycles-*), or link
+ * against NVML: a machine without it gets NULL from gpu_nvml_open and a
+ * reason. Not thread-safe: an NVML handle owns one buffer.
+ *
+ * Bounds: DRM, O(fds + bytes of their fdinfo) per call, one 4 KiB buffer,
+ * an array of 40 bytes per distinct client; NVML, 2 list queries per
+ * device per call (retried at most 4 times when the list grows).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fdopendir, O_DIRECTORY */
+#endif
+#include "probe_gpu.h"
+#include "common.h"
+
+#include <assert.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FDINFO_BUF 4096
+#define DRM_ID_MAX 32 /* driver name, pdev string */
+
+/* ---- region classification -------------------------------------------- */
+
+enum gpu_region_kind gpu_region_kind_of(const char *name)
+{
+	size_t n = strlen(name);
+	while (n > 0 && name[n - 1] >= '0' && name[n - 1] <= '9')
+		n--;
+	static const char *const device[] = {"vram", "local", "lmem"};
+	static const char *const host[] = {"system", "gtt", "cpu", "memory"};
+	for (size_t i = 0; i < ARRAY_SIZE(device); i++)
+		if (strlen(device[i]) == n && memcmp(name, device[i], n) == 0)
+			return GPU_REGION_DEVICE;
+	if (n >= 6 && memcmp(name, "stolen", 6) == 0)
+		return GPU_REGION_DEVICE;
+	for (size_t i = 0; i < ARRAY_SIZE(host); i++)
+		if (strlen(host[i]) == n && memcmp(name, host[i], n) == 0)
+			return GPU_REGION_HOST;
+	return GPU_REGION_OTHER;
+}
+
+/* ---- one fdinfo file -------------------------------------------------- */
+
+enum { F_TOTAL, F_RESIDENT, F_SHARED, F_PURGEABLE, F_MEMORY, F_COUNT };
+
+static const char *const field_prefix[F_COUNT] = {
+	"drm-total-", "drm-resident-", "drm-shared-", "drm-purgeable-",
+	"drm-memory-",
+};
+
+struct drm_region_rec {
+	char name[GPU_REGION_NAME_MAX];
+	double v[F_COUNT]; /* NAN when not reported */
+};
+
+/* What one fd's fdinfo says. */
+struct drm_fd_rec {
+	bool is_drm;
+	bool has_id;
+	unsigned long long client_id;
+	char driver[DRM_ID_MAX];
+	char pdev[DRM_ID_MAX];
+	struct drm_region_rec regions[GPU_REGION_MAX];
+	size_t n_regions;
+	bool dropped;
+};
+
+static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/* Unsigned decimal in [s, e), whole; false on overflow or anything else. */
+static bool parse_ull(const char *s, const char *e, unsigned long long *v)
+{
+	if (s == e)
+		return false;
+	unsigned long long x = 0;
+	for (; s < e; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		unsigned d = (unsigned)(*s - '0');
+		if (x > (ULLONG_MAX - d) / 10)
+			return false;
+		x = x * 10 + d;
+	}
+	*v = x;
+	return true;
+}
+
+/* "<uint>", "<uint> KiB" or "<uint> MiB" (blanks trimmed) -> bytes. */
+static bool parse_bytes(const char *s, const char *e, double *bytes)
+{
+	const char *d = s;
+	while (d < e && *d >= '0' && *d <= '9')
+		d++;
+	unsigned long long v;
+	if (!parse_ull(s, d, &v))
+		return false;
+	const char *u = d;
+	while (u < e && is_blank(*u))
+		u++;
+	double mult = 1.0;
+	if (u == e)
+		mult = 1.0;
+	else if (e - u == 3 && memcmp(u, "KiB", 3) == 0)
+		mult = 1024.0;
+	else if (e - u == 3 && memcmp(u, "MiB", 3) == 0)
+		mult = 1024.0 * 1024.0;
+	else
+		return false;
+	*bytes = (double)v * mult;
+	return true;
+}
+
+static bool copy_token(char *dst, size_t cap, const char *s, const char *e)
+{
+	size_t n = (size_t)(e - s);
+	if (n == 0 || n >= cap)
+		return false;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	return true;
+}
+
+static bool key_is(const char *k, size_t klen, const char *want)
+{
+	return strlen(want) == klen && memcmp(k, want, klen) == 0;
+}
+
+/* One "key:<blanks>value" line in [s, e) (no newline). */
+static void parse_line(struct drm_fd_rec *rec, const char *s, const char *e)
+{
+	while (e > s && is_blank(e[-1]))
+		e--;
+	const char *colon = memchr(s, ':', (size_t)(e - s));
+	if (!colon || colon == s || colon - s < 4 || memcmp(s, "drm-", 4) != 0)
+		return;
+	const char *k = s;
+	size_t klen = (size_t)(colon - s);
+	const char *v = colon + 1;
+	while (v < e && is_blank(*v))
+		v++;
+
+	if (key_is(k, klen, "drm-driver")) {
+		if (copy_token(rec->driver, sizeof(rec->driver), v, e))
+			rec->is_drm = true;
+		return;
+	}
+	if (key_is(k, klen, "drm-client-id")) {
+		unsigned long long id;
+		if (parse_ull(v, e, &id)) {
+			rec->client_id = id;
+			rec->has_id = true;
+		}
+		return;
+	}
+	if (key_is(k, klen, "drm-pdev")) {
+		copy_token(rec->pdev, sizeof(rec->pdev), v, e);
+		return;
+	}
+	/* drm-total-cycles-<engine> (xe) is an engine counter, not a region */
+	static const char cycles[] = "drm-total-cycles-";
+	if (klen >= sizeof(cycles) - 1 &&
+	    memcmp(k, cycles, sizeof(cycles) - 1) == 0)
+		return;
+	for (int f = 0; f < F_COUNT; f++) {
+		size_t plen = strlen(field_prefix[f]);
+		if (klen <= plen || memcmp(k, field_prefix[f], plen) != 0)
+			continue;
+		const char *name = k + plen;
+		size_t nlen = klen - plen;
+		if (nlen >= GPU_REGION_NAME_MAX)
+			return;
+		for (size_t i = 0; i < nlen; i++)
+			if (is_blank(name[i]))
+				return;
+		double bytes;
+		if (!parse_bytes(v, e, &bytes))
+			return;
+		size_t r = 0;
+		while (r < rec->n_regions &&
+		       !(strlen(rec->regions[r].name) == nlen &&
+			 memcmp(rec->regions[r].name, name, nlen) == 0))
+			r++;
+		if (r == rec->n_regions) {
+			if (r == GPU_REGION_MAX) {
+				rec->dropped = true;
+				return;
+			}
+			struct drm_region_rec *nr = &rec->regions[r];
+			memcpy(nr->name, name, nlen);
+			nr->name[nlen] = '\0';
+			for (int j = 0; j < F_COUNT; j++)
+				nr->v[j] = NAN;
+			rec->n_regions++;
+		}
+		rec->regions[r].v[f] = bytes; /* a repeated key: last wins */
+		return;
+	}
+}
+
+/* Stream the file `name` in dirfd through buf, line by line. 0 or -errno. */
+static int scan_fdinfo(int dirfd, const char *name, char *buf, size_t cap,
+		       struct drm_fd_rec *rec)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t have = 0;
+	bool skipping = false; /* inside a line longer than the buffer */
+	for (;;) {
+		ssize_t r = read(fd, buf + have, cap - have);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		have += (size_t)r;
+		char *s = buf, *end = buf + have, *nl;
+		while ((nl = memchr(s, '\n', (size_t)(end - s)))) {
+			if (!skipping)
+				parse_line(rec, s, nl);
+			skipping = false;
+			s = nl + 1;
+		}
+		have = (size_t)(end - s);
+		if (have == cap) {
+			skipping = true;
+			have = 0;
+		} else if (have > 0) {
+			memmove(buf, s, have);
+		}
+	}
+	if (have > 0 && !skipping)
+		parse_line(rec, buf, buf + have);
+	close(fd);
+	return 0;
+}
+
+/* ---- merging clients ---------------------------------------------------- */
+
+struct drm_client_key {
+	char driver[DRM_ID_MAX];
+	char pdev[DRM_ID_MAX];
+	unsigned long long id;
+};
+
+struct drm_seen {
+	struct drm_client_key *keys;
+	size_t n, cap;
+};
+
+/* true when rec's client was already counted (else remembers it). */
+static bool seen_before(struct drm_seen *seen, const struct drm_fd_rec *rec)
+{
+	if (!rec->has_id)
+		return false;
+	for (size_t i = 0; i < seen->n; i++)
+		if (seen->keys[i].id == rec->client_id &&
+		    strcmp(seen->keys[i].driver, rec->driver) == 0 &&
+		    strcmp(seen->keys[i].pdev, rec->pdev) == 0)
+			return true;
+	xgrow((void **)&seen->keys, &seen->cap, seen->n + 1,
+	      sizeof(*seen->keys));
+	struct drm_client_key *k = &seen->keys[seen->n++];
+	memcpy(k->driver, rec->driver, sizeof(k->driver));
+	memcpy(k->pdev, rec->pdev, sizeof(k->pdev));
+	k->id = rec->client_id;
+	return false;
+}
+
+static double add_known(double a, double b)
+{
+	if (isnan(b))
+		return a;
+	return isnan(a) ? b : a + b;
+}
+
+static void merge_client(struct gpu_usage *out, bool *resident_missing,
+			 const struct drm_fd_rec *rec)
+{
+	out->n_clients++;
+	if (rec->dropped)
+		out->regions_dropped = true;
+	for (size_t i = 0; i < rec->n_regions; i++) {
+		const struct drm_region_rec *cr = &rec->regions[i];
+		size_t r = 0;
+		while (r < out->n_regions &&
+		       strcmp(out->regions[r].name, cr->name) != 0)
+			r++;
+		if (r == out->n_regions) {
+			if (r == GPU_REGION_MAX) {
+				out->regions_dropped = true;
+				continue;
+			}
+			struct gpu_region *g = &out->regions[r];
+			memcpy(g->name, cr->name, sizeof(g->name));
+			g->kind = gpu_region_kind_of(g->name);
+			g->total = g->resident = g->shared = g->purgeable = NAN;
+			out->n_regions++;
+		}
+		struct gpu_region *g = &out->regions[r];
+		double res = isnan(cr->v[F_RESIDENT]) ? cr->v[F_MEMORY]
+						      : cr->v[F_RESIDENT];
+		if (isnan(res))
+			resident_missing[r] = true;
+		g->total = add_known(g->total, cr->v[F_TOTAL]);
+		g->resident = add_known(g->resident, res);
+		g->shared = add_known(g->shared, cr->v[F_SHARED]);
+		g->purgeable = add_known(g->purgeable, cr->v[F_PURGEABLE]);
+	}
+}
+
+static void usage_reset(struct gpu_usage *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->device_local = NAN;
+}
+
+int probe_gpu_drm_read(const char *proc_root, pid_t pid,
+		       struct gpu_usage *out)
+{
+	assert(out);
+	usage_reset(out);
+	if (!proc_root) {
+		proc_root = getenv("MEMTREND_PROC_ROOT");
+		if (!proc_root || !*proc_root)
+			proc_root = "/proc";
+	}
+	char path[4096];
+	int n = snprintf(path, sizeof(path), "%s/%d/fdinfo", proc_root,
+			 (int)pid);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return error("path too long: '%s/%d/fdinfo'", proc_root,
+			     (int)pid);
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		if (errno == ENOENT || errno == ESRCH)
+			return PROBE_GONE;
+		if (errno == EACCES || errno == EPERM) {
+			out->denied = true;
+			return PROBE_DENIED;
+		}
+		return error("cannot open '%s': %s", path, strerror(errno));
+	}
+	DIR *dir = fdopendir(dfd);
+	if (!dir) {
+		int e = errno;
+		close(dfd);
+		return error("cannot read '%s': %s", path, strerror(e));
+	}
+
+	char buf[FDINFO_BUF];
+	struct drm_seen seen = {0};
+	bool resident_missing[GPU_REGION_MAX] = {false};
+	int ret = PROBE_OK;
+	struct dirent *de;
+	while ((de = readdir(dir))) {
+		const char *nm = de->d_name;
+		size_t i = 0;
+		while (nm[i] >= '0' && nm[i] <= '9')
+			i++;
+		if (i == 0 || nm[i] != '\0')
+			continue; /* ".", "..", anything not an fd number */
+		struct drm_fd_rec rec;
+		memset(&rec, 0, sizeof(rec));
+		int r = scan_fdinfo(dirfd(dir), nm, buf, sizeof(buf), &rec);
+		if (r == -EACCES || r == -EPERM) {
+			ret = PROBE_DENIED;
+			break;
+		}
+		if (r == -ESRCH && faccessat(dfd, ".", F_OK, 0) != 0) {
+			ret = PROBE_GONE;
+			break;
+		}
+		if (r < 0)
+			continue; /* closed since readdir (ENOENT), or odd */
+		if (!rec.is_drm || seen_before(&seen, &rec))
+			continue;
+		merge_client(out, resident_missing, &rec);
+	}
+	closedir(dir);
+	free(seen.keys);
+
+	if (ret != PROBE_OK) {
+		usage_reset(out);
+		out->denied = ret == PROBE_DENIED;
+		return ret;
+	}
+	for (size_t r = 0; r < out->n_regions; r++)
+		if (resident_missing[r])
+			out->regions[r].resident = NAN;
+	if (out->n_clients > 0) {
+		double sum = 0.0;
+		for (size_t r = 0; r < out->n_regions; r++)
+			if (out->regions[r].kind == GPU_REGION_DEVICE)
+				sum += out->regions[r].resident; /* NAN spreads */
+		out->device_local = sum;
+	}
+	return PROBE_OK;
+}
+
+/* ---- NVML --------------------------------------------------------------- */
+
+/* From NVIDIA's nvml.h (the ABI we depend on, restated here so that no
+ * header is needed to build). */
+#define NVML_SUCCESS 0
+#define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_INSUFFICIENT_SIZE 7
+#define NVML_VALUE_NOT_AVAILABLE (~0ULL)
+#define NVML_PROCS_INITIAL 64u
+#define NVML_PROCS_MAX 65536u
+#define NVML_LIB_DEFAULT "libnvidia-ml.so.1"
+
+typedef void *nvml_device_t; /* nvmlDevice_t: an opaque pointer */
+
+struct nvml_memory { /* nvmlMemory_t (v1) */
+	unsigned long long total, free, used;
+};
+
+/* nvmlProcessInfo_t, which the _v3 process queries fill (nvml.h defines
+ * it as nvmlProcessInfo_v2_t: the v3 in the function name is the API's). */
+struct nvml_process_info {
+	unsigned int pid;
+	unsigned long long used_gpu_memory;
+	unsigned int gpu_instance_id;
+	unsigned int compute_instance_id;
+};
+
+typedef int (*nvml_void_fn)(void);
+typedef int (*nvml_count_fn)(unsigned int *);
+typedef int (*nvml_handle_fn)(unsigned int, nvml_device_t *);
+typedef int (*nvml_memory_fn)(nvml_device_t, struct nvml_memory *);
+typedef int (*nvml_procs_fn)(nvml_device_t, unsigned int *,
+			     struct nvml_process_info *);
+typedef const char *(*nvml_errstr_fn)(int);
+
+struct gpu_nvml {
+	void *lib;
+	nvml_void_fn init, shutdown;
+	nvml_count_fn count;
+	nvml_handle_fn handle;
+	nvml_memory_fn memory;
+	nvml_procs_fn compute, graphics;
+	nvml_errstr_fn errstr; /* optional */
+	nvml_device_t devices[GPU_NVML_MAX_DEVICES];
+	unsigned indices[GPU_NVML_MAX_DEVICES]; /* NVML index of each */
+	unsigned n_devices;
+	struct nvml_process_info *procs;
+	unsigned cap;
+	char last_error[GPU_NVML_WHY_MAX];
+};
+
+static void set_why(char *why, size_t size, const char *fmt, ...)
+	PRINTF_LIKE(3, 4);
+static void set_why(char *why, size_t size, const char *fmt, ...)
+{
+	if (!why || size == 0)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+}
+
+static const char *nvml_errname(const struct gpu_nvml *nv, int rc)
+{
+	const char *s = nv->errstr ? nv->errstr(rc) : NULL;
+	return s ? s : "unknown error";
+}
+
+/* dlsym into a function pointer without a pedantic object->function cast. */
+static bool resolve(void *lib, const char *sym, void *fnp, size_t fn_size)
+{
+	void *p = dlsym(lib, sym);
+	if (!p)
+		return false;
+	assert(fn_size == sizeof(p));
+	memcpy(fnp, &p, fn_size);
+	return true;
+}
+
+#define RESOLVE(nv, field, sym) \
+	resolve((nv)->lib, sym, &(nv)->field, sizeof((nv)->field))
+
+struct gpu_nvml *gpu_nvml_open(const char *lib_override, char *why,
+			       size_t why_size)
+{
+	set_why(why, why_size, "%s", "");
+	const char *lib = lib_override;
+	if (!lib) {
+		lib = getenv("MEMTREND_NVML_LIB");
+		if (!lib || !*lib)
+			lib = NVML_LIB_DEFAULT;
+	}
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *d = dlerror();
+		set_why(why, why_size, "cannot load %s: %s", lib,
+			d ? d : "unknown error");
+		return NULL;
+	}
+	struct gpu_nvml *nv = xcalloc(1, sizeof(*nv));
+	nv->lib = h;
+	static const char *const syms[] = {
+		"nvmlInit_v2", "nvmlShutdown", "nvmlDeviceGetCount_v2",
+		"nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetMemoryInfo",
+		"nvmlDeviceGetComputeRunningProcesses_v3",
+		"nvmlDeviceGetGraphicsRunningProcesses_v3",
+	};
+	bool ok[ARRAY_SIZE(syms)] = {
+		RESOLVE(nv, init, syms[0]),
+		RESOLVE(nv, shutdown, syms[1]),
+		RESOLVE(nv, count, syms[2]),
+		RESOLVE(nv, handle, syms[3]),
+		RESOLVE(nv, memory, syms[4]),
+		RESOLVE(nv, compute, syms[5]),
+		RESOLVE(nv, graphics, syms[6]),
+	};
+	RESOLVE(nv, errstr, "nvmlErrorString");
+	for (size_t i = 0; i < ARRAY_SIZE(syms); i++) {
+		if (!ok[i]) {
+			set_why(why, why_size, "%s lacks %s (driver too old?)",
+				lib, syms[i]);
+			dlclose(h);
+			free(nv);
+			return NULL;
+		}
+	}
+	int rc = nv->init();
+	if (rc != NVML_SUCCESS) {
+		set_why(why, why_size, "nvmlInit_v2 failed: %s (%d)",
+			nvml_errname(nv, rc), rc);
+		dlclose(h);
+		free(nv);
+		return NULL;
+	}
+	unsigned count = 0;
+	rc = nv->count(&count);
+	if (rc != NVML_SUCCESS) {
+		set_why(why, why_size, "nvmlDeviceGetCount_v2 failed: %s (%d)",
+			nvml_errname(nv, rc), rc);
+		nv->shutdown();
+		dlclose(h);
+		free(nv);
+		return NULL;
+	}
+	if (count > GPU_NVML_MAX_DEVICES)
+		count = GPU_NVML_MAX_DEVICES;
+	for (unsigned i = 0; i < count; i++) {
+		nvml_device_t d = NULL;
+		/* A device that cannot be opened (lost, no permission) is left
+		 * out rather than failing the rest. */
+		if (nv->handle(i, &d) == NVML_SUCCESS && d) {
+			nv->indices[nv->n_devices] = i;
+			nv->devices[nv->n_devices++] = d;
+		}
+	}
+	nv->cap = NVML_PROCS_INITIAL;
+	nv->procs = xcalloc(nv->cap, sizeof(*nv->procs));
+	return nv;
+}
+
+void gpu_nvml_close(struct gpu_nvml *nv)
+{
+	if (!nv)
+		return;
+	nv->shutdown();
+	dlclose(nv->lib);
+	free(nv->procs);
+	free(nv);
+}
+
+size_t gpu_nvml_device_count(const struct gpu_nvml *nv)
+{
+	return nv ? nv->n_devices : 0;
+}
+
+const char *gpu_nvml_last_error(const struct gpu_nvml *nv)
+{
+	return nv ? nv->last_error : "";
+}
+
+/* One process list of dev into nv->procs; *n entries. false (reason in
+ * last_error) when it cannot be read. */
+static bool query_list(struct gpu_nvml *nv, nvml_procs_fn fn,
+		       const char *what, unsigned dev_index, unsigned *n)
+{
+	for (int tries = 0; tries < 4; tries++) {
+		unsigned count = nv->cap;
+		int rc = fn(nv->devices[dev_index], &count, nv->procs);
+		if (rc == NVML_SUCCESS) {
+			*n = count < nv->cap ? count : nv->cap;
+			return true;
+		}
+		if (rc == NVML_ERROR_NOT_SUPPORTED) {
+			*n = 0;
+			return true;
+		}
+		if (rc != NVML_ERROR_INSUFFICIENT_SIZE) {
+			set_why(nv->last_error, sizeof(nv->last_error),
+				"%s processes of device %u: %s (%d)", what,
+				nv->indices[dev_index], nvml_errname(nv, rc), rc);
+			return false;
+		}
+		if (nv->cap >= NVML_PROCS_MAX)
+			break;
+		/* Room for what it asked plus some: the list may grow again
+		 * before the next call. */
+		unsigned want = count > nv->cap ? count + count / 4 + 8
+						: nv->cap * 2;
+		if (want > NVML_PROCS_MAX)
+			want = NVML_PROCS_MAX;
+		free(nv->procs);
+		nv->cap = want;
+		nv->procs = xcalloc(nv->cap, sizeof(*nv->procs));
+	}
+	set_why(nv->last_error, sizeof(nv->last_error),
+		"%s processes of device %u: list keeps outgrowing %u entries",
+		what, nv->indices[dev_index], nv->cap);
+	return false;
+}
+
+/* Sum of pid's entries in one list: NAN when one is not available; *found
+ * says whether pid is listed at all. false when the list is unreadable. */
+static bool list_sum(struct gpu_nvml *nv, nvml_procs_fn fn, const char *what,
+		     unsigned dev, pid_t pid, double *sum, bool *found)
+{
+	unsigned n;
+	*sum = 0.0;
+	*found = false;
+	if (!query_list(nv, fn, what, dev, &n))
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		if ((pid_t)nv->procs[i].pid != pid)
+			continue;
+		*found = true;
+		unsigned long long u = nv->procs[i].used_gpu_memory;
+		*sum += u == NVML_VALUE_NOT_AVAILABLE ? NAN : (double)u;
+	}
+	return true;
+}
+
+int gpu_nvml_process_used(struct gpu_nvml *nv, pid_t pid, double *bytes)
+{
+	assert(nv && bytes);
+	nv->last_error[0] = '\0';
+	*bytes = NAN;
+	double total = 0.0;
+	bool any = false;
+	for (unsigned d = 0; d < nv->n_devices; d++) {
+		double c, g;
+		bool in_c, in_g;
+		if (!list_sum(nv, nv->compute, "compute", d, pid, &c, &in_c) ||
+		    !list_sum(nv, nv->graphics, "graphics", d, pid, &g, &in_g))
+			return PROBE_OK; /* NAN, reason in last_error */
+		if (!in_c && !in_g)
+			continue;
+		any = true;
+		double v;
+		if (in_c && in_g)
+			v = (isnan(c) || isnan(g)) ? NAN : (c > g ? c : g);
+		else
+			v = in_c ? c : g;
+		total += v;
+	}
+	if (any)
+		*bytes = total;
+	else
+		set_why(nv->last_error, sizeof(nv->last_error),
+			"pid %d is on no device's process list", (int)pid);
+	return PROBE_OK;
+}
+
+size_t gpu_nvml_devices(struct gpu_nvml *nv, struct gpu_nvml_device *out,
+			size_t max)
+{
+	assert(nv && (out || max == 0));
+	size_t n = 0;
+	for (unsigned d = 0; d < nv->n_devices && n < max; d++, n++) {
+		struct nvml_memory m;
+		out[n].index = nv->indices[d];
+		out[n].total = out[n].used = NAN;
+		int rc = nv->memory(nv->devices[d], &m);
+		if (rc == NVML_SUCCESS) {
+			out[n].total = (double)m.total;
+			out[n].used = (double)m.used;
+		} else {
+			set_why(nv->last_error, sizeof(nv->last_error),
+				"memory of device %u: %s (%d)", nv->indices[d],
+				nvml_errname(nv, rc), rc);
+		}
+	}
+	return n;
+}

@@ -1,0 +1,538 @@
+/*
+ * test_gpu.c - unit tests for the GPU probe (probe_gpu.c).
+ *
+ *   - DRM fdinfo: fixture trees under $FIXTURES/proc-gpu (see its README),
+ *     one per kind of driver, written as expected figures. Every expected
+ *     sum is worked out by hand in the comment beside it from the fixture
+ *     files, not produced by the code under test. A scratch tree under /tmp
+ *     checks the permission cases (as root, in a child that drops to
+ *     nobody, since root reads everything);
+ *   - NVML: the fake library tests/helpers/fake_nvml.c ($FAKE_NVML_LIB),
+ *     driven by a script file ($FAKE_NVML_SCRIPT) that each test rewrites,
+ *     loaded through gpu_nvml_open's override path.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "probe_gpu.h"
+
+#define KIB 1024.0
+#define MIB (1024.0 * 1024.0)
+#define GIB (1024.0 * MIB)
+
+static const char *fixtures;
+static const char *fake_lib;
+static char proc_gpu[1024];
+static char script_path[256];
+
+/* Both absent, or equal (every figure here is exact in a double). */
+static void check_figure(const char *what, double want, double got)
+{
+	if (isnan(want) && isnan(got))
+		return;
+	if (isnan(want) != isnan(got) || fabs(want - got) > 1e-6) {
+		print_error("%s: want %.17g, got %.17g\n", what, want, got);
+		fail();
+	}
+}
+
+static const struct gpu_region *region(const struct gpu_usage *u,
+				       const char *name)
+{
+	for (size_t i = 0; i < u->n_regions; i++)
+		if (strcmp(u->regions[i].name, name) == 0)
+			return &u->regions[i];
+	print_error("no region '%s'\n", name);
+	fail();
+	return NULL;
+}
+
+static void check_region(const struct gpu_usage *u, const char *name,
+			 enum gpu_region_kind kind, double total,
+			 double resident, double shared, double purgeable)
+{
+	const struct gpu_region *r = region(u, name);
+	char what[64];
+	assert_int_equal(r->kind, kind);
+	snprintf(what, sizeof(what), "%s total", name);
+	check_figure(what, total, r->total);
+	snprintf(what, sizeof(what), "%s resident", name);
+	check_figure(what, resident, r->resident);
+	snprintf(what, sizeof(what), "%s shared", name);
+	check_figure(what, shared, r->shared);
+	snprintf(what, sizeof(what), "%s purgeable", name);
+	check_figure(what, purgeable, r->purgeable);
+}
+
+static int read_fx(pid_t pid, struct gpu_usage *u)
+{
+	return probe_gpu_drm_read(proc_gpu, pid, u);
+}
+
+/* ---- classification ------------------------------------------------- */
+
+static void test_region_kind(void **state)
+{
+	(void)state;
+	const char *device[] = {"vram", "vram0", "vram1", "local0", "lmem",
+				"stolen", "stolen-system0", "stolen-local0"};
+	const char *host[] = {"system", "system0", "gtt", "cpu", "memory"};
+	const char *other[] = {"", "vramx", "foo", "0", "gart", "sys"};
+	for (size_t i = 0; i < ARRAY_SIZE(device); i++)
+		assert_int_equal(gpu_region_kind_of(device[i]),
+				 GPU_REGION_DEVICE);
+	for (size_t i = 0; i < ARRAY_SIZE(host); i++)
+		assert_int_equal(gpu_region_kind_of(host[i]), GPU_REGION_HOST);
+	for (size_t i = 0; i < ARRAY_SIZE(other); i++)
+		assert_int_equal(gpu_region_kind_of(other[i]),
+				 GPU_REGION_OTHER);
+}
+
+/* ---- DRM fixtures --------------------------------------------------- */
+
+static void test_drm_amdgpu(void **state)
+{
+	(void)state;
+	struct gpu_usage u;
+	assert_int_equal(read_fx(1001, &u), PROBE_OK);
+	assert_false(u.denied);
+	/* client 7 @03:00.0 (fds 3+4, once), client 9, client 7 @04:00.0 */
+	assert_int_equal(u.n_clients, 3);
+	assert_int_equal(u.n_regions, 3);
+	assert_false(u.regions_dropped);
+	/* vram total: 1048576 KiB (c7) + 16 MiB (c7') = 1073741824 + 16777216
+	 *   = 1090519040; client 9 reports no total.
+	 * vram resident: 786432 KiB (c7 drm-resident; its drm-memory-vram is
+	 *   not added) + 131072 KiB (c9 legacy drm-memory) + 16 MiB (c7')
+	 *   = 805306368 + 134217728 + 16777216 = 956301312.
+	 * shared and purgeable: only c7, both 0. */
+	check_region(&u, "vram", GPU_REGION_DEVICE, 1090519040.0, 956301312.0,
+		     0, 0);
+	/* gtt total 64 MiB = 67108864 (c7); resident 64 MiB (c7) + 2048 KiB
+	 * (c9 legacy) = 67108864 + 2097152 = 69206016. */
+	check_region(&u, "gtt", GPU_REGION_HOST, 67108864.0, 69206016.0, NAN,
+		     NAN);
+	check_region(&u, "cpu", GPU_REGION_HOST, 0, 0, NAN, NAN);
+	/* Only vram is device-local. */
+	check_figure("device_local", 956301312.0, u.device_local);
+}
+
+static void test_drm_intel(void **state)
+{
+	(void)state;
+	struct gpu_usage u;
+	assert_int_equal(read_fx(1002, &u), PROBE_OK);
+	assert_int_equal(u.n_clients, 3);
+	assert_int_equal(u.n_regions, 7);
+	/* system0: i915 @00:02.0 8 MiB + i915 @05:00.0 1 MiB = 9437184 */
+	check_region(&u, "system0", GPU_REGION_HOST, 9437184.0, 9437184.0, 0,
+		     0);
+	check_region(&u, "stolen-system0", GPU_REGION_DEVICE, 0, 0, 0, 0);
+	/* (xe's drm-total-cycles-rcs is an engine counter, not a region.)
+	 * xe: system 4096 KiB = 4194304; gtt 0; vram0 total 512 MiB =
+	 * 536870912, resident 500 MiB = 524288000, shared 2 MiB = 2097152 */
+	check_region(&u, "system", GPU_REGION_HOST, 4194304.0, 4194304.0, 0,
+		     0);
+	check_region(&u, "gtt", GPU_REGION_HOST, 0, 0, 0, NAN);
+	check_region(&u, "vram0", GPU_REGION_DEVICE, 536870912.0, 524288000.0,
+		     2097152.0, 0);
+	check_region(&u, "stolen", GPU_REGION_DEVICE, 0, 0, 0, NAN);
+	/* i915 discrete: local0 256 MiB = 268435456, resident 200 MiB =
+	 * 209715200 */
+	check_region(&u, "local0", GPU_REGION_DEVICE, 268435456.0, 209715200.0,
+		     NAN, NAN);
+	/* 524288000 (vram0) + 209715200 (local0) + 0 + 0 (stolen) */
+	check_figure("device_local", 734003200.0, u.device_local);
+}
+
+static void test_drm_unified(void **state)
+{
+	(void)state;
+	struct gpu_usage u;
+	assert_int_equal(read_fx(1003, &u), PROBE_OK);
+	/* panfrost, msm, and the id-less v3d client once per fd (5 and 6) */
+	assert_int_equal(u.n_clients, 4);
+	assert_int_equal(u.n_regions, 1);
+	/* total: 290 MiB + 10240 KiB + 1 MiB + 1 MiB
+	 *   = 304087040 + 10485760 + 1048576 + 1048576 = 316669952
+	 * resident: 36496 KiB + 8 MiB + 1 MiB + 1 MiB
+	 *   = 37371904 + 8388608 + 2097152 = 47857664
+	 * shared: "0 MiB" + 0 = 0; purgeable: 128 KiB + 0 = 131072 */
+	check_region(&u, "memory", GPU_REGION_HOST, 316669952.0, 47857664.0, 0,
+		     131072.0);
+	/* Clients, but all in host memory: 0, not absent. */
+	check_figure("device_local", 0, u.device_local);
+}
+
+static void test_drm_malformed(void **state)
+{
+	(void)state;
+	struct gpu_usage u;
+	assert_int_equal(read_fx(1004, &u), PROBE_OK);
+	assert_int_equal(u.n_clients, 1);
+	/* Skipped: "12 GiB" (unknown unit), "lots", no colon, "-5", a 23-digit
+	 * overflow, "1 MiB extra", an empty region name, a 38-character one,
+	 * ": nothing", "drm-", "garbage" and the 5000-byte line. */
+	assert_int_equal(u.n_regions, 2);
+	/* vram: total 4 MiB = 4194304, shared 4096 (no unit: bytes), resident
+	 * 3072 KiB = 3145728 (the last line, no newline), purgeable absent */
+	check_region(&u, "vram", GPU_REGION_DEVICE, 4194304.0, 3145728.0,
+		     4096.0, NAN);
+	/* gtt: total "2 KiB" = 2048, shared "   512   " = 512, resident never
+	 * parsed: absent */
+	check_region(&u, "gtt", GPU_REGION_HOST, 2048.0, NAN, 512.0, NAN);
+	check_figure("device_local", 3145728.0, u.device_local);
+}
+
+static void test_drm_no_client(void **state)
+{
+	(void)state;
+	struct gpu_usage u;
+	assert_int_equal(read_fx(1005, &u), PROBE_OK);
+	assert_int_equal(u.n_clients, 0);
+	assert_int_equal(u.n_regions, 0);
+	assert_false(u.denied);
+	assert_true(isnan(u.device_local));
+}
+
+static void test_drm_resident_missing(void **state)
+{
+	(void)state;
+	struct gpu_usage u;
+	assert_int_equal(read_fx(1006, &u), PROBE_OK);
+	assert_int_equal(u.n_clients, 1);
+	check_region(&u, "vram0", GPU_REGION_DEVICE, 64 * MIB, NAN, NAN, NAN);
+	check_region(&u, "system", GPU_REGION_HOST, MIB, MIB, NAN, NAN);
+	/* vram0 has no resident figure: the device-local sum is unknown */
+	assert_true(isnan(u.device_local));
+}
+
+static void test_drm_gone_and_env_root(void **state)
+{
+	(void)state;
+	struct gpu_usage u;
+	assert_int_equal(read_fx(9999, &u), PROBE_GONE);
+	assert_true(isnan(u.device_local));
+	/* NULL proc_root: $MEMTREND_PROC_ROOT */
+	setenv("MEMTREND_PROC_ROOT", proc_gpu, 1);
+	assert_int_equal(probe_gpu_drm_read(NULL, 1003, &u), PROBE_OK);
+	assert_int_equal(u.n_clients, 4);
+	unsetenv("MEMTREND_PROC_ROOT");
+}
+
+static void test_drm_real_self(void **state)
+{
+	(void)state;
+	struct gpu_usage u;
+	/* This process: readable; whatever DRM fds it has (normally none). */
+	assert_int_equal(probe_gpu_drm_read("/proc", getpid(), &u), PROBE_OK);
+	assert_false(u.denied);
+}
+
+/* ---- permissions (scratch tree) ------------------------------------ */
+
+static const char drm_fdinfo[] =
+	"pos:\t0\ndrm-driver:\tamdgpu\ndrm-client-id:\t1\n"
+	"drm-resident-vram:\t1 MiB\n";
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* 0 when both denial cases read as PROBE_DENIED, else a code. Run as
+ * whoever cannot bypass permissions. */
+static int denial_checks(const char *root, const char *dir, const char *file)
+{
+	struct gpu_usage u;
+	/* fdinfo directory unreadable */
+	if (chmod(dir, 0) != 0)
+		return 10;
+	if (probe_gpu_drm_read(root, 77, &u) != PROBE_DENIED || !u.denied ||
+	    !isnan(u.device_local))
+		return 11;
+	/* directory readable, one file not */
+	if (chmod(dir, 0755) != 0 || chmod(file, 0) != 0)
+		return 12;
+	if (probe_gpu_drm_read(root, 77, &u) != PROBE_DENIED || !u.denied ||
+	    u.n_clients != 0)
+		return 13;
+	if (chmod(file, 0644) != 0)
+		return 14;
+	if (probe_gpu_drm_read(root, 77, &u) != PROBE_OK || u.denied ||
+	    u.n_clients != 1)
+		return 15;
+	return 0;
+}
+
+static void test_drm_denied(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/memtrend-gpu-XXXXXX";
+	assert_non_null(mkdtemp(root));
+	assert_int_equal(chmod(root, 0755), 0);
+	char pid_dir[64], dir[96], file[128];
+	snprintf(pid_dir, sizeof(pid_dir), "%s/77", root);
+	snprintf(dir, sizeof(dir), "%s/fdinfo", pid_dir);
+	snprintf(file, sizeof(file), "%s/3", dir);
+	assert_int_equal(mkdir(pid_dir, 0755), 0);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	write_file(file, drm_fdinfo);
+
+	int rc;
+	if (geteuid() != 0) {
+		rc = denial_checks(root, dir, file);
+	} else {
+		/* root reads everything: check as nobody, in a child that
+		 * owns the tree so it may chmod it. */
+		assert_int_equal(chown(pid_dir, 65534, 65534), 0);
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		assert_int_equal(chown(file, 65534, 65534), 0);
+		pid_t child = fork();
+		assert_true(child >= 0);
+		if (child == 0) {
+			if (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
+			    setuid(65534) != 0)
+				_exit(2);
+			_exit(denial_checks(root, dir, file));
+		}
+		int st;
+		assert_int_equal(waitpid(child, &st, 0), child);
+		assert_true(WIFEXITED(st));
+		rc = WEXITSTATUS(st);
+		chmod(dir, 0755);
+		chmod(file, 0644);
+	}
+	unlink(file);
+	rmdir(dir);
+	rmdir(pid_dir);
+	rmdir(root);
+	if (rc != 0)
+		print_error("denial check failed with code %d\n", rc);
+	assert_int_equal(rc, 0);
+}
+
+/* ---- NVML through the fake library ---------------------------------- */
+
+static void script(const char *text)
+{
+	write_file(script_path, text);
+}
+
+static struct gpu_nvml *open_fake(void)
+{
+	char why[GPU_NVML_WHY_MAX];
+	struct gpu_nvml *nv = gpu_nvml_open(fake_lib, why, sizeof(why));
+	if (!nv)
+		print_error("gpu_nvml_open: %s\n", why);
+	assert_non_null(nv);
+	assert_string_equal(why, "");
+	return nv;
+}
+
+static double used(struct gpu_nvml *nv, pid_t pid)
+{
+	double b = -1;
+	assert_int_equal(gpu_nvml_process_used(nv, pid, &b), PROBE_OK);
+	return b;
+}
+
+static void test_nvml_missing_library(void **state)
+{
+	(void)state;
+	char why[GPU_NVML_WHY_MAX];
+	struct gpu_nvml *nv =
+		gpu_nvml_open("/nonexistent/libnvidia-ml.so.1", why,
+			      sizeof(why));
+	assert_null(nv);
+	assert_non_null(strstr(why, "cannot load /nonexistent/"));
+	/* A library that is not NVML: first missing symbol named. */
+	nv = gpu_nvml_open("libm.so.6", why, sizeof(why));
+	assert_null(nv);
+	assert_non_null(strstr(why, "lacks nvmlInit_v2"));
+	/* No room for a reason is fine too. */
+	assert_null(gpu_nvml_open("/nonexistent/x.so", NULL, 0));
+	gpu_nvml_close(NULL);
+}
+
+static void test_nvml_init_failure(void **state)
+{
+	(void)state;
+	script("devices 1\nfail init\n");
+	char why[GPU_NVML_WHY_MAX];
+	assert_null(gpu_nvml_open(fake_lib, why, sizeof(why)));
+	assert_non_null(strstr(why, "nvmlInit_v2 failed"));
+	assert_non_null(strstr(why, "Driver Not Loaded"));
+}
+
+static void test_nvml_env_override(void **state)
+{
+	(void)state;
+	script("devices 1\nproc 0 compute 4242 4096\n");
+	setenv("MEMTREND_NVML_LIB", fake_lib, 1);
+	char why[GPU_NVML_WHY_MAX];
+	struct gpu_nvml *nv = gpu_nvml_open(NULL, why, sizeof(why));
+	unsetenv("MEMTREND_NVML_LIB");
+	assert_non_null(nv);
+	check_figure("4242", 4096, used(nv, 4242));
+	gpu_nvml_close(nv);
+}
+
+static void test_nvml_two_devices(void **state)
+{
+	(void)state;
+	script("devices 2\n"
+	       "mem 0 85899345920 2147483648\n"
+	       "mem 1 85899345920 536870912\n"
+	       "proc 0 compute 4242 1073741824\n"
+	       "proc 1 compute 4242 536870912\n"
+	       "proc 1 compute 5000 1\n");
+	struct gpu_nvml *nv = open_fake();
+	assert_int_equal(gpu_nvml_device_count(nv), 2);
+	/* 1 GiB on device 0 + 512 MiB on device 1 */
+	check_figure("4242", 1610612736.0, used(nv, 4242));
+	check_figure("5000", 1, used(nv, 5000));
+	check_figure("absent", NAN, used(nv, 6000));
+	assert_non_null(strstr(gpu_nvml_last_error(nv), "no device"));
+
+	struct gpu_nvml_device d[4];
+	assert_int_equal(gpu_nvml_devices(nv, d, 4), 2);
+	assert_int_equal(d[1].index, 1);
+	check_figure("total 0", 80 * GIB, d[0].total);
+	check_figure("used 0", 2 * GIB, d[0].used);
+	check_figure("used 1", 512 * MIB, d[1].used);
+	assert_int_equal(gpu_nvml_devices(nv, d, 1), 1);
+
+	script("devices 2\nfail memory\n");
+	assert_int_equal(gpu_nvml_devices(nv, d, 4), 2);
+	assert_true(isnan(d[0].total) && isnan(d[1].used));
+	gpu_nvml_close(nv);
+}
+
+static void test_nvml_compute_and_graphics(void **state)
+{
+	(void)state;
+	/* Device 0 lists 4242 as compute (1 GiB) and graphics (256 MiB): the
+	 * same memory, counted once as the larger, 1 GiB. Device 1 lists it
+	 * as graphics only: 512 MiB. On device 1 pid 7 has two compute entries
+	 * (two MIG instances): 100 + 200. */
+	script("devices 2\n"
+	       "proc 0 compute 4242 1073741824\n"
+	       "proc 0 graphics 4242 268435456\n"
+	       "proc 1 graphics 4242 536870912\n"
+	       "proc 1 compute 7 100\n"
+	       "proc 1 compute 7 200\n"
+	       "proc 0 graphics 8 300\n"
+	       "proc 0 compute 8 na\n");
+	struct gpu_nvml *nv = open_fake();
+	check_figure("4242", 1073741824.0 + 536870912.0, used(nv, 4242));
+	check_figure("7", 300, used(nv, 7));
+	/* listed, but its compute figure NVML_VALUE_NOT_AVAILABLE: unknown */
+	check_figure("8", NAN, used(nv, 8));
+
+	/* Graphics lists NOT_SUPPORTED (compute-only boards): empty. */
+	script("devices 2\nnotsupported graphics\nproc 1 compute 4242 42\n");
+	check_figure("4242 compute only", 42, used(nv, 4242));
+	gpu_nvml_close(nv);
+}
+
+static void test_nvml_appear_leave_fail(void **state)
+{
+	(void)state;
+	script("devices 1\n");
+	struct gpu_nvml *nv = open_fake();
+	check_figure("before", NAN, used(nv, 4242));
+	script("devices 1\nproc 0 compute 4242 1048576\n");
+	check_figure("appeared", MIB, used(nv, 4242));
+	assert_string_equal(gpu_nvml_last_error(nv), "");
+	script("devices 1\nproc 0 compute 4242 3145728\n");
+	check_figure("grew", 3 * MIB, used(nv, 4242));
+	script("devices 1\n");
+	check_figure("left", NAN, used(nv, 4242));
+	/* A failing query: NAN and a reason, not a failure. */
+	script("devices 1\nproc 0 compute 4242 1048576\nfail processes\n");
+	check_figure("failing", NAN, used(nv, 4242));
+	assert_non_null(strstr(gpu_nvml_last_error(nv),
+			       "compute processes of device 0"));
+	/* And it recovers. */
+	script("devices 1\nproc 0 compute 4242 1048576\n");
+	check_figure("recovered", MIB, used(nv, 4242));
+	gpu_nvml_close(nv);
+}
+
+static void test_nvml_buffer_growth(void **state)
+{
+	(void)state;
+	/* 300 compute entries on device 0 (more than the first buffer of 64):
+	 * pids 1000..1299 with pid bytes each; the list answers
+	 * INSUFFICIENT_SIZE until the buffer is grown. */
+	char *text = xmalloc(300 * 40 + 64);
+	size_t n = (size_t)sprintf(text, "devices 1\n");
+	for (int i = 0; i < 300; i++)
+		n += (size_t)sprintf(text + n, "proc 0 compute %d %d\n",
+				     1000 + i, 1000 + i);
+	script(text);
+	free(text);
+	struct gpu_nvml *nv = open_fake();
+	check_figure("1299", 1299, used(nv, 1299));
+	check_figure("1000", 1000, used(nv, 1000));
+	gpu_nvml_close(nv);
+}
+
+int main(void)
+{
+	fixtures = getenv("FIXTURES");
+	fake_lib = getenv("FAKE_NVML_LIB");
+	if (!fixtures || !fake_lib) {
+		fprintf(stderr, "FIXTURES and FAKE_NVML_LIB must be set\n");
+		return 1;
+	}
+	snprintf(proc_gpu, sizeof(proc_gpu), "%s/proc-gpu", fixtures);
+	snprintf(script_path, sizeof(script_path),
+		 "/tmp/memtrend-fake-nvml-%d.script", (int)getpid());
+	setenv("FAKE_NVML_SCRIPT", script_path, 1);
+	unsetenv("MEMTREND_PROC_ROOT");
+	unsetenv("MEMTREND_NVML_LIB");
+	diag_set_quiet(true);
+
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_region_kind),
+		cmocka_unit_test(test_drm_amdgpu),
+		cmocka_unit_test(test_drm_intel),
+		cmocka_unit_test(test_drm_unified),
+		cmocka_unit_test(test_drm_malformed),
+		cmocka_unit_test(test_drm_no_client),
+		cmocka_unit_test(test_drm_resident_missing),
+		cmocka_unit_test(test_drm_gone_and_env_root),
+		cmocka_unit_test(test_drm_real_self),
+		cmocka_unit_test(test_drm_denied),
+		cmocka_unit_test(test_nvml_missing_library),
+		cmocka_unit_test(test_nvml_init_failure),
+		cmocka_unit_test(test_nvml_env_override),
+		cmocka_unit_test(test_nvml_two_devices),
+		cmocka_unit_test(test_nvml_compute_and_graphics),
+		cmocka_unit_test(test_nvml_appear_leave_fail),
+		cmocka_unit_test(test_nvml_buffer_growth),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	unlink(script_path);
+	return rc;
+}
