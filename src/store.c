@@ -184,6 +184,24 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
+/* A reference to another row: its id, or NULL for 0 ("none"). */
+static void bind_ref(sqlite3_stmt *s, int i, int64_t id)
+{
+	if (id > 0)
+		sqlite3_bind_int64(s, i, id);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Step an INSERT that counts in the batch; its new rowid, or -1. */
+static int64_t insert_row(struct store *st, sqlite3_stmt *s)
+{
+	st->pending++;
+	if (step_reset(st, s))
+		return -1;
+	return sqlite3_last_insert_rowid(st->db);
+}
+
 static int exec(struct store *st, const char *sql)
 {
 	char *msg = NULL;
@@ -346,14 +364,8 @@ int64_t store_target_add(struct store *st, const char *kind,
 	bind_text(s, 1, kind);
 	bind_text(s, 2, spec);
 	bind_text(s, 3, name);
-	if (parent_id > 0)
-		sqlite3_bind_int64(s, 4, parent_id);
-	else
-		sqlite3_bind_null(s, 4);
-	st->pending++;
-	if (step_reset(st, s))
-		return -1;
-	return sqlite3_last_insert_rowid(st->db);
+	bind_ref(s, 4, parent_id);
+	return insert_row(st, s);
 }
 
 int64_t store_cgroup_add(struct store *st, const char *key)
@@ -371,10 +383,7 @@ int64_t store_cgroup_add(struct store *st, const char *key)
 		return id;
 	s = st->stmt[ST_CGROUP];
 	bind_text(s, 1, key);
-	st->pending++;
-	if (step_reset(st, s))
-		return -1;
-	return sqlite3_last_insert_rowid(st->db);
+	return insert_row(st, s);
 }
 
 int64_t store_incarnation_add(struct store *st, int64_t target_id,
@@ -390,15 +399,9 @@ int64_t store_incarnation_add(struct store *st, int64_t target_id,
 	bind_real(s, 4, id->start_time);
 	bind_text(s, 5, id->comm);
 	bind_text(s, 6, id->cmdline);
-	if (cgroup_id > 0)
-		sqlite3_bind_int64(s, 7, cgroup_id);
-	else
-		sqlite3_bind_null(s, 7);
+	bind_ref(s, 7, cgroup_id);
 	sqlite3_bind_double(s, 8, first_seen);
-	st->pending++;
-	if (step_reset(st, s))
-		return -1;
-	return sqlite3_last_insert_rowid(st->db);
+	return insert_row(st, s);
 }
 
 int store_incarnation_end(struct store *st, int64_t inc_id, double last_seen,
@@ -481,10 +484,7 @@ int store_note_add(struct store *st, double t, int64_t inc_id,
 		return -1;
 	sqlite3_stmt *s = st->stmt[ST_NOTE];
 	sqlite3_bind_double(s, 1, t);
-	if (inc_id > 0)
-		sqlite3_bind_int64(s, 2, inc_id);
-	else
-		sqlite3_bind_null(s, 2);
+	bind_ref(s, 2, inc_id);
 	bind_text(s, 3, text);
 	st->pending++;
 	return step_reset(st, s);
@@ -501,14 +501,8 @@ int64_t store_source_add(struct store *st, const char *role,
 	bind_text(s, 2, name);
 	bind_text(s, 3, method);
 	bind_text(s, 4, spec);
-	if (target_id > 0)
-		sqlite3_bind_int64(s, 5, target_id);
-	else
-		sqlite3_bind_null(s, 5);
-	st->pending++;
-	if (step_reset(st, s))
-		return -1;
-	return sqlite3_last_insert_rowid(st->db);
+	bind_ref(s, 5, target_id);
+	return insert_row(st, s);
 }
 
 int store_source_sample_add(struct store *st, int64_t source_id, double t,
