@@ -46,21 +46,38 @@ void analysis_options_init(struct analysis_options *o)
 	o->idle_min_s = o->warmup_s = NAN;
 }
 
-/* The limit memory can grow to, most specific first. */
+/* Device-local GPU memory at the last sample that has it; 0 when none.
+ * The host's limits (cgroup, MemTotal) bound host memory only: the
+ * footprint's GPU part sits beside them, not under them. */
+static double gpu_last(const struct series *s)
+{
+	const double *g = s->comp[COMP_GPU];
+	for (size_t i = s->n; g && i-- > 0;)
+		if (isfinite(g[i]))
+			return g[i];
+	return 0;
+}
+
+/* The limit memory can grow to, most specific first. *not_counted: the
+ * part of the footprint the limit does not bound (the GPU memory, for a
+ * host limit; 0 for --limit, which bounds the footprint as a whole). */
 static double known_limit(const struct series *s,
 			  const struct analysis_options *o,
-			  const char **source)
+			  const char **source, double *not_counted)
 {
+	*not_counted = 0;
 	if (o && isfinite(o->limit) && o->limit > 0) {
 		*source = "--limit";
 		return o->limit;
 	}
 	if (isfinite(s->cgroup_limit) && s->cgroup_limit > 0) {
 		*source = "cgroup limit";
+		*not_counted = gpu_last(s);
 		return s->cgroup_limit;
 	}
 	if (isfinite(s->mem_total) && s->mem_total > 0) {
 		*source = "MemTotal";
+		*not_counted = gpu_last(s);
 		return s->mem_total;
 	}
 	*source = NULL;
@@ -80,13 +97,15 @@ double analysis_concern_bph(const struct series *s,
 		return o->suspect.bytes;
 	}
 	const char *lsrc;
-	double limit = known_limit(s, o, &lsrc);
+	double beside;
+	double limit = known_limit(s, o, &lsrc, &beside);
 	double horizon_h = ANALYSIS_CONCERN_HORIZON_S / 3600.0;
 	if (isfinite(limit)) {
 		/* The slope that uses up the headroom left within 30 days;
 		 * with no headroom left, any growth matters: take 1 % of the
 		 * limit per 30 days. */
-		double headroom = limit - (isfinite(fp_last) ? fp_last : 0);
+		double headroom = limit - (isfinite(fp_last) ?
+					   fp_last - beside : 0);
 		if (headroom < 0.01 * limit)
 			headroom = 0.01 * limit;
 		*limit_out = limit;
@@ -222,10 +241,11 @@ void plateau_find(const double *t, const double *y, size_t n,
 			out->cap_name = o->caps[c].name;
 			return;
 		}
-	if (limits && near_cap(out->level, limits->cgroup_limit)) {
+	double host = limits ? out->level - limits->not_counted : NAN;
+	if (limits && near_cap(host, limits->cgroup_limit)) {
 		out->cap_bytes = limits->cgroup_limit;
 		out->cap_name = "cgroup limit";
-	} else if (limits && near_cap(out->level, limits->mem_total)) {
+	} else if (limits && near_cap(host, limits->mem_total)) {
 		out->cap_bytes = limits->mem_total;
 		out->cap_name = "MemTotal";
 	}
@@ -240,10 +260,11 @@ static void exhaustion_find(const struct series *s,
 	if (!f->significant || f->slope_bph <= 0)
 		return;
 	const char *src;
-	double limit = known_limit(s, o, &src);
+	double beside;
+	double limit = known_limit(s, o, &src, &beside);
 	if (!isfinite(limit))
 		return;
-	double headroom = limit - f->fp_last;
+	double headroom = limit - (f->fp_last - beside);
 	e->found = true;
 	e->limit_bytes = limit;
 	e->limit_source = src;
@@ -518,7 +539,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 			f->needed_span_s = need;
 		}
 		struct analysis_limits lim = {s->cgroup_limit,
-					      s->mem_total};
+					      s->mem_total, gpu_last(s)};
 		plateau_find(sx, sy, sn, f->resolution, o, &lim,
 			     &f->plateau);
 		/* A plateau does not run out: exhaustion only for growth
@@ -554,6 +575,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		attribution_find(s, warmup_end_index(s, work, lo, hi, warmup),
 				 hi, &f->attribution);
 	free(work);
+	gpu_finding_compute(s, lo, hi, &f->gpu);
 	incarnations_summarise(s, f);
 	verdict_decide(f);
 }

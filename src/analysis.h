@@ -104,6 +104,20 @@ struct per_request_finding {
 	double needed_requests;    /* in all, to see the slope of concern */
 };
 
+/* Device-local GPU memory inside the footprint (analysis_gpu.c), over
+ * the analysed incarnation's points that have a GPU figure. */
+struct gpu_finding {
+	bool recorded;             /* the series has GPU figures at all */
+	size_t samples;            /* analysed points with one */
+	double first, last, max;   /* bytes; NAN when none */
+	double share_last;         /* last / footprint at that point */
+	double growth;             /* last - first */
+	double footprint_growth;   /* the footprint's, same two points */
+	bool has_trend;
+	double slope_bph, ci_low_bph, ci_high_bph, p_value;
+	bool significant;          /* p < alpha and CI excludes 0 */
+};
+
 struct target_findings {
 	const struct series *series;
 	size_t samples;            /* points with a footprint */
@@ -141,6 +155,7 @@ struct target_findings {
 	struct restart_findings restarts;       /* owned */
 	struct step_findings steps;             /* owned; analysed incarnation */
 	struct attribution_finding attribution; /* owned; analysed incarnation */
+	struct gpu_finding gpu;                 /* analysed incarnation */
 	struct incarnation_summary *per_inc;    /* owned; n_incarnations */
 	double idle_min_s;         /* shortest idle window looked for */
 
@@ -163,9 +178,12 @@ double analysis_concern_bph(const struct series *s,
 			    double fp_max, bool decimal, char *source,
 			    size_t source_len, double *limit_out);
 /* Caps known from the source, beside --cap: the cgroup limit and MemTotal
- * (NAN when unknown). */
+ * (NAN when unknown). They bound host memory: not_counted is the part of
+ * the footprint they do not bound (its device-local GPU memory; 0 when
+ * none), taken off a level before it is compared with them. */
 struct analysis_limits {
 	double cgroup_limit, mem_total;
+	double not_counted;
 };
 void plateau_find(const double *t, const double *y, size_t n,
 		  double resolution, const struct analysis_options *o,
@@ -180,6 +198,9 @@ void analysis_work_run(const struct series *s, const double *work,
 		       size_t lo, size_t hi, const struct analysis_options *o,
 		       struct target_findings *f);
 
+/* analysis_gpu.c: the GPU component over points [lo, hi) of s. */
+void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
+			 struct gpu_finding *out);
 /* verdict.c: decide f->verdict, reasons and settle text from the
  * findings already filled in. */
 void verdict_decide(struct target_findings *f);

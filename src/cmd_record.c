@@ -75,6 +75,9 @@ static void record_usage(FILE *out, const char *verb)
 "                         region family (heap, anonymous, stack, file,\n"
 "                         shmem, GPU) at start and end; the report shows\n"
 "                         growth per family\n"
+"  --no-gpu               do not read GPU memory (DRM fdinfo, NVIDIA NVML;\n"
+"                         read by default: device memory is part of the\n"
+"                         footprint; NVML from $MEMTREND_NVML_LIB if set)\n"
 "  -q, --quiet            no live status line, no notes\n"
 "  --proc-root DIR        read DIR instead of /proc (for tests)\n"
 "  --sys-root DIR         read DIR instead of /sys (for tests)\n"
@@ -99,7 +102,8 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 	enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
 	       OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT,
 	       OPT_WORK_CMD, OPT_WORK, OPT_WORK_LOG, OPT_MATCH,
-	       OPT_WORK_TIMEOUT, OPT_CONN_PORT, OPT_GAUGE, OPT_REGIONS };
+	       OPT_WORK_TIMEOUT, OPT_CONN_PORT, OPT_GAUGE, OPT_REGIONS,
+	       OPT_NO_GPU };
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},
 		{"pid", required_argument, NULL, 'p'},
@@ -122,6 +126,7 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 		{"conn-port", required_argument, NULL, OPT_CONN_PORT},
 		{"gauge", required_argument, NULL, OPT_GAUGE},
 		{"regions", no_argument, NULL, OPT_REGIONS},
+		{"no-gpu", no_argument, NULL, OPT_NO_GPU},
 		{"help", no_argument, NULL, 'h'},
 		{0, 0, 0, 0},
 	};
@@ -192,6 +197,9 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 			break;
 		case OPT_REGIONS:
 			o.regions = true;
+			break;
+		case OPT_NO_GPU:
+			o.no_gpu = true;
 			break;
 		case 'q':
 			quiet = true;

@@ -41,7 +41,11 @@ struct proc_mem {
 	double swap;       /* VmSwap */
 	double pagetables; /* VmPTE */
 	double footprint;  /* anon + swap + shmem; NAN if anon absent; absent
-			      swap/shmem count as 0 */
+			      swap/shmem count as 0. The recorder adds gpu. */
+	double gpu;        /* device-local GPU memory (probe_gpu.h): not in
+			      /proc/PID/status, so probe_proc_read leaves it
+			      NAN ("none seen"); the recorder fills it and
+			      adds it to footprint */
 };
 
 /* From /proc/PID/smaps_rollup. NAN when absent. */

@@ -6,19 +6,24 @@
  *   - DRM: scans PROC_ROOT/PID/fdinfo, streams each file through one stack
  *     buffer with a hand-written line scanner (no stdio, no sscanf), keeps
  *     the drm-* keys of one fd in a fixed record, and merges each client
- *     (driver, pdev, client-id) once into per-region sums;
+ *     (driver, pdev, client-id) once into per-region sums; a watch
+ *     (gpu_drm_watch) does such a full scan now and then and, between,
+ *     re-reads only the fds that were DRM clients;
  *   - NVML: resolves the handful of functions it needs with dlsym, lists the
  *     devices once at open, and on each query asks every device for its
  *     compute and graphics process lists through one kept buffer.
  *
  * What it does not do: decide whether GPU memory belongs in a footprint
- * (it only classifies regions, see probe_gpu.h), keep anything between DRM
- * reads, look at engine utilisation (drm-engine-*, drm-cycles-*), or link
+ * (it only classifies regions, see probe_gpu.h), keep anything between
+ * probe_gpu_drm_read calls (a watch keeps its fd list), look at engine
+ * utilisation (drm-engine-*, drm-cycles-*), or link
  * against NVML: a machine without it gets NULL from gpu_nvml_open and a
  * reason. Not thread-safe: an NVML handle owns one buffer.
  *
- * Bounds: DRM, O(fds + bytes of their fdinfo) per call, one 4 KiB buffer,
- * an array of 40 bytes per distinct client; NVML, 2 list queries per
+ * Bounds: DRM, O(fds + bytes of their fdinfo) per full scan, one 4 KiB
+ * buffer, an array of 72 bytes per distinct client; a watch, besides, 96
+ * bytes per DRM fd, and between full scans O(DRM fds + bytes of their
+ * fdinfo), no allocation; NVML, 2 list queries per
  * device per call (retried at most 4 times when the list grows).
  */
 #ifndef _GNU_SOURCE
@@ -39,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define FDINFO_BUF 4096
@@ -277,22 +283,31 @@ struct drm_seen {
 	size_t n, cap;
 };
 
+static bool key_matches(const struct drm_client_key *k,
+			const struct drm_fd_rec *rec)
+{
+	return k->id == rec->client_id && strcmp(k->driver, rec->driver) == 0 &&
+	       strcmp(k->pdev, rec->pdev) == 0;
+}
+
+static void key_set(struct drm_client_key *k, const struct drm_fd_rec *rec)
+{
+	memcpy(k->driver, rec->driver, sizeof(k->driver));
+	memcpy(k->pdev, rec->pdev, sizeof(k->pdev));
+	k->id = rec->client_id;
+}
+
 /* true when rec's client was already counted (else remembers it). */
 static bool seen_before(struct drm_seen *seen, const struct drm_fd_rec *rec)
 {
 	if (!rec->has_id)
 		return false;
 	for (size_t i = 0; i < seen->n; i++)
-		if (seen->keys[i].id == rec->client_id &&
-		    strcmp(seen->keys[i].driver, rec->driver) == 0 &&
-		    strcmp(seen->keys[i].pdev, rec->pdev) == 0)
+		if (key_matches(&seen->keys[i], rec))
 			return true;
 	xgrow((void **)&seen->keys, &seen->cap, seen->n + 1,
 	      sizeof(*seen->keys));
-	struct drm_client_key *k = &seen->keys[seen->n++];
-	memcpy(k->driver, rec->driver, sizeof(k->driver));
-	memcpy(k->pdev, rec->pdev, sizeof(k->pdev));
-	k->id = rec->client_id;
+	key_set(&seen->keys[seen->n++], rec);
 	return false;
 }
 
@@ -303,9 +318,40 @@ static double add_known(double a, double b)
 	return isnan(a) ? b : a + b;
 }
 
-static void merge_client(struct gpu_usage *out, bool *resident_missing,
-			 const struct drm_fd_rec *rec)
+/* One DRM read in progress: the sums so far, the clients already counted
+ * (seen: owned by the caller, emptied at the start, its array reused),
+ * the read buffer and the record of the last fd read. */
+struct drm_merge {
+	struct gpu_usage *out;
+	struct drm_seen *seen;
+	bool resident_missing[GPU_REGION_MAX];
+	double nvidia; /* device-local resident of nvidia* clients */
+	struct drm_fd_rec rec;
+	char buf[FDINFO_BUF];
+};
+
+static void usage_reset(struct gpu_usage *out)
 {
+	memset(out, 0, sizeof(*out));
+	out->device_local = NAN;
+	out->device_local_nvidia = NAN;
+}
+
+static void merge_start(struct drm_merge *m, struct gpu_usage *out,
+			struct drm_seen *seen)
+{
+	usage_reset(out);
+	m->out = out;
+	m->seen = seen;
+	seen->n = 0;
+	memset(m->resident_missing, 0, sizeof(m->resident_missing));
+	m->nvidia = 0.0;
+}
+
+static void merge_client(struct drm_merge *m, const struct drm_fd_rec *rec)
+{
+	struct gpu_usage *out = m->out;
+	bool nvidia = strncmp(rec->driver, "nvidia", 6) == 0;
 	out->n_clients++;
 	if (rec->dropped)
 		out->regions_dropped = true;
@@ -330,7 +376,9 @@ static void merge_client(struct gpu_usage *out, bool *resident_missing,
 		double res = isnan(cr->v[F_RESIDENT]) ? cr->v[F_MEMORY]
 						      : cr->v[F_RESIDENT];
 		if (isnan(res))
-			resident_missing[r] = true;
+			m->resident_missing[r] = true;
+		else if (nvidia && g->kind == GPU_REGION_DEVICE)
+			m->nvidia += res;
 		g->total = add_known(g->total, cr->v[F_TOTAL]);
 		g->resident = add_known(g->resident, res);
 		g->shared = add_known(g->shared, cr->v[F_SHARED]);
@@ -338,84 +386,33 @@ static void merge_client(struct gpu_usage *out, bool *resident_missing,
 	}
 }
 
-static void usage_reset(struct gpu_usage *out)
+/* Read the fdinfo file `name` of dirfd into m->rec and count its client,
+ * once, when it is a DRM client. 0 or -errno (m->rec then says nothing). */
+static int merge_fd(struct drm_merge *m, int dirfd, const char *name)
 {
-	memset(out, 0, sizeof(*out));
-	out->device_local = NAN;
+	memset(&m->rec, 0, sizeof(m->rec));
+	int r = scan_fdinfo(dirfd, name, m->buf, sizeof(m->buf), &m->rec);
+	if (r < 0) {
+		m->rec.is_drm = false;
+		return r;
+	}
+	if (m->rec.is_drm && !seen_before(m->seen, &m->rec))
+		merge_client(m, &m->rec);
+	return 0;
 }
 
-int probe_gpu_drm_read(const char *proc_root, pid_t pid,
-		       struct gpu_usage *out)
+/* Close a read with status ret: the final figures when PROBE_OK, else
+ * none (denied set for PROBE_DENIED). Returns ret. */
+static int merge_finish(struct drm_merge *m, int ret)
 {
-	assert(out);
-	usage_reset(out);
-	if (!proc_root) {
-		proc_root = getenv("MEMTREND_PROC_ROOT");
-		if (!proc_root || !*proc_root)
-			proc_root = "/proc";
-	}
-	char path[4096];
-	int n = snprintf(path, sizeof(path), "%s/%d/fdinfo", proc_root,
-			 (int)pid);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		return error("path too long: '%s/%d/fdinfo'", proc_root,
-			     (int)pid);
-	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		if (errno == ENOENT || errno == ESRCH)
-			return PROBE_GONE;
-		if (errno == EACCES || errno == EPERM) {
-			out->denied = true;
-			return PROBE_DENIED;
-		}
-		return error("cannot open '%s': %s", path, strerror(errno));
-	}
-	DIR *dir = fdopendir(dfd);
-	if (!dir) {
-		int e = errno;
-		close(dfd);
-		return error("cannot read '%s': %s", path, strerror(e));
-	}
-
-	char buf[FDINFO_BUF];
-	struct drm_seen seen = {0};
-	bool resident_missing[GPU_REGION_MAX] = {false};
-	int ret = PROBE_OK;
-	struct dirent *de;
-	while ((de = readdir(dir))) {
-		const char *nm = de->d_name;
-		size_t i = 0;
-		while (nm[i] >= '0' && nm[i] <= '9')
-			i++;
-		if (i == 0 || nm[i] != '\0')
-			continue; /* ".", "..", anything not an fd number */
-		struct drm_fd_rec rec;
-		memset(&rec, 0, sizeof(rec));
-		int r = scan_fdinfo(dirfd(dir), nm, buf, sizeof(buf), &rec);
-		if (r == -EACCES || r == -EPERM) {
-			ret = PROBE_DENIED;
-			break;
-		}
-		if (r == -ESRCH && faccessat(dfd, ".", F_OK, 0) != 0) {
-			ret = PROBE_GONE;
-			break;
-		}
-		if (r < 0)
-			continue; /* closed since readdir (ENOENT), or odd */
-		if (!rec.is_drm || seen_before(&seen, &rec))
-			continue;
-		merge_client(out, resident_missing, &rec);
-	}
-	closedir(dir);
-	free(seen.keys);
-
+	struct gpu_usage *out = m->out;
 	if (ret != PROBE_OK) {
 		usage_reset(out);
 		out->denied = ret == PROBE_DENIED;
 		return ret;
 	}
 	for (size_t r = 0; r < out->n_regions; r++)
-		if (resident_missing[r])
+		if (m->resident_missing[r])
 			out->regions[r].resident = NAN;
 	if (out->n_clients > 0) {
 		double sum = 0.0;
@@ -423,8 +420,267 @@ int probe_gpu_drm_read(const char *proc_root, pid_t pid,
 			if (out->regions[r].kind == GPU_REGION_DEVICE)
 				sum += out->regions[r].resident; /* NAN spreads */
 		out->device_local = sum;
+		out->device_local_nvidia = isnan(sum) ? NAN : m->nvidia;
 	}
 	return PROBE_OK;
+}
+
+/* ---- full scans --------------------------------------------------------- */
+
+/* PROC_ROOT/PID/fdinfo into path (proc_root NULL: $MEMTREND_PROC_ROOT or
+ * "/proc"); returns its length, or -1. When it does not fit in size > 0
+ * bytes, -1 with a message; size 0 only measures. */
+static int fdinfo_path(const char *proc_root, pid_t pid, char *path,
+		       size_t size)
+{
+	if (!proc_root) {
+		proc_root = getenv("MEMTREND_PROC_ROOT");
+		if (!proc_root || !*proc_root)
+			proc_root = "/proc";
+	}
+	int n = snprintf(path, size, "%s/%d/fdinfo", proc_root, (int)pid);
+	if (n < 0 || (size > 0 && (size_t)n >= size))
+		return error("path too long: '%s/%d/fdinfo'", proc_root,
+			     (int)pid);
+	return n;
+}
+
+/* Open the directory `name` relative to at (AT_FDCWD or a directory fd)
+ * into *fd; shown names it in messages. PROBE_OK, PROBE_GONE (does not
+ * exist, or its process is dead), PROBE_DENIED (out->denied set) or
+ * PROBE_ERROR (printed). */
+static int open_fdinfo(int at, const char *name, const char *shown,
+		       struct gpu_usage *out, int *fd)
+{
+	*fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (*fd >= 0)
+		return PROBE_OK;
+	if (errno == ENOENT || errno == ESRCH)
+		return PROBE_GONE;
+	if (errno == EACCES || errno == EPERM) {
+		out->denied = true;
+		return PROBE_DENIED;
+	}
+	return error("cannot open '%s': %s", shown, strerror(errno));
+}
+
+/* Called by a full scan for each DRM fd it reads (name: its number). */
+typedef void drm_note_fn(void *ctx, const char *name,
+			 const struct drm_fd_rec *rec);
+
+/*
+ * Read every fd of the fdinfo directory open on dfd (taken: closed here)
+ * into m, telling note (may be NULL) of each DRM fd, then finish m.
+ * Returns the PROBE_* of the read.
+ */
+static int drm_scan(struct drm_merge *m, int dfd, const char *shown,
+		    drm_note_fn *note, void *ctx)
+{
+	DIR *dir = fdopendir(dfd);
+	if (!dir) {
+		int e = errno;
+		close(dfd);
+		return merge_finish(m, error("cannot read '%s': %s", shown,
+					     strerror(e)));
+	}
+	int ret = PROBE_OK;
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(dir);
+		if (!de) {
+			/* a /proc fdinfo directory whose process has died
+			 * reads as ENOENT */
+			if (errno == ENOENT || errno == ESRCH)
+				ret = PROBE_GONE;
+			else if (errno == EACCES || errno == EPERM)
+				ret = PROBE_DENIED;
+			else if (errno != 0)
+				ret = error("cannot read '%s': %s", shown,
+					    strerror(errno));
+			break;
+		}
+		const char *nm = de->d_name;
+		size_t i = 0;
+		while (nm[i] >= '0' && nm[i] <= '9')
+			i++;
+		if (i == 0 || nm[i] != '\0')
+			continue; /* ".", "..", anything not an fd number */
+		int r = merge_fd(m, dirfd(dir), nm);
+		if (r == -EACCES || r == -EPERM) {
+			ret = PROBE_DENIED;
+			break;
+		}
+		if (r == -ESRCH && faccessat(dirfd(dir), ".", F_OK, 0) != 0) {
+			ret = PROBE_GONE;
+			break;
+		}
+		if (r < 0)
+			continue; /* closed since readdir (ENOENT), or odd */
+		if (m->rec.is_drm && note)
+			note(ctx, nm, &m->rec);
+	}
+	closedir(dir);
+	return merge_finish(m, ret);
+}
+
+int probe_gpu_drm_read(const char *proc_root, pid_t pid,
+		       struct gpu_usage *out)
+{
+	assert(out);
+	usage_reset(out);
+	char path[4096];
+	int dfd;
+	int ret = fdinfo_path(proc_root, pid, path, sizeof(path)) < 0
+			  ? PROBE_ERROR
+			  : open_fdinfo(AT_FDCWD, path, path, out, &dfd);
+	if (ret != PROBE_OK)
+		return ret;
+	struct drm_seen seen = {0};
+	struct drm_merge m;
+	merge_start(&m, out, &seen);
+	ret = drm_scan(&m, dfd, path, NULL, NULL);
+	free(seen.keys);
+	return ret;
+}
+
+/* ---- the watch: full scans now and then, DRM fds only between ---------- */
+
+#define FD_NAME_MAX 16 /* an fd number as a string, NUL included */
+
+/* A DRM fd of the last full scan, and the client it named. */
+struct drm_fd_mark {
+	char name[FD_NAME_MAX];
+	bool has_id;
+	struct drm_client_key key;
+};
+
+struct gpu_drm_watch {
+	char *path;         /* PROC_ROOT/PID/fdinfo, for messages and open */
+	int dfd;            /* that directory; -1 until first opened */
+	double rescan_s;
+	double last_scan;   /* now_mono of the last full scan; NAN: none */
+	bool denied;        /* it said PROBE_DENIED: so until the next */
+	bool scan_next;     /* next read scans in full, whatever the time */
+	struct drm_fd_mark *fds; /* DRM fds of the last full scan */
+	size_t n_fds, cap_fds;
+	struct drm_seen seen;    /* reused by every read */
+};
+
+struct gpu_drm_watch *gpu_drm_watch_new(const char *proc_root, pid_t pid,
+					double rescan_s)
+{
+	int n = fdinfo_path(proc_root, pid, NULL, 0);
+	size_t size = n < 0 ? 1 : (size_t)n + 1;
+	struct gpu_drm_watch *w = xcalloc(1, sizeof(*w));
+	/* "" when n < 0 (a root of over INT_MAX bytes): reads say gone */
+	w->path = xcalloc(1, size);
+	if (n >= 0)
+		fdinfo_path(proc_root, pid, w->path, size);
+	w->dfd = -1;
+	w->rescan_s = rescan_s > 0 ? rescan_s : GPU_DRM_RESCAN_S;
+	w->last_scan = NAN;
+	return w;
+}
+
+void gpu_drm_watch_free(struct gpu_drm_watch *w)
+{
+	if (!w)
+		return;
+	if (w->dfd >= 0)
+		close(w->dfd);
+	free(w->path);
+	free(w->fds);
+	free(w->seen.keys);
+	free(w);
+}
+
+static void watch_note(void *ctx, const char *name,
+		       const struct drm_fd_rec *rec)
+{
+	struct gpu_drm_watch *w = ctx;
+	if (strlen(name) >= FD_NAME_MAX) {
+		w->scan_next = true; /* not an fd number /proc would show */
+		return;
+	}
+	xgrow((void **)&w->fds, &w->cap_fds, w->n_fds + 1, sizeof(*w->fds));
+	struct drm_fd_mark *f = &w->fds[w->n_fds++];
+	strcpy(f->name, name);
+	f->has_id = rec->has_id;
+	key_set(&f->key, rec);
+}
+
+static int watch_full_scan(struct gpu_drm_watch *w, double now,
+			   struct drm_merge *m, struct gpu_usage *out)
+{
+	w->last_scan = now;
+	w->denied = false;
+	w->scan_next = false;
+	w->n_fds = 0;
+	merge_start(m, out, &w->seen);
+	int ret = PROBE_OK, dfd = -1;
+	if (w->dfd < 0)
+		ret = open_fdinfo(AT_FDCWD, w->path, w->path, out, &w->dfd);
+	/* A fresh open description for readdir; the kept fd stays bound to
+	 * the directory first opened (the process incarnation). */
+	if (ret == PROBE_OK)
+		ret = open_fdinfo(w->dfd, ".", w->path, out, &dfd);
+	struct stat st;
+	if (ret == PROBE_OK && fstat(dfd, &st) == 0 && st.st_nlink == 0) {
+		close(dfd); /* removed (a proc root on a plain filesystem) */
+		ret = PROBE_GONE;
+	}
+	ret = ret == PROBE_OK ? drm_scan(m, dfd, w->path, watch_note, w)
+			      : merge_finish(m, ret);
+	if (ret != PROBE_OK)
+		w->n_fds = 0;
+	if (ret == PROBE_DENIED)
+		w->denied = true;
+	else if (ret != PROBE_OK)
+		w->scan_next = true; /* gone or failing: say so again */
+	return ret;
+}
+
+/* Re-read the remembered DRM fds into m. false when one is no longer
+ * the client it was (a full scan is due); else *ret is the status. */
+static bool watch_recheck(struct gpu_drm_watch *w, struct drm_merge *m,
+			  struct gpu_usage *out, int *ret)
+{
+	merge_start(m, out, &w->seen);
+	*ret = PROBE_OK;
+	for (size_t i = 0; i < w->n_fds; i++) {
+		const struct drm_fd_mark *f = &w->fds[i];
+		int r = merge_fd(m, w->dfd, f->name);
+		if (r == -EACCES || r == -EPERM) {
+			w->denied = true;
+			*ret = PROBE_DENIED;
+			break;
+		}
+		if (r < 0 || !m->rec.is_drm || m->rec.has_id != f->has_id ||
+		    !key_matches(&f->key, &m->rec))
+			return false;
+	}
+	*ret = merge_finish(m, *ret);
+	return true;
+}
+
+int gpu_drm_watch_read(struct gpu_drm_watch *w, double now_mono,
+		       struct gpu_usage *out)
+{
+	assert(w && out);
+	/* Due on the first read, rescan_s after the last scan, and when the
+	 * clock is not usable (NAN, or before the last scan). */
+	bool due = w->scan_next || !(now_mono >= w->last_scan &&
+				     now_mono - w->last_scan < w->rescan_s);
+	if (!due && w->denied) {
+		usage_reset(out);
+		out->denied = true;
+		return PROBE_DENIED;
+	}
+	struct drm_merge m;
+	int ret;
+	if (!due && watch_recheck(w, &m, out, &ret))
+		return ret;
+	return watch_full_scan(w, now_mono, &m, out);
 }
 
 /* ---- NVML --------------------------------------------------------------- */
@@ -691,11 +947,10 @@ int gpu_nvml_process_used(struct gpu_nvml *nv, pid_t pid, double *bytes)
 			v = in_c ? c : g;
 		total += v;
 	}
+	/* On no list: the process uses no NVIDIA GPU, which is no error
+	 * (last_error stays ""). */
 	if (any)
 		*bytes = total;
-	else
-		set_why(nv->last_error, sizeof(nv->last_error),
-			"pid %d is on no device's process list", (int)pid);
 	return PROBE_OK;
 }
 

@@ -63,6 +63,11 @@ struct gpu_usage {
 	 * device region's resident is NAN), 0 when clients use host memory
 	 * only. */
 	double device_local;
+	/* The part of device_local from clients whose drm-driver starts with
+	 * "nvidia" (NVIDIA's own DRM driver, nvidia-drm: the memory NVML
+	 * also counts, which a caller with NVML leaves out). 0 when no such
+	 * client; NAN when device_local is NAN. */
+	double device_local_nvidia;
 	bool denied;           /* fdinfo not readable (no ptrace access) */
 };
 
@@ -86,6 +91,61 @@ struct gpu_usage {
  */
 int probe_gpu_drm_read(const char *proc_root, pid_t pid,
 		       struct gpu_usage *out);
+
+/* ---- DRM, cheaply, for a sampling loop ---------------------------------- */
+
+#define GPU_DRM_RESCAN_S 10.0 /* default seconds between full scans */
+
+struct gpu_drm_watch; /* one process's DRM fds, followed between reads */
+
+/*
+ * Follow pid's DRM clients under proc_root (as in probe_gpu_drm_read).
+ * rescan_s > 0: seconds between full scans (not > 0, or NAN:
+ * GPU_DRM_RESCAN_S). Touches no file: the fdinfo directory is opened at
+ * the first read (a path the system will not open: PROBE_ERROR there).
+ * Never NULL. The caller owns the watch: gpu_drm_watch_free.
+ */
+struct gpu_drm_watch *gpu_drm_watch_new(const char *proc_root, pid_t pid,
+					double rescan_s);
+
+/*
+ * Read pid's DRM memory into out at now_mono (CLOCK_MONOTONIC seconds,
+ * chosen by the caller; only its differences matter).
+ *
+ * A FULL SCAN (the first read; any read rescan_s or more after the last
+ * full scan, or at a now_mono before it or NAN) reads every fd like
+ * probe_gpu_drm_read, with the same figures, and remembers the fd numbers
+ * that were DRM clients (every one, duplicates of one client included)
+ * and the client each named. Any other read opens and reads only those
+ * fdinfo files, relative to the PROC_ROOT/PID/fdinfo directory fd kept
+ * open since the first read (bound to that process incarnation: once it
+ * exits, reads say PROBE_GONE even if the PID is reused). When one of
+ * them is gone, no longer a DRM client or names another client
+ * (drm-driver, drm-pdev or drm-client-id changed), a full scan is done
+ * at once, in the same call.
+ *
+ * So a client opened after a full scan is seen within rescan_s, not
+ * before (a closed one at once), and between full scans a process with no
+ * DRM client costs no system call at all; nor is its exit noticed before
+ * the next full scan.
+ *
+ * Returns as probe_gpu_drm_read: PROBE_OK, PROBE_GONE, PROBE_DENIED (out
+ * ->denied set, figures absent) or PROBE_ERROR (message printed). After
+ * PROBE_DENIED, reads before the next full scan is due return
+ * PROBE_DENIED at once without a system call; after PROBE_GONE or
+ * PROBE_ERROR the next read scans in full again.
+ *
+ * Work between full scans: one open+read+close per remembered fd through
+ * a 4 KiB stack buffer, no allocation (the remembered fds and the client
+ * identities are arrays kept in the watch, reused; they grow only in a
+ * full scan). A full scan costs what probe_gpu_drm_read does plus one
+ * open and one fstat. Not thread-safe.
+ */
+int gpu_drm_watch_read(struct gpu_drm_watch *w, double now_mono,
+		       struct gpu_usage *out);
+
+/* Close the kept directory and free w; NULL is fine. */
+void gpu_drm_watch_free(struct gpu_drm_watch *w);
 
 /* ---- NVIDIA NVML -------------------------------------------------------- */
 
@@ -120,7 +180,8 @@ size_t gpu_nvml_device_count(const struct gpu_nvml *nv);
  * the two counts (each list summed over its entries for pid, one per MIG
  * instance). *bytes is NAN when no device lists pid, when a listed entry's
  * memory is NVML_VALUE_NOT_AVAILABLE, or when a device's list cannot be
- * read (reason: gpu_nvml_last_error). A list that is NOT_SUPPORTED counts
+ * read (reason: gpu_nvml_last_error; a pid on no list is not an error
+ * and leaves it ""). A list that is NOT_SUPPORTED counts
  * as empty. Returns PROBE_OK. Work: two list queries per device through
  * one kept buffer, grown on NVML_ERROR_INSUFFICIENT_SIZE (at most 4 tries
  * per query, at most 65536 entries).
@@ -131,7 +192,7 @@ int gpu_nvml_process_used(struct gpu_nvml *nv, pid_t pid, double *bytes);
 size_t gpu_nvml_devices(struct gpu_nvml *nv, struct gpu_nvml_device *out,
 			size_t max);
 
-/* Why the last query gave NAN ("" when it did not). */
+/* Why the last query failed ("" when nothing failed). */
 const char *gpu_nvml_last_error(const struct gpu_nvml *nv);
 
 #endif

@@ -741,6 +741,7 @@ int probe_proc_read(struct probe_proc *pp, struct proc_mem *out)
 	assert(pp && out && pp->status_fd >= 0);
 	out->rss = out->anon = out->file = out->shmem = NAN;
 	out->swap = out->pagetables = out->footprint = NAN;
+	out->gpu = NAN;
 
 	ssize_t n = pread_whole(pp->status_fd, &pp->buf);
 	if (n < 0) {

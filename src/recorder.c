@@ -31,6 +31,7 @@
 
 #include "common.h"
 #include "probe.h"
+#include "recorder_gpu.h"
 #include "regions.h"
 #include "render.h"
 #include "source.h"
@@ -68,6 +69,8 @@ struct proc_watch {
 	size_t cgroup;             /* index into rec->cgroups, or SIZE_MAX */
 	double last_smaps;         /* monotonic; -inf before the first */
 	struct proc_mem mem;       /* this tick's reading */
+	struct gpu_proc *gpu;      /* NULL with --no-gpu */
+	bool regions_due;          /* --regions: snapshot at the next sample */
 	bool alive;
 };
 
@@ -140,6 +143,7 @@ struct recorder {
 	bool conn_unrestricted_noted;
 	bool source_set_taken;     /* source_set_new() was called */
 	bool regions_denied_noted;
+	struct gpu_recorder *gpu;
 };
 
 static void slope_add(struct slope_buf *b, double t, double y)
@@ -195,6 +199,7 @@ static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 	w->cgroup = cgroup_for(rec, pid);
 	w->last_smaps = -INFINITY;
 	w->alive = true;
+	w->gpu = gpu_proc_new(rec->gpu, pid);
 	int64_t cg_id = w->cgroup == SIZE_MAX ? 0 :
 			rec->cgroups[w->cgroup].id;
 	w->inc_id = store_incarnation_add(rec->store, target_id,
@@ -202,6 +207,8 @@ static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 	if (w->inc_id < 0) {
 		probe_proc_close(w->pp);
 		w->pp = NULL;
+		gpu_proc_free(w->gpu);
+		w->gpu = NULL;
 		return PROBE_ERROR;
 	}
 	return PROBE_OK;
@@ -215,8 +222,13 @@ static void watch_close(struct recorder *rec, struct proc_watch *w, double t,
 	store_incarnation_end(rec->store, w->inc_id, t, reason);
 	probe_proc_close(w->pp);
 	w->pp = NULL;
+	gpu_proc_free(w->gpu);
+	w->gpu = NULL;
 	w->alive = false;
 }
+
+static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
+			     double t);
 
 /* Sample one process; false when it is gone. */
 static bool watch_sample(struct recorder *rec, struct proc_watch *w,
@@ -227,6 +239,12 @@ static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 		watch_close(rec, w, t, rc == PROBE_GONE ? "exited" :
 			    "unreadable");
 		return false;
+	}
+	gpu_proc_sample(rec->gpu, w->gpu, rec->store, w->inc_id, t, mono,
+			&w->mem);
+	if (w->regions_due) {
+		w->regions_due = false;
+		regions_snapshot(rec, w, t);
 	}
 	struct proc_smaps sm;
 	const struct proc_smaps *smp = NULL;
@@ -271,6 +289,8 @@ static void mem_add(struct proc_mem *sum, const struct proc_mem *m)
 	sum->swap = nan0(sum->swap) + nan0(m->swap);
 	sum->pagetables = nan0(sum->pagetables) + nan0(m->pagetables);
 	sum->footprint = nan0(sum->footprint) + nan0(m->footprint);
+	if (!isnan(m->gpu))
+		sum->gpu = nan0(sum->gpu) + m->gpu;
 }
 
 static void children_rescan(struct recorder *rec, struct root *r, double t)
@@ -318,9 +338,12 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 }
 
 /* --regions: one snapshot of where a process's memory sits (smaps by
- * family), stored under its incarnation. Taken when a root process is
- * first seen and when the recording ends (smaps costs milliseconds on a
- * large process: never per tick). Without ptrace access, a note once. */
+ * family), stored under its incarnation. Taken at a root process's first
+ * sample and when the recording ends (smaps costs milliseconds on a
+ * large process: never per tick). Without ptrace access, a note once.
+ * Device-local GPU memory is in no mapping's figures, but it is in the
+ * footprint: it is added to the GPU family, so the families still add up
+ * to the footprint. */
 static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 			     double t)
 {
@@ -330,6 +353,9 @@ static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 	struct region_breakdown b;
 	int rc = regions_read_smaps(probe_proc_root(rec->probe), id->pid, &b);
 	if (rc == PROBE_OK) {
+		if (!isnan(w->mem.gpu))
+			b.f[REGION_GPU].footprint =
+				nan0(b.f[REGION_GPU].footprint) + w->mem.gpu;
 		for (int k = 0; k < REGION_FAMILY_COUNT; k++) {
 			const struct region_figures *f = &b.f[k];
 			struct store_region_row row = {
@@ -356,7 +382,7 @@ static void root_open_main(struct recorder *rec, struct root *r, pid_t pid,
 {
 	if (watch_open(rec, &r->main, pid, r->target_id, t) != PROBE_OK)
 		return;
-	regions_snapshot(rec, &r->main, t);
+	r->main.regions_due = rec->o->regions;
 	if (rec->o->children) {
 		r->tree_inc_id = store_incarnation_add(rec->store,
 			r->tree_target_id, probe_proc_identity(r->main.pp), 0, t);
@@ -462,6 +488,7 @@ static void system_tick(struct recorder *rec, double t, double mono)
 	struct sys_mem sys;
 	if (probe_sys_read(rec->probe, &sys) == 0)
 		store_system_add(rec->store, t, &sys);
+	gpu_recorder_devices(rec->gpu, rec->store, t);
 	for (size_t i = 0; i < rec->n_cgroups; i++) {
 		struct cgroup_mem cm;
 		if (probe_cgroup_read(rec->cgroups[i].cg, &cm) == 0)
@@ -656,7 +683,11 @@ static void write_meta(struct recorder *rec)
 	if (o->invocation)
 		store_meta_set(rec->store, "invocation", o->invocation);
 	store_meta_set(rec->store, "footprint_definition",
-		       "anon + swap + shmem (RssAnon + VmSwap + RssShmem)");
+		       "anon + swap + shmem + device-local GPU memory (RssAnon "
+		       "+ VmSwap + RssShmem + DRM vram/local/lmem/stolen "
+		       "resident + NVML used)");
+	store_meta_set(rec->store, "gpu_sources",
+		       gpu_recorder_sources(rec->gpu));
 }
 
 /* Create roots for every target given; EXIT_OK or EXIT_USAGE. */
@@ -808,6 +839,7 @@ static void recorder_release(struct recorder *rec, double t)
 		regfree(&rec->name_re);
 	free(rec->exclude);
 	free(rec->slope);
+	gpu_recorder_free(rec->gpu);
 	probe_free(rec->probe);
 }
 
@@ -836,6 +868,7 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 		return EXIT_RUNTIME;
 	}
 	install_signals();
+	rec.gpu = gpu_recorder_new(probe_proc_root(rec.probe), !o->no_gpu);
 	target_ancestors(rec.probe, getpid(), &rec.exclude, &rec.n_exclude);
 	write_meta(&rec);
 	double t = now_wall();

@@ -27,6 +27,7 @@ struct recorder_options {
 	bool regions;              /* --regions: smaps region snapshots of
 				      each root process at start and end */
 	double smaps_interval_s;   /* rate of smaps_rollup reads */
+	bool no_gpu;               /* --no-gpu: no DRM fdinfo, no NVML */
 	double commit_interval_s;  /* how often a batch is committed */
 	bool status_line;          /* live line on stderr */
 	const char *proc_root;     /* NULL: default */

@@ -77,6 +77,7 @@ static const struct stack_layer {
 	{COMP_ANON, "anon", C_BLUE},
 	{COMP_SWAP, "swap", C_VERMILLION},
 	{COMP_SHMEM, "shmem", C_PURPLE},
+	{COMP_GPU, "GPU memory (device-local)", C_GREEN},
 	{COMP_FILE, "file (page cache; not in the footprint)", C_SKY},
 };
 #define N_LAYERS ARRAY_SIZE(stack_layers)
@@ -1728,6 +1729,76 @@ static void attribution_table(struct ctx *c)
 		size_s(c, b2, sizeof(b2), at->unattributed));
 }
 
+/* Device-local GPU memory: the component's figures, each region the
+ * drivers reported, each device's totals. */
+static void gpu_table(struct ctx *c)
+{
+	const struct gpu_finding *g = &c->f->gpu;
+	const struct series *s = c->s;
+	FILE *out = c->out;
+	char b1[64], b2[64], b3[64], b4[64];
+	if (!g->recorded)
+		return;
+	fputs("<h3>GPU memory</h3>\n<p>Device-local memory (VRAM) is part of "
+	      "the footprint. Host regions (GTT, system) are already counted "
+	      "in anon and shmem and are not added again.</p>\n", out);
+	if (g->samples) {
+		fprintf(out, "<table class=\"kv\">\n");
+		char v[300];
+		snprintf(v, sizeof(v), "first %s, last %s, max %s",
+			 size_s(c, b1, sizeof(b1), g->first),
+			 size_s(c, b2, sizeof(b2), g->last),
+			 size_s(c, b3, sizeof(b3), g->max));
+		kv_row(out, "device-local", v);
+		if (isfinite(g->share_last)) {
+			snprintf(v, sizeof(v), "%.1f %%", 100 * g->share_last);
+			kv_row(out, "share of the footprint", v);
+		}
+		snprintf(v, sizeof(v), "%s of the footprint's %s",
+			 size_s(c, b1, sizeof(b1), g->growth),
+			 size_s(c, b2, sizeof(b2), g->footprint_growth));
+		kv_row(out, "change", v);
+		if (g->has_trend) {
+			snprintf(v, sizeof(v), "%s (95 %% interval %s to %s), "
+				 "p = %s", slope_s(c, b1, sizeof(b1),
+						   g->slope_bph),
+				 slope_s(c, b2, sizeof(b2), g->ci_low_bph),
+				 slope_s(c, b3, sizeof(b3), g->ci_high_bph),
+				 p_s(b4, sizeof(b4), g->p_value));
+			kv_row(out, "GPU slope", v);
+		}
+		fputs("</table>\n", out);
+	}
+	if (s->n_gpu_regions) {
+		fputs("<table class=\"gpu\">\n<thead><tr><th>source</th>"
+		      "<th>region</th><th>kind</th><th class=\"n\">first</th>"
+		      "<th class=\"n\">last</th></tr></thead>\n<tbody>\n",
+		      out);
+		for (size_t i = 0; i < s->n_gpu_regions; i++) {
+			const struct series_gpu_region *r = &s->gpu_regions[i];
+			fputs("<tr><td>", out);
+			put_esc(out, r->source);
+			fputs("</td><td><code>", out);
+			put_esc(out, r->name);
+			fputs("</code></td><td>", out);
+			put_esc(out, r->kind);
+			fprintf(out, "</td><td class=\"n\">%s</td><td "
+				"class=\"n\">%s</td></tr>\n",
+				size_s(c, b1, sizeof(b1), r->first),
+				size_s(c, b2, sizeof(b2), r->last));
+		}
+		fputs("</tbody></table>\n", out);
+	}
+	for (size_t i = 0; i < c->d->n_gpu_devices; i++) {
+		const struct dataset_gpu_device *dv = &c->d->gpu_devices[i];
+		fprintf(out, "<p>GPU %u (", dv->index);
+		put_esc(out, dv->source);
+		fprintf(out, "): %s used of %s, all processes.</p>\n",
+			size_s(c, b1, sizeof(b1), dv->used),
+			size_s(c, b2, sizeof(b2), dv->total));
+	}
+}
+
 /* ---- page ---------------------------------------------------------------- */
 
 static void target_section(struct ctx *c)
@@ -1761,6 +1832,7 @@ static void target_section(struct ctx *c)
 	restarts_table(c);
 	steps_table(c);
 	attribution_table(c);
+	gpu_table(c);
 	incarnations_table(c);
 	fputs("</div>\n</section>\n", out);
 }

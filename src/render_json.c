@@ -146,6 +146,69 @@ static json_t *regions_json(const struct series *s)
 	return o;
 }
 
+/* Device-local GPU memory in the footprint; null when none recorded. */
+static json_t *gpu_json(const struct target_findings *f)
+{
+	const struct gpu_finding *g = &f->gpu;
+	const struct series *s = f->series;
+	if (!g->recorded)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "device_local_first_bytes",
+			    bytes_or_null(g->first));
+	json_object_set_new(o, "device_local_last_bytes",
+			    bytes_or_null(g->last));
+	json_object_set_new(o, "device_local_max_bytes",
+			    bytes_or_null(g->max));
+	json_object_set_new(o, "share_of_footprint",
+			    num_or_null(g->share_last));
+	json_object_set_new(o, "growth_bytes", bytes_or_null(g->growth));
+	json_object_set_new(o, "footprint_growth_bytes",
+			    bytes_or_null(g->footprint_growth));
+	if (g->has_trend) {
+		json_t *sl = json_object();
+		json_object_set_new(sl, "bytes_per_hour",
+				    num_or_null(g->slope_bph));
+		json_object_set_new(sl, "ci95_low", num_or_null(g->ci_low_bph));
+		json_object_set_new(sl, "ci95_high",
+				    num_or_null(g->ci_high_bph));
+		json_object_set_new(sl, "p_value", num_or_null(g->p_value));
+		json_object_set_new(o, "slope", sl);
+	} else {
+		json_object_set_new(o, "slope", json_null());
+	}
+	json_t *regs = json_array();
+	for (size_t i = 0; i < s->n_gpu_regions; i++) {
+		const struct series_gpu_region *r = &s->gpu_regions[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "source", safe_string(r->source));
+		json_object_set_new(x, "region", safe_string(r->name));
+		json_object_set_new(x, "kind", safe_string(r->kind));
+		json_object_set_new(x, "first_bytes", bytes_or_null(r->first));
+		json_object_set_new(x, "last_bytes", bytes_or_null(r->last));
+		json_object_set_new(x, "last_time", time_or_null(r->last_t));
+		json_array_append_new(regs, x);
+	}
+	json_object_set_new(o, "regions", regs);
+	return o;
+}
+
+static json_t *gpu_devices_json(const struct dataset *d)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < d->n_gpu_devices; i++) {
+		const struct dataset_gpu_device *g = &d->gpu_devices[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "source", safe_string(g->source));
+		json_object_set_new(x, "index", json_integer(g->index));
+		json_object_set_new(x, "total_bytes", bytes_or_null(g->total));
+		json_object_set_new(x, "used_bytes", bytes_or_null(g->used));
+		json_object_set_new(x, "time", time_or_null(g->t));
+		json_array_append_new(a, x);
+	}
+	return a;
+}
+
 static json_t *restarts_json(const struct target_findings *f)
 {
 	json_t *a = json_array();
@@ -373,6 +436,7 @@ static json_t *target_json(const struct target_findings *f)
 	}
 	json_object_set_new(t, "incarnations", incs);
 	json_object_set_new(t, "regions", regions_json(s));
+	json_object_set_new(t, "gpu", gpu_json(f));
 	return t;
 }
 
@@ -387,6 +451,9 @@ int render_json(FILE *out, const struct dataset *d,
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(targets, target_json(&f[i]));
 	json_object_set_new(root, "targets", targets);
+	json_object_set_new(root, "gpu_sources", d->gpu_sources ?
+			    safe_string(d->gpu_sources) : json_null());
+	json_object_set_new(root, "gpu_devices", gpu_devices_json(d));
 	json_t *notes = json_array();
 	for (size_t i = 0; i < d->n_notes; i++)
 		json_array_append_new(notes, safe_string(d->notes[i]));

@@ -152,6 +152,43 @@ static void print_work(FILE *out, const struct target_findings *f)
 
 /* record --regions: the last snapshot by family, growth since the first
  * (of the same incarnation). */
+/* "  GPU  device-local 229.5 GiB (99 % of the footprint), first ..." and
+ * one line per region the drivers reported. */
+static void print_gpu(FILE *out, const struct target_findings *f)
+{
+	const struct gpu_finding *g = &f->gpu;
+	const struct series *s = f->series;
+	char b1[48], b2[48], b3[48];
+	if (!g->recorded)
+		return;
+	if (g->samples) {
+		fprintf(out, "  GPU         device-local last %s",
+			size_or_na(b1, sizeof(b1), g->last));
+		if (isfinite(g->share_last))
+			fprintf(out, " (%.0f %% of the footprint)",
+				100 * g->share_last);
+		fprintf(out, ", first %s, max %s\n",
+			size_or_na(b1, sizeof(b1), g->first),
+			size_or_na(b2, sizeof(b2), g->max));
+		if (g->has_trend)
+			fprintf(out, "              slope %s (95 %% interval %s "
+				"to %s)\n", rate(b1, sizeof(b1), g->slope_bph),
+				rate(b2, sizeof(b2), g->ci_low_bph),
+				rate(b3, sizeof(b3), g->ci_high_bph));
+	}
+	for (size_t i = 0; i < s->n_gpu_regions; i++) {
+		const struct series_gpu_region *r = &s->gpu_regions[i];
+		char name[64];
+		escape_terminal(name, sizeof(name), r->name);
+		fprintf(out, "              %s %s: %s [%s%s]\n", r->source, name,
+			size_or_na(b1, sizeof(b1), r->last), r->kind,
+			strcmp(r->kind, "host") == 0 ?
+			": host RAM, already in anon/shmem" :
+			strcmp(r->kind, "other") == 0 ?
+			": not in the footprint" : "");
+	}
+}
+
 static void print_regions(FILE *out, const struct series *s)
 {
 	const struct region_breakdown *b = s->regions_last,
@@ -366,6 +403,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 	print_work(out, f);
 	print_incarnations(out, f);
 	print_diagnosis(out, f);
+	print_gpu(out, f);
 	print_regions(out, s);
 	if (f->exhaustion.found)
 		fprintf(out, "  exhaustion  %s (%s) in %s (range %s to %s)\n",
@@ -398,6 +436,14 @@ int render_text(FILE *out, const struct dataset *d,
 	for (size_t i = 0; i < n; i++) {
 		print_target(out, &f[i], o);
 		fprintf(out, "\n");
+	}
+	for (size_t i = 0; i < d->n_gpu_devices; i++) {
+		const struct dataset_gpu_device *g = &d->gpu_devices[i];
+		char b1[48], b2[48], src[16];
+		fprintf(out, "GPU %u (%s): %s used of %s, all processes\n",
+			g->index, escape_terminal(src, sizeof(src), g->source),
+			size_or_na(b1, sizeof(b1), g->used),
+			size_or_na(b2, sizeof(b2), g->total));
 	}
 	for (size_t i = 0; i < d->n_notes; i++) {
 		char b[512];

@@ -24,6 +24,7 @@ const char *const series_component_names[COMP_COUNT] = {
 	[COMP_PSS_ANON] = "pss_anon",
 	[COMP_PRIVATE_DIRTY] = "private_dirty",
 	[COMP_SWAP_PSS] = "swap_pss",
+	[COMP_GPU] = "gpu",
 };
 
 void series_init(struct series *s, const char *name)
@@ -61,6 +62,7 @@ void series_release(struct series *s)
 		regions_release(s->regions_last);
 		free(s->regions_last);
 	}
+	free(s->gpu_regions);
 	for (size_t i = 0; i < s->n_incs; i++) {
 		free(s->incs[i].comm);
 		free(s->incs[i].cmdline);
@@ -203,6 +205,8 @@ void dataset_release(struct dataset *d)
 	for (size_t i = 0; i < d->n_notes; i++)
 		free(d->notes[i]);
 	free(d->notes);
+	free(d->gpu_devices);
+	free(d->gpu_sources);
 	free(d->source);
 	memset(d, 0, sizeof(*d));
 }
@@ -261,4 +265,42 @@ void series_add_region_row(struct series *s, uint32_t inc, double t,
 		s->regions_last_t = t;
 	}
 	region_row_set(s->regions_last, r);
+}
+
+void series_add_gpu_row(struct series *s, uint32_t inc, double t,
+			const char *source, const char *region,
+			const char *kind, double resident)
+{
+	if (s->n_gpu_regions && inc != s->gpu_regions_inc) {
+		if (inc < s->gpu_regions_inc)
+			return;  /* an older incarnation: keep the latest */
+		s->n_gpu_regions = 0;
+	}
+	s->gpu_regions_inc = inc;
+	size_t k = 0;
+	while (k < s->n_gpu_regions &&
+	       !(strcmp(s->gpu_regions[k].source, source) == 0 &&
+		 strcmp(s->gpu_regions[k].name, region) == 0))
+		k++;
+	if (k == s->n_gpu_regions) {
+		/* Bounded by the regions a driver has (probe_gpu.h keeps at
+		 * most GPU_REGION_MAX per process) plus NVML's one. */
+		s->gpu_regions = xrealloc(s->gpu_regions,
+					  (k + 1) * sizeof(*s->gpu_regions));
+		struct series_gpu_region *g = &s->gpu_regions[k];
+		memset(g, 0, sizeof(*g));
+		snprintf(g->source, sizeof(g->source), "%s", source);
+		snprintf(g->name, sizeof(g->name), "%s", region);
+		snprintf(g->kind, sizeof(g->kind), "%s", kind);
+		g->first_t = t;
+		g->first = resident;
+		s->n_gpu_regions++;
+	}
+	struct series_gpu_region *g = &s->gpu_regions[k];
+	if (isnan(g->first) && !isnan(resident)) {
+		g->first_t = t;
+		g->first = resident;
+	}
+	g->last_t = t;
+	g->last = resident;
 }

@@ -27,6 +27,7 @@ struct incarnation {
 enum series_component {
 	COMP_RSS, COMP_ANON, COMP_FILE, COMP_SHMEM, COMP_SWAP, COMP_PAGETABLES,
 	COMP_PSS, COMP_PSS_ANON, COMP_PRIVATE_DIRTY, COMP_SWAP_PSS,
+	COMP_GPU,   /* device-local GPU memory: part of the footprint */
 	COMP_COUNT
 };
 extern const char *const series_component_names[COMP_COUNT];
@@ -40,6 +41,22 @@ struct store_region_row {
 };
 
 struct region_breakdown;
+
+/* One GPU memory region of a process (schema 3): its first and last
+ * resident reading in the latest incarnation that has any. */
+struct series_gpu_region {
+	char source[8];            /* "drm" (fdinfo) or "nvml" */
+	char name[24];             /* vram0, system, device, ... */
+	char kind[8];              /* "device", "host" or "other" */
+	double first_t, first, last_t, last; /* resident bytes; NAN absent */
+};
+
+/* One GPU's memory as its driver reports it (all processes). */
+struct dataset_gpu_device {
+	char source[8];
+	unsigned index;
+	double t, total, used;     /* the latest reading */
+};
 
 struct series_gauge {
 	char *name;                /* owned */
@@ -65,6 +82,9 @@ struct series {
 	struct region_breakdown *regions_first, *regions_last;
 	double regions_first_t, regions_last_t;
 	uint32_t regions_inc;
+	struct series_gpu_region *gpu_regions; /* owned; n_gpu_regions */
+	size_t n_gpu_regions;
+	uint32_t gpu_regions_inc;
 	double quantum;            /* precision of the readings as stored
 				      (bytes); 0 when unknown */
 	/* Limits known from the source (NAN when unknown). */
@@ -81,6 +101,11 @@ struct dataset {
 	double interval_s;         /* configured interval; NAN if unknown */
 	char **notes;              /* notes recorded with the data; owned */
 	size_t n_notes;
+	struct dataset_gpu_device *gpu_devices; /* owned */
+	size_t n_gpu_devices;
+	char *gpu_sources;         /* what the recorder could read, e.g.
+				      "DRM fdinfo; NVML: not loaded (...)";
+				      owned; NULL when not recorded */
 };
 
 void series_init(struct series *s, const char *name);
@@ -111,6 +136,13 @@ uint32_t series_add_incarnation(struct series *s, int64_t pid,
  * snapshot of the latest incarnation seen. */
 void series_add_region_row(struct series *s, uint32_t inc, double t,
 			   const struct store_region_row *r);
+
+/* Add one GPU region reading of incarnation inc at t (rows in time
+ * order). Keeps first and last per (source, region) of the latest
+ * incarnation seen. */
+void series_add_gpu_row(struct series *s, uint32_t inc, double t,
+			const char *source, const char *region,
+			const char *kind, double resident);
 
 void dataset_init(struct dataset *d, const char *source);
 struct series *dataset_add_target(struct dataset *d, const char *name);

@@ -47,7 +47,7 @@ static const char schema_sql[] =
 	"  footprint INTEGER, rss INTEGER, anon INTEGER, file INTEGER,\n"
 	"  shmem INTEGER, swap INTEGER, pagetables INTEGER,\n"
 	"  pss INTEGER, pss_anon INTEGER, private_dirty INTEGER,\n"
-	"  swap_pss INTEGER);\n"
+	"  swap_pss INTEGER, gpu INTEGER);\n"
 	"CREATE TABLE IF NOT EXISTS system_sample(\n"
 	"  t REAL NOT NULL, mem_total INTEGER, mem_available INTEGER,\n"
 	"  swap_total INTEGER, swap_free INTEGER,\n"
@@ -70,12 +70,23 @@ static const char schema_sql[] =
 	"  incarnation_id INTEGER NOT NULL, t REAL NOT NULL,\n"
 	"  family TEXT NOT NULL, size INTEGER, rss INTEGER, pss INTEGER,\n"
 	"  private_dirty INTEGER, swap INTEGER, footprint INTEGER,\n"
-	"  mappings INTEGER, top TEXT);\n";
+	"  mappings INTEGER, top TEXT);\n"
+	/* Schema 3: GPU memory (sample.gpu is added by gpu_column_add() to
+	 * older files). */
+	"CREATE TABLE IF NOT EXISTS gpu_sample(\n"
+	"  incarnation_id INTEGER NOT NULL, t REAL NOT NULL,\n"
+	"  source TEXT NOT NULL, region TEXT NOT NULL, kind TEXT NOT NULL,\n"
+	"  total INTEGER, resident INTEGER, shared INTEGER,\n"
+	"  purgeable INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS gpu_device(\n"
+	"  t REAL NOT NULL, source TEXT NOT NULL, device INTEGER NOT NULL,\n"
+	"  total INTEGER, used INTEGER);\n";
 
 enum stmt_id {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_META, ST_TARGET, ST_CGROUP_FIND,
 	ST_CGROUP, ST_INC, ST_INC_END, ST_SAMPLE, ST_SYSTEM, ST_CGROUP_SAMPLE,
-	ST_NOTE, ST_SOURCE, ST_SOURCE_SAMPLE, ST_REGION, ST_COUNT
+	ST_NOTE, ST_SOURCE, ST_SOURCE_SAMPLE, ST_REGION, ST_GPU, ST_GPU_DEVICE,
+	ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -92,8 +103,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 		   "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_INC_END] = "UPDATE incarnation SET last_seen = ?2, end_reason = ?3 "
 		       "WHERE id = ?1",
-	[ST_SAMPLE] = "INSERT INTO sample VALUES "
-		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+	/* Columns named: a file upgraded from schema 2 has gpu last. */
+	[ST_SAMPLE] = "INSERT INTO sample(incarnation_id, t, footprint, rss, "
+		      "anon, file, shmem, swap, pagetables, pss, pss_anon, "
+		      "private_dirty, swap_pss, gpu) VALUES "
+		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
+		      "?14)",
 	[ST_SYSTEM] = "INSERT INTO system_sample VALUES "
 		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_CGROUP_SAMPLE] = "INSERT INTO cgroup_sample VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -103,6 +118,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_SOURCE_SAMPLE] = "INSERT INTO source_sample VALUES (?1, ?2, ?3)",
 	[ST_REGION] = "INSERT INTO region_snapshot VALUES "
 		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[ST_GPU] = "INSERT INTO gpu_sample VALUES "
+		   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_GPU_DEVICE] = "INSERT INTO gpu_device VALUES (?1, ?2, ?3, ?4, ?5)",
 };
 
 struct store {
@@ -231,6 +249,25 @@ static int check_schema_version(sqlite3 *db, const char *path)
 	return 0;
 }
 
+/* True when the sample table has a gpu column (schema 3, or upgraded). */
+static bool has_gpu_column(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	bool ok = sqlite3_prepare_v2(db, "SELECT gpu FROM sample LIMIT 0", -1,
+				     &s, NULL) == SQLITE_OK;
+	sqlite3_finalize(s);
+	return ok;
+}
+
+/* Appending to a schema 1 or 2 file: add sample.gpu (NULL in the rows
+ * already there: "not recorded", which is what they are). */
+static int gpu_column_add(struct store *st)
+{
+	if (has_gpu_column(st->db))
+		return 0;
+	return exec(st, "ALTER TABLE sample ADD COLUMN gpu INTEGER");
+}
+
 struct store *store_create(const char *path, bool append)
 {
 	struct stat sb;
@@ -261,7 +298,7 @@ struct store *store_create(const char *path, bool append)
 	 * process crashes in WAL mode; it only risks the latest commits on
 	 * power loss, a fair trade for a sampler that commits every second. */
 	if (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;") ||
-	    exec(st, schema_sql))
+	    exec(st, schema_sql) || gpu_column_add(st))
 		goto fail;
 	for (int i = 0; i < ST_COUNT; i++) {
 		if (sqlite3_prepare_v3(st->db, stmt_sql[i], -1,
@@ -440,6 +477,41 @@ int store_sample_add(struct store *st, const struct store_sample *x)
 		for (int i = 10; i <= 13; i++)
 			sqlite3_bind_null(s, i);
 	}
+	bind_bytes(s, 14, x->mem.gpu);
+	st->pending++;
+	return step_reset_as(st, s, false);
+}
+
+int store_gpu_add(struct store *st, int64_t inc_id, double t,
+		  const struct store_gpu_row *r)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_GPU];
+	sqlite3_bind_int64(s, 1, inc_id);
+	sqlite3_bind_double(s, 2, t);
+	bind_text(s, 3, r->source);
+	bind_text(s, 4, r->region);
+	bind_text(s, 5, r->kind);
+	bind_bytes(s, 6, r->total);
+	bind_bytes(s, 7, r->resident);
+	bind_bytes(s, 8, r->shared);
+	bind_bytes(s, 9, r->purgeable);
+	st->pending++;
+	return step_reset_as(st, s, false);
+}
+
+int store_gpu_device_add(struct store *st, double t, const char *source,
+			 unsigned device, double total, double used)
+{
+	if (batch_begin(st))
+		return -1;
+	sqlite3_stmt *s = st->stmt[ST_GPU_DEVICE];
+	sqlite3_bind_double(s, 1, t);
+	bind_text(s, 2, source);
+	sqlite3_bind_int64(s, 3, device);
+	bind_bytes(s, 4, total);
+	bind_bytes(s, 5, used);
 	st->pending++;
 	return step_reset_as(st, s, false);
 }
@@ -716,16 +788,32 @@ static bool sample_rowid_range(sqlite3 *db, sqlite3_int64 *lo,
 	return ok;
 }
 
+/* True when the file holds GPU figures (schema 3 and a GPU seen): only
+ * then is sample.gpu read. One indexed probe, not a scan of sample. */
+static bool has_gpu_data(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = has_gpu_column(db) &&
+		   sqlite3_prepare_v2(db, "SELECT 1 FROM gpu_sample LIMIT 1",
+				      -1, &s, NULL) == SQLITE_OK &&
+		   sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
 static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
 			const struct inc_map *map, size_t n_map,
-			bool components)
+			bool components, bool gpu)
 {
 	sqlite3_stmt *s;
-	const char *sql = components ?
-		"SELECT incarnation_id, t, footprint, rss, anon, file, shmem, "
-		"swap, pagetables, pss, pss_anon, private_dirty, swap_pss "
-		"FROM sample ORDER BY rowid" :
-		"SELECT incarnation_id, t, footprint FROM sample ORDER BY rowid";
+	char sql[256];
+	/* Columns 3.. are the components in enum order up to swap_pss, then
+	 * gpu; without components, gpu alone is column 3. */
+	snprintf(sql, sizeof(sql), "SELECT incarnation_id, t, footprint%s%s "
+		 "FROM sample ORDER BY rowid", components ?
+		 ", rss, anon, file, shmem, swap, pagetables, pss, pss_anon, "
+		 "private_dirty, swap_pss" : "", gpu ? ", gpu" : "");
+	const int gpu_col = components ? 3 + COMP_GPU : 3;
 	/* One target (the common case): its size is known up front from the
 	 * rowid range, so the arrays are allocated once. */
 	sqlite3_int64 lo, hi;
@@ -750,11 +838,16 @@ static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
 		}
 		size_t i = series_append(se, t, col_bytes(s, 2), last->inc);
 		if (components)
-			for (int c = 0; c < COMP_COUNT; c++) {
+			for (int c = 0; c < COMP_GPU; c++) {
 				double v = col_bytes(s, 3 + c);
 				if (!isnan(v))
 					series_set_component(se, c, i, v);
 			}
+		if (gpu) {
+			double v = col_bytes(s, gpu_col);
+			if (!isnan(v))
+				series_set_component(se, COMP_GPU, i, v);
+		}
 	}
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
@@ -1137,6 +1230,54 @@ static void read_regions(sqlite3 *db, struct dataset *out,
 	sqlite3_finalize(s);
 }
 
+/* GPU memory (schema 3): per target, the first and last reading of each
+ * region of the latest incarnation that has any; per device, the latest
+ * reading. Rows are few (one per region per sample of a GPU process). */
+static void read_gpu(sqlite3 *db, struct dataset *out,
+		     const struct inc_map *map, size_t n_map)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(db, "SELECT incarnation_id, t, source, region, "
+			       "kind, resident FROM gpu_sample ORDER BY rowid",
+			       -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const struct inc_map *m = inc_lookup(map, n_map,
+				sqlite3_column_int64(s, 0));
+			const char *src = (const char *)sqlite3_column_text(s, 2);
+			const char *reg = (const char *)sqlite3_column_text(s, 3);
+			const char *kind = (const char *)sqlite3_column_text(s, 4);
+			if (!m || !src || !reg || !kind)
+				continue;
+			series_add_gpu_row(&out->targets[m->target], m->inc,
+					   sqlite3_column_double(s, 1), src,
+					   reg, kind, col_bytes(s, 5));
+		}
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db, "SELECT source, device, t, total, used "
+			       "FROM gpu_device WHERE rowid IN (SELECT "
+			       "max(rowid) FROM gpu_device GROUP BY source, "
+			       "device) ORDER BY source, device", -1, &s,
+			       NULL) == SQLITE_OK) {
+		size_t cap = 0;
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			xgrow((void **)&out->gpu_devices, &cap,
+			      out->n_gpu_devices + 1,
+			      sizeof(*out->gpu_devices));
+			struct dataset_gpu_device *g =
+				&out->gpu_devices[out->n_gpu_devices++];
+			const char *src = (const char *)sqlite3_column_text(s, 0);
+			snprintf(g->source, sizeof(g->source), "%s",
+				 src ? src : "?");
+			g->index = (unsigned)sqlite3_column_int64(s, 1);
+			g->t = sqlite3_column_double(s, 2);
+			g->total = col_bytes(s, 3);
+			g->used = col_bytes(s, 4);
+		}
+	}
+	sqlite3_finalize(s);
+}
+
 static void read_meta_and_notes(sqlite3 *db, struct dataset *out)
 {
 	sqlite3_stmt *s;
@@ -1152,6 +1293,12 @@ static void read_meta_and_notes(sqlite3 *db, struct dataset *out)
 		for (size_t i = 0; i < out->n_targets; i++)
 			out->targets[i].quantum = q;
 	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
+			       "'gpu_sources'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		out->gpu_sources = xstrdup(
+			(const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	if (sqlite3_prepare_v2(db, "SELECT DISTINCT text FROM note ORDER BY "
 			       "rowid LIMIT 100", -1, &s, NULL) == SQLITE_OK)
@@ -1179,18 +1326,23 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 	int rc = read_targets(db, path, out, &target_ids);
 	if (!rc)
 		rc = read_incarnations(db, path, out, target_ids, &map, &n_map);
+	/* The parallel scan reads the footprint alone; components and GPU
+	 * figures take the serial one. */
+	bool gpu = has_gpu_data(db);
 	if (!rc)
-		rc = o && o->components ? 0 :
+		rc = (o && o->components) || gpu ? 0 :
 		     read_samples_parallel(db, path, out, map, n_map);
 	if (rc == 1)
 		rc = 0;
 	else if (rc == 0)
 		rc = read_samples(db, path, out, map, n_map,
-				  o && o->components);
+				  o && o->components, gpu);
 	if (!rc)
 		rc = read_sources(db, path, out, target_ids);
 	if (!rc) {
 		read_regions(db, out, map, n_map);
+		if (gpu)
+			read_gpu(db, out, map, n_map);
 		read_limits(db, out, map, n_map);
 		read_meta_and_notes(db, out);
 	}

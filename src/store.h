@@ -18,7 +18,7 @@
 #include "probe.h"
 #include "series.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 
@@ -71,6 +71,20 @@ int store_source_sample_add(struct store *st, int64_t source_id, double t,
  * absent; top is the family's largest mapping (process-controlled). */
 int store_region_add(struct store *st, int64_t inc_id, double t,
 		     const struct store_region_row *r);
+/* GPU memory (schema 3). One region of one process at t: source "drm"
+ * (a DRM fdinfo region, summed over the process's clients) or "nvml"
+ * (region "device": NVML's used memory, summed over devices); kind
+ * "device", "host" or "other" (probe_gpu.h). Figures in bytes, NAN
+ * absent. */
+struct store_gpu_row {
+	const char *source, *region, *kind;
+	double total, resident, shared, purgeable;
+};
+int store_gpu_add(struct store *st, int64_t inc_id, double t,
+		  const struct store_gpu_row *r);
+/* One device's memory (NVML's total and used, all processes). */
+int store_gpu_device_add(struct store *st, double t, const char *source,
+			 unsigned device, double total, double used);
 /* Commit the open batch. On failure (disk full, I/O error) the batch is
  * rolled back -- the file keeps every earlier commit -- and -1 is
  * returned without a message (store_last_error() says why); the caller

@@ -276,8 +276,33 @@ static void attribution_reason(struct target_findings *f)
 	       fsize(f, c, sizeof(c), at->unattributed));
 }
 
+/* "GPU memory (device-local) is 229.5 GiB, 99 % of the footprint; it
+ * grew +28.0 GiB of the footprint's +28.6 GiB". */
+static void gpu_reason(struct target_findings *f)
+{
+	const struct gpu_finding *g = &f->gpu;
+	if (!g->recorded || !g->samples)
+		return;
+	char a[48], b[48], c[48], share[32] = "";
+	if (isfinite(g->share_last))
+		snprintf(share, sizeof(share), ", %.0f %% of the footprint",
+			 100 * g->share_last);
+	if (isfinite(g->footprint_growth) &&
+	    fabs(g->footprint_growth) >= f->resolution &&
+	    fabs(g->growth) >= f->resolution)
+		reason(f, "GPU memory (device-local) is %s%s; it changed by "
+		       "%s of the footprint's %s", fsize(f, a, sizeof(a),
+		       g->last), share, fsize(f, b, sizeof(b), g->growth),
+		       fsize(f, c, sizeof(c), g->footprint_growth));
+	else
+		reason(f, "GPU memory (device-local) is %s%s; it did not "
+		       "change by the resolution or more", fsize(f, a,
+		       sizeof(a), g->last), share);
+}
+
 static void diagnosis_reasons(struct target_findings *f)
 {
+	gpu_reason(f);
 	restart_reasons(f);
 	step_reasons(f);
 	attribution_reason(f);

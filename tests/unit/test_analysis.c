@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -480,6 +481,75 @@ static void test_plateau_at_memtotal(void **state)
 	series_release(&s);
 }
 
+/* GPU memory in the footprint (analysis_gpu.c and the host limits).
+ * Host part flat at 1 GiB; device-local memory 2 GiB growing 256 MiB/h
+ * for 4 h at one sample a minute (every pairwise slope equal: Theil-Sen
+ * exact). By hand: first 2 GiB, last 3 GiB, growth 1 GiB of the
+ * footprint's 1 GiB, share 3/4 at the end. MemTotal 8 GiB bounds the
+ * host part only: headroom 8 - 1 = 7 GiB, not 8 - 4 = 4 GiB, so the
+ * slope of concern is 7 GiB / 720 h. */
+static void test_gpu_component(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "llm");
+	s.quantum = 4096;
+	s.mem_total = 8 * GiB;
+	series_add_incarnation(&s, 7, 1, 1.7e9, "llm", "llm");
+	for (int i = 0; i <= 240; i++) {
+		double gpu = 2 * GiB + i * (256 * MiB / 60);
+		size_t k = series_append(&s, 1.7e9 + 60.0 * i, GiB + gpu, 0);
+		series_set_component(&s, COMP_GPU, k, gpu);
+	}
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_true(f.gpu.recorded);
+	assert_int_equal(f.gpu.samples, 241);
+	assert_float_equal(f.gpu.first, 2 * GiB, 0);
+	assert_float_equal(f.gpu.last, 3 * GiB, 0);
+	assert_float_equal(f.gpu.growth, GiB, 0);
+	assert_float_equal(f.gpu.footprint_growth, GiB, 0);
+	assert_float_equal(f.gpu.share_last, 0.75, 1e-12);
+	assert_true(f.gpu.has_trend && f.gpu.significant);
+	assert_float_equal(f.gpu.slope_bph, 256 * MiB, 1);
+	assert_float_equal(f.concern_bph, 7 * GiB / 720, 1e-3);
+	bool said = false;
+	for (size_t i = 0; i < f.n_reasons; i++)
+		said = said || strstr(f.reasons[i], "GPU memory (device-local) "
+				      "is 3 GiB, 75 % of the footprint");
+	assert_true(said);
+	analysis_release(&f);
+
+	/* A plateau at 7.8 GiB of footprint holding 2 GiB of GPU memory is
+	 * 5.8 GiB of host memory: not "at MemTotal" (8 GiB); the same level
+	 * without GPU memory would be (7.8 >= 0.95 * 8). */
+	struct series p;
+	series_init(&p, "cap");
+	p.quantum = 4096;
+	p.mem_total = 8 * GiB;
+	series_add_incarnation(&p, 8, 1, 1.7e9, "cap", "cap");
+	for (int i = 0; i <= 144; i++) {
+		double h = i / 12.0;
+		double y = fmin(6 * GiB + h * GiB, 7.8 * GiB);
+		size_t k = series_append(&p, 1.7e9 + h * 3600, y, 0);
+		series_set_component(&p, COMP_GPU, k, 2 * GiB);
+	}
+	analysis_run(&p, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_PLATEAU);
+	assert_null(f.plateau.cap_name);
+	analysis_release(&f);
+	free(p.comp[COMP_GPU]);
+	p.comp[COMP_GPU] = NULL;
+	analysis_run(&p, &o, &f);
+	assert_non_null(f.plateau.cap_name);
+	assert_string_equal(f.plateau.cap_name, "MemTotal");
+	analysis_release(&f);
+	series_release(&p);
+	series_release(&s);
+}
+
 /* The same service giving memory back while idle: released = true, and
  * the per-request slope is still taken where the work was done. */
 static void test_per_request_release_at_idle(void **state)
@@ -612,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_no_work_inconclusive),
 		cmocka_unit_test(test_counter_reset_and_stable),
 		cmocka_unit_test(test_requests_needed),
+		cmocka_unit_test(test_gpu_component),
 	};
 	diag_set_quiet(true);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,11 @@
  *     files, not produced by the code under test. A scratch tree under /tmp
  *     checks the permission cases (as root, in a child that drops to
  *     nobody, since root reads everything);
+ *   - the DRM watch (gpu_drm_watch_*): the same fixtures, compared with
+ *     probe_gpu_drm_read, and scratch trees under /tmp that each test
+ *     changes between reads at now_mono values it chooses, to show which
+ *     files a read looked at: a client added on an fd that was not DRM at
+ *     the last full scan is seen only by the next full scan;
  *   - NVML: the fake library tests/helpers/fake_nvml.c ($FAKE_NVML_LIB),
  *     driven by a script file ($FAKE_NVML_SCRIPT) that each test rewrites,
  *     loaded through gpu_nvml_open's override path.
@@ -21,6 +26,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,9 +289,12 @@ static int denial_checks(const char *root, const char *dir, const char *file)
 	return 0;
 }
 
-static void test_drm_denied(void **state)
+typedef int denial_fn(const char *root, const char *dir, const char *file);
+
+/* Build ROOT/77/fdinfo/3 (drm_fdinfo) and run checks on it as a user
+ * that permissions apply to; they return 0 or a code. */
+static void run_denial(denial_fn *checks)
 {
-	(void)state;
 	char root[] = "/tmp/memtrend-gpu-XXXXXX";
 	assert_non_null(mkdtemp(root));
 	assert_int_equal(chmod(root, 0755), 0);
@@ -299,7 +308,7 @@ static void test_drm_denied(void **state)
 
 	int rc;
 	if (geteuid() != 0) {
-		rc = denial_checks(root, dir, file);
+		rc = checks(root, dir, file);
 	} else {
 		/* root reads everything: check as nobody, in a child that
 		 * owns the tree so it may chmod it. */
@@ -312,7 +321,7 @@ static void test_drm_denied(void **state)
 			if (setgroups(0, NULL) != 0 || setgid(65534) != 0 ||
 			    setuid(65534) != 0)
 				_exit(2);
-			_exit(denial_checks(root, dir, file));
+			_exit(checks(root, dir, file));
 		}
 		int st;
 		assert_int_equal(waitpid(child, &st, 0), child);
@@ -328,6 +337,388 @@ static void test_drm_denied(void **state)
 	if (rc != 0)
 		print_error("denial check failed with code %d\n", rc);
 	assert_int_equal(rc, 0);
+}
+
+static void test_drm_denied(void **state)
+{
+	(void)state;
+	run_denial(denial_checks);
+}
+
+/* ---- NVIDIA's DRM driver -------------------------------------------- */
+
+static void check_nvidia_fixture(const struct gpu_usage *u)
+{
+	/* nvidia-drm client 21 (fds 3 and 5, counted once) and amdgpu client
+	 * 2 (fd 4); fd 0 is a regular file. */
+	assert_int_equal(u->n_clients, 2);
+	assert_int_equal(u->n_regions, 4);
+	/* nvidia: vram0 3145728 KiB = 3221225472 total, 2097152 KiB =
+	 * 2147483648 resident; system 4 MiB = 4194304 */
+	check_region(u, "vram0", GPU_REGION_DEVICE, 3221225472.0,
+		     2147483648.0, NAN, NAN);
+	check_region(u, "system", GPU_REGION_HOST, 4194304.0, 4194304.0, NAN,
+		     NAN);
+	/* amdgpu: vram 1048576 KiB = 1073741824 total, 524288 KiB =
+	 * 536870912 resident; gtt 2 MiB = 2097152 resident */
+	check_region(u, "vram", GPU_REGION_DEVICE, 1073741824.0, 536870912.0,
+		     NAN, NAN);
+	check_region(u, "gtt", GPU_REGION_HOST, NAN, 2097152.0, NAN, NAN);
+	/* 2147483648 (vram0) + 536870912 (vram) = 2684354560, of which the
+	 * nvidia-drm client's vram0, 2147483648 */
+	check_figure("device_local", 2684354560.0, u->device_local);
+	check_figure("device_local_nvidia", 2147483648.0,
+		     u->device_local_nvidia);
+}
+
+static void test_drm_nvidia(void **state)
+{
+	(void)state;
+	struct gpu_usage u;
+	assert_int_equal(read_fx(1007, &u), PROBE_OK);
+	check_nvidia_fixture(&u);
+	/* Clients, none nvidia*: 0 (1001: 956301312 device-local, all
+	 * amdgpu). No client (1005), or device_local unknown (1006): NAN. */
+	assert_int_equal(read_fx(1001, &u), PROBE_OK);
+	check_figure("1001 nvidia", 0, u.device_local_nvidia);
+	assert_int_equal(read_fx(1005, &u), PROBE_OK);
+	check_figure("1005 nvidia", NAN, u.device_local_nvidia);
+	assert_int_equal(read_fx(1006, &u), PROBE_OK);
+	check_figure("1006 nvidia", NAN, u.device_local_nvidia);
+	/* And through a watch, on a full scan and between. */
+	struct gpu_drm_watch *w = gpu_drm_watch_new(proc_gpu, 1007, 10.0);
+	assert_non_null(w);
+	assert_int_equal(gpu_drm_watch_read(w, 0.0, &u), PROBE_OK);
+	check_nvidia_fixture(&u);
+	assert_int_equal(gpu_drm_watch_read(w, 1.0, &u), PROBE_OK);
+	check_nvidia_fixture(&u);
+	gpu_drm_watch_free(w);
+}
+
+/* ---- the DRM watch -------------------------------------------------- */
+
+/* Every field of a and b alike (regions in the same order). */
+static void check_same(const struct gpu_usage *a, const struct gpu_usage *b)
+{
+	assert_int_equal(a->n_clients, b->n_clients);
+	assert_int_equal(a->n_regions, b->n_regions);
+	assert_int_equal(a->regions_dropped, b->regions_dropped);
+	assert_int_equal(a->denied, b->denied);
+	for (size_t i = 0; i < a->n_regions; i++) {
+		const struct gpu_region *r = &a->regions[i];
+		assert_string_equal(r->name, b->regions[i].name);
+		check_region(b, r->name, r->kind, r->total, r->resident,
+			     r->shared, r->purgeable);
+	}
+	check_figure("device_local", a->device_local, b->device_local);
+	check_figure("device_local_nvidia", a->device_local_nvidia,
+		     b->device_local_nvidia);
+}
+
+static void test_watch_fixtures(void **state)
+{
+	(void)state;
+	for (pid_t pid = 1001; pid <= 1007; pid++) {
+		struct gpu_usage want, got;
+		assert_int_equal(read_fx(pid, &want), PROBE_OK);
+		struct gpu_drm_watch *w =
+			gpu_drm_watch_new(proc_gpu, pid, 10.0);
+		assert_non_null(w);
+		/* 0: first read, full scan; 1 and 9.5: the DRM fds only;
+		 * 10: full scan again; 10.5: DRM fds only. */
+		const double at[] = {0.0, 1.0, 9.5, 10.0, 10.5};
+		for (size_t i = 0; i < ARRAY_SIZE(at); i++) {
+			memset(&got, 0xa5, sizeof(got));
+			assert_int_equal(gpu_drm_watch_read(w, at[i], &got),
+					 PROBE_OK);
+			check_same(&want, &got);
+		}
+		if (pid == 1001) {
+			/* Figures from test_drm_amdgpu, read between scans
+			 * (fds 3, 4, 5, 6 only; 8 looks like DRM but has no
+			 * drm-driver and is not remembered). */
+			assert_int_equal(got.n_clients, 3);
+			check_figure("1001 device_local", 956301312.0,
+				     got.device_local);
+			check_figure("1001 nvidia", 0, got.device_local_nvidia);
+		}
+		if (pid == 1005) { /* no client: nothing to read between */
+			assert_int_equal(got.n_clients, 0);
+			assert_true(isnan(got.device_local));
+			assert_true(isnan(got.device_local_nvidia));
+		}
+		gpu_drm_watch_free(w);
+	}
+	/* No such process: gone on the first read, and on the next. */
+	struct gpu_drm_watch *w = gpu_drm_watch_new(proc_gpu, 9999, 10.0);
+	struct gpu_usage u;
+	assert_int_equal(gpu_drm_watch_read(w, 0.0, &u), PROBE_GONE);
+	assert_false(u.denied);
+	assert_true(isnan(u.device_local));
+	assert_int_equal(gpu_drm_watch_read(w, 1.0, &u), PROBE_GONE);
+	gpu_drm_watch_free(w);
+	/* NULL proc_root: $MEMTREND_PROC_ROOT, taken at gpu_drm_watch_new */
+	setenv("MEMTREND_PROC_ROOT", proc_gpu, 1);
+	w = gpu_drm_watch_new(NULL, 1003, 10.0);
+	unsetenv("MEMTREND_PROC_ROOT");
+	assert_int_equal(gpu_drm_watch_read(w, 0.0, &u), PROBE_OK);
+	assert_int_equal(u.n_clients, 4);
+	gpu_drm_watch_free(w);
+	gpu_drm_watch_free(NULL);
+	/* A root longer than any path the system opens (ENAMETOOLONG): an
+	 * error at the read, as probe_gpu_drm_read's, not at new. */
+	char *long_root = xmalloc(5001);
+	memset(long_root, 'a', 5000);
+	long_root[0] = '/';
+	long_root[5000] = '\0';
+	assert_int_equal(probe_gpu_drm_read(long_root, 1, &u), PROBE_ERROR);
+	w = gpu_drm_watch_new(long_root, 1, 10.0);
+	assert_non_null(w);
+	assert_int_equal(gpu_drm_watch_read(w, 0.0, &u), PROBE_ERROR);
+	assert_true(isnan(u.device_local));
+	gpu_drm_watch_free(w);
+	free(long_root);
+}
+
+/* A scratch proc root ROOT/77/fdinfo whose files the tests rewrite. */
+struct tree {
+	char root[64];
+	char dir[128];
+};
+
+#define TREE_FD_MAX 16 /* fd numbers the tests use: 0..15 */
+
+static const char not_drm[] = "pos:\t0\nflags:\t0100002\nmnt_id:\t25\n";
+
+static void tree_make(struct tree *t)
+{
+	snprintf(t->root, sizeof(t->root), "/tmp/memtrend-gpuw-XXXXXX");
+	assert_non_null(mkdtemp(t->root));
+	char pid_dir[96];
+	snprintf(pid_dir, sizeof(pid_dir), "%s/77", t->root);
+	snprintf(t->dir, sizeof(t->dir), "%s/fdinfo", pid_dir);
+	assert_int_equal(mkdir(pid_dir, 0755), 0);
+	assert_int_equal(mkdir(t->dir, 0755), 0);
+}
+
+/* fdinfo/fd: text, or none when text is NULL. */
+static void tree_fd(const struct tree *t, int fd, const char *text)
+{
+	char path[160];
+	snprintf(path, sizeof(path), "%s/%d", t->dir, fd);
+	if (text)
+		write_file(path, text);
+	else
+		assert_int_equal(unlink(path), 0);
+}
+
+/* fdinfo/fd: an amdgpu client `id` with `mib` MiB resident in vram. */
+static void tree_client(const struct tree *t, int fd, int id, int mib)
+{
+	char text[256];
+	snprintf(text, sizeof(text),
+		 "pos:\t0\ndrm-driver:\tamdgpu\ndrm-client-id:\t%d\n"
+		 "drm-pdev:\t0000:03:00.0\ndrm-resident-vram:\t%d MiB\n",
+		 id, mib);
+	tree_fd(t, fd, text);
+}
+
+static void tree_remove(const struct tree *t)
+{
+	char path[160];
+	for (int fd = 0; fd < TREE_FD_MAX; fd++) {
+		snprintf(path, sizeof(path), "%s/%d", t->dir, fd);
+		unlink(path);
+	}
+	rmdir(t->dir);
+	snprintf(path, sizeof(path), "%s/77", t->root);
+	rmdir(path);
+	rmdir(t->root);
+}
+
+/* Read w at now: PROBE_OK, n clients, device_local mib MiB. */
+static void watch_expect(struct gpu_drm_watch *w, double now, size_t n,
+			 double mib)
+{
+	struct gpu_usage u;
+	assert_int_equal(gpu_drm_watch_read(w, now, &u), PROBE_OK);
+	assert_false(u.denied);
+	if (u.n_clients != n)
+		print_error("at %g: %zu clients, want %zu\n", now,
+			    u.n_clients, n);
+	assert_int_equal(u.n_clients, n);
+	check_figure("device_local", mib * MIB, u.device_local);
+}
+
+static void test_watch_between_rescans(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_make(&t);
+	tree_fd(&t, 0, not_drm);
+	tree_client(&t, 3, 1, 1);
+	tree_fd(&t, 4, not_drm);
+	struct gpu_drm_watch *w = gpu_drm_watch_new(t.root, 77, 5.0);
+	assert_non_null(w);
+	watch_expect(w, 100.0, 1, 1); /* full scan: fd 3, 1 MiB */
+
+	/* fd 3 grows to 2 MiB: re-read between scans. fd 0 becomes a client
+	 * of 4 MiB, fd 4 is removed and fd 5 appears with 16 MiB: none of
+	 * them was a DRM fd at the scan, so none is read before it is due. */
+	tree_client(&t, 3, 1, 2);
+	tree_client(&t, 0, 2, 4);
+	tree_fd(&t, 4, NULL);
+	tree_client(&t, 5, 3, 16);
+	watch_expect(w, 101.0, 1, 2);
+	watch_expect(w, 104.9, 1, 2);
+	/* 5 s after the scan: a full scan sees them, 2 + 4 + 16 = 22 MiB */
+	watch_expect(w, 105.0, 3, 22);
+	/* fd 0 goes back to a plain file: a remembered fd no longer DRM, a
+	 * full scan at once: 2 + 16 = 18 MiB */
+	tree_fd(&t, 0, not_drm);
+	watch_expect(w, 105.1, 2, 18);
+	/* A clock before the last scan, or NAN, scans in full (fd 6 new:
+	 * 18 + 32 = 50 MiB, then fd 7: 50 + 64 = 114 MiB). */
+	tree_client(&t, 6, 4, 32);
+	watch_expect(w, 50.0, 3, 50);
+	tree_client(&t, 7, 5, 64);
+	watch_expect(w, NAN, 4, 114);
+	gpu_drm_watch_free(w);
+	tree_remove(&t);
+}
+
+static void test_watch_stale_fd_rescans(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_make(&t);
+	/* client 1 dup'ed onto fds 3 and 4 (1 MiB, counted once), client 2
+	 * on fd 5 (2 MiB). rescan_s 0: GPU_DRM_RESCAN_S (10). */
+	tree_client(&t, 3, 1, 1);
+	tree_client(&t, 4, 1, 1);
+	tree_client(&t, 5, 2, 2);
+	struct gpu_drm_watch *w = gpu_drm_watch_new(t.root, 77, 0.0);
+	watch_expect(w, 0.0, 2, 3);
+	/* In each step below a new client on a new fd is the witness: it
+	 * shows up only when the read did a full scan. */
+	/* the dup on fd 4 closed (ENOENT): full scan; + fd 6, 4 MiB:
+	 * 1 (fd 3) + 2 (fd 5) + 4 = 7 MiB */
+	tree_fd(&t, 4, NULL);
+	tree_client(&t, 6, 3, 4);
+	watch_expect(w, 1.0, 3, 7);
+	/* fd 5 turned into a plain file: full scan; + fd 7, 8 MiB:
+	 * 1 + 4 + 8 = 13 MiB */
+	tree_fd(&t, 5, not_drm);
+	tree_client(&t, 7, 4, 8);
+	watch_expect(w, 2.0, 3, 13);
+	/* fd 3 now names another client (id 1 -> 9, same size); + fd 8,
+	 * 16 MiB: 1 + 4 + 8 + 16 = 29 MiB */
+	tree_client(&t, 3, 9, 1);
+	tree_client(&t, 8, 5, 16);
+	watch_expect(w, 3.0, 4, 29);
+	/* another driver on fd 6 (same id 3): likewise; + fd 9, 32 MiB */
+	tree_fd(&t, 6, "drm-driver:\txe\ndrm-client-id:\t3\n"
+		       "drm-pdev:\t0000:03:00.0\ndrm-resident-vram0:\t4 MiB\n");
+	tree_client(&t, 9, 6, 32);
+	watch_expect(w, 4.0, 5, 61);
+	/* That last full scan was at 4: fd 10 (64 MiB) waits until 14. */
+	tree_client(&t, 10, 7, 64);
+	watch_expect(w, 13.9, 5, 61);
+	watch_expect(w, 14.0, 6, 125);
+	gpu_drm_watch_free(w);
+	tree_remove(&t);
+}
+
+static void test_watch_gone(void **state)
+{
+	(void)state;
+	struct tree t;
+	struct gpu_usage u;
+	/* With a DRM fd: its fdinfo gone sends the read to a full scan,
+	 * which finds the directory removed. */
+	tree_make(&t);
+	tree_client(&t, 3, 1, 1);
+	struct gpu_drm_watch *w = gpu_drm_watch_new(t.root, 77, 10.0);
+	watch_expect(w, 0.0, 1, 1);
+	tree_remove(&t);
+	assert_int_equal(gpu_drm_watch_read(w, 1.0, &u), PROBE_GONE);
+	assert_false(u.denied);
+	assert_int_equal(u.n_clients, 0);
+	assert_true(isnan(u.device_local));
+	assert_int_equal(gpu_drm_watch_read(w, 2.0, &u), PROBE_GONE);
+	gpu_drm_watch_free(w);
+
+	/* Without one: nothing is read before the next full scan (as
+	 * documented), which says gone. */
+	tree_make(&t);
+	tree_fd(&t, 0, not_drm);
+	w = gpu_drm_watch_new(t.root, 77, 10.0);
+	watch_expect(w, 0.0, 0, NAN);
+	tree_remove(&t);
+	watch_expect(w, 9.0, 0, NAN);
+	assert_int_equal(gpu_drm_watch_read(w, 10.0, &u), PROBE_GONE);
+	gpu_drm_watch_free(w);
+
+	/* A real process that exits: its kept /proc/PID/fdinfo says so. */
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	w = gpu_drm_watch_new("/proc", child, 10.0);
+	assert_int_equal(gpu_drm_watch_read(w, 0.0, &u), PROBE_OK);
+	assert_int_equal(u.n_clients, 0);
+	assert_int_equal(kill(child, SIGKILL), 0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	assert_int_equal(gpu_drm_watch_read(w, 10.0, &u), PROBE_GONE);
+	gpu_drm_watch_free(w);
+}
+
+/* As denial_checks, through a watch (rescan_s 10): 0 or a code. */
+static int watch_denial_checks(const char *root, const char *dir,
+			       const char *file)
+{
+	(void)dir;
+	struct gpu_usage u;
+	struct gpu_drm_watch *w = gpu_drm_watch_new(root, 77, 10.0);
+	int rc = 0;
+	/* first read, the DRM file unreadable */
+	if (chmod(file, 0) != 0)
+		rc = 20;
+	else if (gpu_drm_watch_read(w, 0.0, &u) != PROBE_DENIED ||
+		 !u.denied || !isnan(u.device_local))
+		rc = 21;
+	/* readable again, but not tried before the next full scan at 10 */
+	else if (chmod(file, 0644) != 0)
+		rc = 22;
+	else if (gpu_drm_watch_read(w, 9.5, &u) != PROBE_DENIED || !u.denied)
+		rc = 23;
+	/* drm_fdinfo: 1 client, 1 MiB of vram */
+	else if (gpu_drm_watch_read(w, 10.0, &u) != PROBE_OK || u.denied ||
+		 u.n_clients != 1 || u.device_local != MIB)
+		rc = 24;
+	/* between scans, the remembered fd turns unreadable */
+	else if (chmod(file, 0) != 0)
+		rc = 25;
+	else if (gpu_drm_watch_read(w, 11.0, &u) != PROBE_DENIED ||
+		 !u.denied || u.n_clients != 0)
+		rc = 26;
+	else if (chmod(file, 0644) != 0)
+		rc = 27;
+	else if (gpu_drm_watch_read(w, 19.9, &u) != PROBE_DENIED)
+		rc = 28;
+	else if (gpu_drm_watch_read(w, 20.0, &u) != PROBE_OK ||
+		 u.n_clients != 1)
+		rc = 29;
+	gpu_drm_watch_free(w);
+	return rc;
+}
+
+static void test_watch_denied(void **state)
+{
+	(void)state;
+	run_denial(watch_denial_checks);
 }
 
 /* ---- NVML through the fake library ---------------------------------- */
@@ -411,7 +802,8 @@ static void test_nvml_two_devices(void **state)
 	check_figure("4242", 1610612736.0, used(nv, 4242));
 	check_figure("5000", 1, used(nv, 5000));
 	check_figure("absent", NAN, used(nv, 6000));
-	assert_non_null(strstr(gpu_nvml_last_error(nv), "no device"));
+	/* on no list: not an error, no reason */
+	assert_string_equal(gpu_nvml_last_error(nv), "");
 
 	struct gpu_nvml_device d[4];
 	assert_int_equal(gpu_nvml_devices(nv, d, 4), 2);
@@ -524,6 +916,12 @@ int main(void)
 		cmocka_unit_test(test_drm_gone_and_env_root),
 		cmocka_unit_test(test_drm_real_self),
 		cmocka_unit_test(test_drm_denied),
+		cmocka_unit_test(test_drm_nvidia),
+		cmocka_unit_test(test_watch_fixtures),
+		cmocka_unit_test(test_watch_between_rescans),
+		cmocka_unit_test(test_watch_stale_fd_rescans),
+		cmocka_unit_test(test_watch_gone),
+		cmocka_unit_test(test_watch_denied),
 		cmocka_unit_test(test_nvml_missing_library),
 		cmocka_unit_test(test_nvml_init_failure),
 		cmocka_unit_test(test_nvml_env_override),

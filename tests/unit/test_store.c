@@ -47,7 +47,7 @@ static struct proc_mem mem(double anon, double swap, double shmem)
 	return (struct proc_mem){.rss = anon + 4096, .anon = anon,
 				 .file = 4096, .shmem = shmem, .swap = swap,
 				 .pagetables = 8192,
-				 .footprint = anon + swap + shmem};
+				 .footprint = anon + swap + shmem, .gpu = NAN};
 }
 
 static void test_round_trip(void **state)
@@ -172,6 +172,78 @@ static void test_not_a_recording(void **state)
 	assert_int_equal(store_read_dataset(path, NULL, &d), -1);
 }
 
+/* Schema 3: GPU figures round trip, and appending to a schema 2 file
+ * (made here from a schema 3 one by dropping what 3 added) adds the gpu
+ * column, leaving the old rows' figure absent. */
+static void test_gpu_round_trip_and_upgrade(void **state)
+{
+	(void)state;
+	char path[128], cmd[512];
+	snprintf(path, sizeof(path), "%s", path_of("gpu.db"));
+	struct store *st = store_create(path, false);
+	struct proc_identity id = {.pid = 6, .start_ticks = 3, .comm = "g"};
+	int64_t t = store_target_add(st, "pid", "6", "g", 0);
+	int64_t inc = store_incarnation_add(st, t, &id, 0, 1);
+	struct store_sample s = {inc, 1, mem(4096, 0, 0), NULL};
+	assert_int_equal(store_sample_add(st, &s), 0);
+	assert_int_equal(store_close(st), 0);
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \"ALTER TABLE sample DROP "
+		 "COLUMN gpu; DROP TABLE gpu_sample; DROP TABLE gpu_device; "
+		 "UPDATE meta SET value = '2' WHERE key = 'schema_version';\"",
+		 path);
+	if (system(cmd) != 0)
+		skip();  /* an sqlite3 older than 3.35 cannot drop columns */
+
+	st = store_create(path, true);
+	assert_non_null(st);
+	struct store_sample g = {inc, 2, mem(4096, 0, 0), NULL};
+	g.mem.gpu = 2 * 1048576.0;
+	g.mem.footprint += g.mem.gpu;
+	assert_int_equal(store_sample_add(st, &g), 0);
+	struct store_gpu_row vram = {"drm", "vram0", "device", 4194304.0,
+				     2097152.0, 0, NAN};
+	struct store_gpu_row gtt = {"drm", "gtt", "host", 65536.0, 65536.0,
+				    NAN, NAN};
+	assert_int_equal(store_gpu_add(st, inc, 2, &vram), 0);
+	assert_int_equal(store_gpu_add(st, inc, 2, &gtt), 0);
+	assert_int_equal(store_gpu_device_add(st, 2, "nvml", 0, 8e9, 1e9), 0);
+	vram.resident = 3145728.0;
+	g.t = 3;
+	g.mem.gpu = vram.resident;
+	g.mem.footprint = 4096 + vram.resident;
+	assert_int_equal(store_sample_add(st, &g), 0);
+	assert_int_equal(store_gpu_add(st, inc, 3, &vram), 0);
+	assert_int_equal(store_close(st), 0);
+
+	struct dataset d;
+	assert_int_equal(store_read_dataset(path, NULL, &d), 0);
+	const struct series *se = &d.targets[0];
+	assert_int_equal(se->n, 3);
+	assert_non_null(se->comp[COMP_GPU]);
+	assert_true(isnan(se->comp[COMP_GPU][0]));  /* the schema 2 row */
+	assert_float_equal(se->comp[COMP_GPU][1], 2097152.0, 0);
+	assert_float_equal(se->comp[COMP_GPU][2], 3145728.0, 0);
+	assert_float_equal(se->footprint[2], 4096 + 3145728.0, 0);
+	assert_int_equal(se->n_gpu_regions, 2);
+	assert_string_equal(se->gpu_regions[0].name, "vram0");
+	assert_string_equal(se->gpu_regions[0].kind, "device");
+	assert_float_equal(se->gpu_regions[0].first, 2097152.0, 0);
+	assert_float_equal(se->gpu_regions[0].last, 3145728.0, 0);
+	assert_float_equal(se->gpu_regions[1].last, 65536.0, 0);
+	assert_int_equal(d.n_gpu_devices, 1);
+	assert_float_equal(d.gpu_devices[0].total, 8e9, 0);
+	dataset_release(&d);
+	/* Components too: gpu is read beside them. */
+	struct store_read_options ro = {.components = true};
+	assert_int_equal(store_read_dataset(path, &ro, &d), 0);
+	assert_float_equal(d.targets[0].comp[COMP_GPU][2], 3145728.0, 0);
+	assert_float_equal(d.targets[0].comp[COMP_ANON][2], 4096, 0);
+	dataset_release(&d);
+	snprintf(cmd, sizeof(cmd), "test \"$(sqlite3 '%s' \"SELECT value FROM "
+		 "meta WHERE key = 'schema_version'\")\" = 3", path);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_uncommitted_batch_not_visible(void **state)
 {
 	(void)state;
@@ -252,6 +324,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_recording),
 		cmocka_unit_test(test_uncommitted_batch_not_visible),
 		cmocka_unit_test(test_parallel_read_equals_serial),
+		cmocka_unit_test(test_gpu_round_trip_and_upgrade),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
