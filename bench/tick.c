@@ -2,6 +2,7 @@
  * tick.c - the recorder's per-tick work without the recorder around it:
  * the same library calls that src/recorder.c's tick() makes for one -p
  * target (probe_sys_read, probe_proc_read [+ probe_proc_read_smaps],
+ * gpu_proc_sample (DRM fdinfo between full fd scans, NVML when loaded),
  * probe_cgroup_read, then store_system_add, store_sample_add,
  * store_cgroup_sample_add, and store_commit once a second), in the two
  * loops of bench_floor: tight (back to back) and sleeping to absolute
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "recorder_gpu.h"
 #include "store.h"
 
 struct ctx {
@@ -33,6 +35,8 @@ struct ctx {
 	struct probe_proc *pp;
 	struct probe_cgroup *cg;
 	struct store *st;
+	struct gpu_recorder *gpu;
+	struct gpu_proc *gp;
 	int64_t inc, cg_id;
 	bool smaps;
 	double last_commit;
@@ -67,6 +71,7 @@ static void tick(struct ctx *c)
 		fprintf(stderr, "bench_tick: the target is gone\n");
 		exit(1);
 	}
+	gpu_proc_sample(c->gpu, c->gp, c->st, c->inc, t, mono, &mem);
 	struct proc_smaps sm;
 	const struct proc_smaps *smp = NULL;
 	if (c->smaps && probe_proc_read_smaps(c->pp, &sm) == PROBE_OK)
@@ -132,6 +137,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	probe_cgroup_open(c.probe, pid, &c.cg);
+	c.gpu = gpu_recorder_new(probe_proc_root(c.probe), true);
+	c.gp = gpu_proc_new(c.gpu, pid);
 	store_remove(db);
 	c.st = store_create(db, false);
 	if (!c.st)
@@ -181,6 +188,8 @@ int main(int argc, char **argv)
 	store_close(c.st);
 	probe_cgroup_close(c.cg);
 	probe_proc_close(c.pp);
+	gpu_proc_free(c.gp);
+	gpu_recorder_free(c.gpu);
 	probe_free(c.probe);
 	return 0;
 }

@@ -385,7 +385,7 @@ static void add_target(struct frame *fr, const struct watch_view *v)
 
 static void add_footprint(struct frame *fr, const struct watch_view *v)
 {
-	char b[5][48];
+	char b[6][48];
 	if (!has_samples(v)) {
 		frame_add(fr, "%-*sn/a", LABEL_W, "footprint");
 		return;
@@ -402,10 +402,15 @@ static void add_footprint(struct frame *fr, const struct watch_view *v)
 	       swap = last_finite(s->comp[COMP_SWAP], s->n),
 	       shmem = last_finite(s->comp[COMP_SHMEM], s->n),
 	       file = last_finite(s->comp[COMP_FILE], s->n);
-	frame_add(fr, "%-*s%s = anon %s + swap %s + shmem %s;  file %s",
+	double gpu = last_finite(s->comp[COMP_GPU], s->n);
+	char with_gpu[64] = "";
+	if (isfinite(gpu))
+		snprintf(with_gpu, sizeof(with_gpu), " + GPU %s",
+			 fsize(v, b[5], 48, gpu));
+	frame_add(fr, "%-*s%s = anon %s + swap %s + shmem %s%s;  file %s",
 		  LABEL_W, "footprint", b[0], fsize(v, b[1], 48, anon),
 		  fsize(v, b[2], 48, swap), fsize(v, b[3], 48, shmem),
-		  fsize(v, b[4], 48, file));
+		  with_gpu, fsize(v, b[4], 48, file));
 }
 
 static void add_recent(struct frame *fr, const struct watch_view *v)
