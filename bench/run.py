@@ -54,6 +54,8 @@ SCIPY_N = knob("BENCH_SCIPY_N", 10000, 2000)        # d
 REPEAT = knob("BENCH_REPEAT", 2, 1)                 # c, d: best of
 SERIAL = knob("BENCH_SERIAL", 0, 0)                 # a: one at a time
 WORK_N = knob("BENCH_WORK_SAMPLES", 60, 5)          # e: 1 s samples
+GPU_N = knob("BENCH_GPU_SAMPLES", 1000, 50)          # f: 10 ms samples
+GPU_FDS = knob("BENCH_GPU_FDS", 1000, 100)           # f: target's fds
 # The recorder reads the machine's files (meminfo, PSI, cgroup) at most once
 # a second and the process's own files every tick; the floor and bench_tick
 # follow the same schedule (-k: system files every K-th iteration).
@@ -606,6 +608,96 @@ def work_rows(pid):
         "—", "all", passmiss(gaps == 0 and readings >= n_w - 1))
 
 
+# ---- f: GPU memory from DRM fdinfo -------------------------------------
+
+def gpu_tree():
+    """A proc tree (tests/fixtures/proc-v1's process 1234) whose process has
+    GPU_FDS fds, two of them one amdgpu client (vram and gtt), the rest
+    plain files: the case the recorder's DRM watch is built for."""
+    tree = os.path.join(OUT, "f-proc")
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(os.path.join(ROOT, "tests", "fixtures", "proc-v1"), tree)
+    fdinfo = os.path.join(tree, "1234", "fdinfo")
+    os.makedirs(fdinfo)
+    drm = ("pos:\t0\nflags:\t02100002\nmnt_id:\t26\nino:\t1096\n"
+           "drm-driver:\tamdgpu\ndrm-client-id:\t7\n"
+           "drm-pdev:\t0000:03:00.0\ndrm-total-vram:\t1048576 KiB\n"
+           "drm-resident-vram:\t786432 KiB\ndrm-total-gtt:\t64 MiB\n"
+           "drm-resident-gtt:\t64 MiB\n")
+    for fd in range(GPU_FDS):
+        with open(os.path.join(fdinfo, str(fd)), "w") as f:
+            f.write(drm if fd in (3, 4) else
+                    "pos:\t0\nflags:\t0100002\nmnt_id:\t25\nino:\t7\n")
+    return tree
+
+
+def gpu_rows():
+    """The recorder at 10 ms on the tree above, with GPU reading (the
+    default) and with --no-gpu, at once; the difference per sample is the
+    GPU read's cost. The peer scans the same fdinfo directory per sample as
+    a tool without memtrend's watch would."""
+    tree = gpu_tree()
+    log("f) GPU via DRM fdinfo: %d samples at 10 ms, a process with %d fds"
+        % (GPU_N, GPU_FDS))
+    sys_root = os.path.join(ROOT, "tests", "fixtures", "sys-v1")
+    dur = "%gs" % (GPU_N / 100.0)
+
+    def argv(db, extra, duration):
+        rm(db)
+        return [MEMTREND, "record", "-q", "-o", db, "--proc-root", tree,
+                "--sys-root", sys_root, "-p", "1234", "-i", "10ms", "-d",
+                duration] + extra
+    db_g = os.path.join(OUT, "f-gpu.db")
+    db_n = os.path.join(OUT, "f-nogpu.db")
+    # The fake NVML is not loaded here: NVML_LIB points at nothing, so
+    # only DRM is measured (a real NVML's cost is its own).
+    os.environ["MEMTREND_NVML_LIB"] = os.path.join(OUT, "no-nvml.so")
+    # The tree is a plain directory: memtrend would open its DRM fdinfo
+    # files at every read; on /proc it keeps them open. Keep them here too
+    # (the tree is not rewritten during the run), so this is /proc's path.
+    os.environ["MEMTREND_GPU_KEEP_FDS"] = "1"
+    # The two recorders side by side; the peer after them (it needs a
+    # whole CPU per sample and would crowd them).
+    g = Child("memtrend-gpu", argv(db_g, [], dur))
+    n = Child("memtrend-nogpu", argv(db_n, ["--no-gpu"], dur))
+    g.wait()
+    n.wait()
+    peer = Child("peer-fdinfo", [PY, os.path.join(ROOT, "bench",
+                                                  "peer_fdinfo.py"),
+                                 os.path.join(tree, "1234", "fdinfo"),
+                                 "--interval", "0.01", "--count",
+                                 str(max(GPU_N // 10, 20))]).wait()
+    short = {}
+    for tag, extra in (("gpu", []), ("nogpu", ["--no-gpu"])):
+        db = os.path.join(OUT, "f-%s-short.db" % tag)
+        c = run("memtrend-%s-short" % tag, argv(db, extra, "15ms"))
+        c.samples, _ = samples_in(db)
+        short[tag] = c
+    del os.environ["MEMTREND_NVML_LIB"]
+    del os.environ["MEMTREND_GPU_KEEP_FDS"]
+    n_g, _ = samples_in(db_g)
+    n_n, _ = samples_in(db_n)
+    steady_g = (g.cpu - short["gpu"].cpu) / max(
+        n_g - short["gpu"].samples, 1) * 1e6
+    steady_n = (n.cpu - short["nogpu"].cpu) / max(
+        n_n - short["nogpu"].samples, 1) * 1e6
+    vram = db_query(db_g, "SELECT count(*), max(gpu) FROM sample WHERE "
+                    "gpu IS NOT NULL")[0]
+    peer_us = float(kv(peer.out, "us_per_sample"))
+    detail("f: memtrend with GPU: %d samples (%d with a GPU figure, max %s "
+           "B), CPU %.1f ms; --no-gpu: %d samples, CPU %.1f ms; steady "
+           "%s vs %s per sample; peer: %s" % (
+               n_g, vram[0], vram[1], g.cpu * 1e3, n_n, n.cpu * 1e3,
+               us(steady_g), us(steady_n), peer.out.strip()))
+    cost = steady_g - steady_n
+    row("gpu@10ms: DRM read per sample, %d fds (1 client on 2): recorder "
+        "with - without, vs peer full fdinfo scan" % GPU_FDS,
+        us(cost), us(peer_us), ratio(max(cost, 0.0), peer_us))
+    row("gpu@10ms: samples with the client's VRAM (768 MiB) counted",
+        "%d/%d" % (vram[0], n_g), "—", "—", "all",
+        passmiss(vram[0] == n_g and vram[1] == 805306368))
+
+
 def table():
     head = ("measure", "memtrend", "peer", "ratio", "target", "result")
     w = [max(len(r[i]) for r in rows + [head]) for i in range(6)]
@@ -773,6 +865,8 @@ def main():
     monitor.mark("d")
     work_rows(str(idle.pid))
     monitor.mark("e")
+    gpu_rows()
+    monitor.mark("f")
 
     idle.kill()
     idle.wait()

@@ -45,7 +45,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#ifndef PROC_SUPER_MAGIC
+#define PROC_SUPER_MAGIC 0x9fa0 /* linux/magic.h */
+#endif
 
 #define FDINFO_BUF 4096
 #define DRM_ID_MAX 32 /* driver name, pdev string */
@@ -228,26 +233,27 @@ static void parse_line(struct drm_fd_rec *rec, const char *s, const char *e)
 	}
 }
 
-/* Stream the file `name` in dirfd through buf, line by line. 0 or -errno. */
-static int scan_fdinfo(int dirfd, const char *name, char *buf, size_t cap,
-		       struct drm_fd_rec *rec)
+/* Stream the open file fd from offset 0 through buf, line by line, with
+ * pread (a kept fd is read again the same way). A read shorter than asked
+ * is the end: /proc answers a whole seq_file in one read, and asking again
+ * at a new offset would make the kernel format it a second time. 0 or
+ * -errno. */
+static int scan_fd(int fd, char *buf, size_t cap, struct drm_fd_rec *rec)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	size_t have = 0;
+	off_t off = 0;
 	bool skipping = false; /* inside a line longer than the buffer */
 	for (;;) {
-		ssize_t r = read(fd, buf + have, cap - have);
+		ssize_t r = pread(fd, buf + have, cap - have, off);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			int e = errno;
-			close(fd);
-			return -e;
+			return -errno;
 		}
 		if (r == 0)
 			break;
+		off += r;
+		bool short_read = (size_t)r < cap - have;
 		have += (size_t)r;
 		char *s = buf, *end = buf + have, *nl;
 		while ((nl = memchr(s, '\n', (size_t)(end - s)))) {
@@ -263,11 +269,24 @@ static int scan_fdinfo(int dirfd, const char *name, char *buf, size_t cap,
 		} else if (have > 0) {
 			memmove(buf, s, have);
 		}
+		if (short_read)
+			break;
 	}
 	if (have > 0 && !skipping)
 		parse_line(rec, buf, buf + have);
-	close(fd);
 	return 0;
+}
+
+/* The file `name` in dirfd, opened for the read and closed. */
+static int scan_fdinfo(int dirfd, const char *name, char *buf, size_t cap,
+		       struct drm_fd_rec *rec)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = scan_fd(fd, buf, cap, rec);
+	close(fd);
+	return r;
 }
 
 /* ---- merging clients ---------------------------------------------------- */
@@ -386,12 +405,15 @@ static void merge_client(struct drm_merge *m, const struct drm_fd_rec *rec)
 	}
 }
 
-/* Read the fdinfo file `name` of dirfd into m->rec and count its client,
- * once, when it is a DRM client. 0 or -errno (m->rec then says nothing). */
-static int merge_fd(struct drm_merge *m, int dirfd, const char *name)
+/* Read the fdinfo file `name` of dirfd (or, when kept >= 0, that open
+ * file) into m->rec and count its client, once, when it is a DRM client.
+ * 0 or -errno (m->rec then says nothing). */
+static int merge_fd(struct drm_merge *m, int dirfd, const char *name,
+		    int kept)
 {
 	memset(&m->rec, 0, sizeof(m->rec));
-	int r = scan_fdinfo(dirfd, name, m->buf, sizeof(m->buf), &m->rec);
+	int r = kept >= 0 ? scan_fd(kept, m->buf, sizeof(m->buf), &m->rec) :
+		scan_fdinfo(dirfd, name, m->buf, sizeof(m->buf), &m->rec);
 	if (r < 0) {
 		m->rec.is_drm = false;
 		return r;
@@ -505,7 +527,7 @@ static int drm_scan(struct drm_merge *m, int dfd, const char *shown,
 			i++;
 		if (i == 0 || nm[i] != '\0')
 			continue; /* ".", "..", anything not an fd number */
-		int r = merge_fd(m, dirfd(dir), nm);
+		int r = merge_fd(m, dirfd(dir), nm, -1);
 		if (r == -EACCES || r == -EPERM) {
 			ret = PROBE_DENIED;
 			break;
@@ -547,8 +569,13 @@ int probe_gpu_drm_read(const char *proc_root, pid_t pid,
 
 #define FD_NAME_MAX 16 /* an fd number as a string, NUL included */
 
-/* A DRM fd of the last full scan, and the client it named. */
+/* A DRM fd of the last full scan, and the client it named. Its fdinfo
+ * file is kept open (fd; -1 when it could not be opened) and read again
+ * with pread: /proc looks the fd number up at every read, so a closed or
+ * reused fd shows as such, and a sample costs one system call per DRM
+ * fd instead of three. */
 struct drm_fd_mark {
+	int fd;
 	char name[FD_NAME_MAX];
 	bool has_id;
 	struct drm_client_key key;
@@ -561,6 +588,7 @@ struct gpu_drm_watch {
 	double last_scan;   /* now_mono of the last full scan; NAN: none */
 	bool denied;        /* it said PROBE_DENIED: so until the next */
 	bool scan_next;     /* next read scans in full, whatever the time */
+	bool keep_fds;      /* the directory is procfs: keep DRM fds open */
 	struct drm_fd_mark *fds; /* DRM fds of the last full scan */
 	size_t n_fds, cap_fds;
 	struct drm_seen seen;    /* reused by every read */
@@ -582,10 +610,19 @@ struct gpu_drm_watch *gpu_drm_watch_new(const char *proc_root, pid_t pid,
 	return w;
 }
 
+static void watch_forget_fds(struct gpu_drm_watch *w)
+{
+	for (size_t i = 0; i < w->n_fds; i++)
+		if (w->fds[i].fd >= 0)
+			close(w->fds[i].fd);
+	w->n_fds = 0;
+}
+
 void gpu_drm_watch_free(struct gpu_drm_watch *w)
 {
 	if (!w)
 		return;
+	watch_forget_fds(w);
 	if (w->dfd >= 0)
 		close(w->dfd);
 	free(w->path);
@@ -604,6 +641,7 @@ static void watch_note(void *ctx, const char *name,
 	}
 	xgrow((void **)&w->fds, &w->cap_fds, w->n_fds + 1, sizeof(*w->fds));
 	struct drm_fd_mark *f = &w->fds[w->n_fds++];
+	f->fd = w->keep_fds ? openat(w->dfd, name, O_RDONLY | O_CLOEXEC) : -1;
 	strcpy(f->name, name);
 	f->has_id = rec->has_id;
 	key_set(&f->key, rec);
@@ -615,11 +653,23 @@ static int watch_full_scan(struct gpu_drm_watch *w, double now,
 	w->last_scan = now;
 	w->denied = false;
 	w->scan_next = false;
-	w->n_fds = 0;
+	watch_forget_fds(w);
 	merge_start(m, out, &w->seen);
 	int ret = PROBE_OK, dfd = -1;
-	if (w->dfd < 0)
+	if (w->dfd < 0) {
 		ret = open_fdinfo(AT_FDCWD, w->path, w->path, out, &w->dfd);
+		/* Only /proc re-reads a kept fdinfo file as the fd is now; a
+		 * fixture tree on a plain filesystem may replace its files,
+		 * which a kept fd would not see: open those at every read.
+		 * MEMTREND_GPU_KEEP_FDS=1 keeps them anyway (for tests of a
+		 * tree rewritten in place). */
+		struct statfs sf;
+		const char *force = getenv("MEMTREND_GPU_KEEP_FDS");
+		w->keep_fds = ret == PROBE_OK &&
+			      ((force && strcmp(force, "1") == 0) ||
+			       (fstatfs(w->dfd, &sf) == 0 &&
+				sf.f_type == PROC_SUPER_MAGIC));
+	}
 	/* A fresh open description for readdir; the kept fd stays bound to
 	 * the directory first opened (the process incarnation). */
 	if (ret == PROBE_OK)
@@ -632,7 +682,7 @@ static int watch_full_scan(struct gpu_drm_watch *w, double now,
 	ret = ret == PROBE_OK ? drm_scan(m, dfd, w->path, watch_note, w)
 			      : merge_finish(m, ret);
 	if (ret != PROBE_OK)
-		w->n_fds = 0;
+		watch_forget_fds(w);
 	if (ret == PROBE_DENIED)
 		w->denied = true;
 	else if (ret != PROBE_OK)
@@ -649,7 +699,7 @@ static bool watch_recheck(struct gpu_drm_watch *w, struct drm_merge *m,
 	*ret = PROBE_OK;
 	for (size_t i = 0; i < w->n_fds; i++) {
 		const struct drm_fd_mark *f = &w->fds[i];
-		int r = merge_fd(m, w->dfd, f->name);
+		int r = merge_fd(m, w->dfd, f->name, f->fd);
 		if (r == -EACCES || r == -EPERM) {
 			w->denied = true;
 			*ret = PROBE_DENIED;

@@ -116,8 +116,11 @@ struct gpu_drm_watch *gpu_drm_watch_new(const char *proc_root, pid_t pid,
  * full scan, or at a now_mono before it or NAN) reads every fd like
  * probe_gpu_drm_read, with the same figures, and remembers the fd numbers
  * that were DRM clients (every one, duplicates of one client included)
- * and the client each named. Any other read opens and reads only those
- * fdinfo files, relative to the PROC_ROOT/PID/fdinfo directory fd kept
+ * and the client each named. Any other read reads only those files
+ * again: on procfs through their files kept open, with pread at offset 0
+ * (/proc looks the fd number up at each read, so a closed or reused fd
+ * shows as such); elsewhere (a fixture tree, whose files may be replaced)
+ * opened anew each time, relative to the PROC_ROOT/PID/fdinfo directory fd kept
  * open since the first read (bound to that process incarnation: once it
  * exits, reads say PROBE_GONE even if the PID is reused). When one of
  * them is gone, no longer a DRM client or names another client
@@ -135,7 +138,9 @@ struct gpu_drm_watch *gpu_drm_watch_new(const char *proc_root, pid_t pid,
  * PROBE_DENIED at once without a system call; after PROBE_GONE or
  * PROBE_ERROR the next read scans in full again.
  *
- * Work between full scans: one open+read+close per remembered fd through
+ * Work between full scans: one pread per remembered fd on procfs (one
+ * open file each, kept until the next full scan or gpu_drm_watch_free;
+ * open+read+close elsewhere) through
  * a 4 KiB stack buffer, no allocation (the remembered fds and the client
  * identities are arrays kept in the watch, reused; they grow only in a
  * full scan). A full scan costs what probe_gpu_drm_read does plus one
@@ -144,7 +149,7 @@ struct gpu_drm_watch *gpu_drm_watch_new(const char *proc_root, pid_t pid,
 int gpu_drm_watch_read(struct gpu_drm_watch *w, double now_mono,
 		       struct gpu_usage *out);
 
-/* Close the kept directory and free w; NULL is fine. */
+/* Close the kept directory and files and free w; NULL is fine. */
 void gpu_drm_watch_free(struct gpu_drm_watch *w);
 
 /* ---- NVIDIA NVML -------------------------------------------------------- */

@@ -550,9 +550,8 @@ static void watch_expect(struct gpu_drm_watch *w, double now, size_t n,
 	check_figure("device_local", mib * MIB, u.device_local);
 }
 
-static void test_watch_between_rescans(void **state)
+static void watch_between_rescans(void)
 {
-	(void)state;
 	struct tree t;
 	tree_make(&t);
 	tree_fd(&t, 0, not_drm);
@@ -585,6 +584,54 @@ static void test_watch_between_rescans(void **state)
 	watch_expect(w, NAN, 4, 114);
 	gpu_drm_watch_free(w);
 	tree_remove(&t);
+}
+
+static void test_watch_between_rescans(void **state)
+{
+	(void)state;
+	watch_between_rescans();
+}
+
+/* The same with the DRM fds' files kept open between full scans, as on
+ * /proc (forced here: the tree is a plain directory whose files are
+ * rewritten in place, which a kept fd sees as /proc's would). */
+static void test_watch_between_rescans_kept(void **state)
+{
+	(void)state;
+	assert_int_equal(setenv("MEMTREND_GPU_KEEP_FDS", "1", 1), 0);
+	watch_between_rescans();
+	unsetenv("MEMTREND_GPU_KEEP_FDS");
+}
+
+/* Which file a read between scans takes: with kept fds the one opened at
+ * the scan (a file renamed over it is a new inode, which /proc never
+ * makes of an fdinfo entry: here it only shows which file is read), else
+ * whatever the path names now. */
+static void test_watch_kept_fd_is_read(void **state)
+{
+	(void)state;
+	for (int keep = 0; keep <= 1; keep++) {
+		struct tree t;
+		tree_make(&t);
+		tree_client(&t, 3, 1, 1);
+		if (keep)
+			assert_int_equal(setenv("MEMTREND_GPU_KEEP_FDS", "1",
+						1), 0);
+		struct gpu_drm_watch *w = gpu_drm_watch_new(t.root, 77, 5.0);
+		watch_expect(w, 0.0, 1, 1);
+		char tmp[160], path[160];
+		snprintf(tmp, sizeof(tmp), "%s/new", t.root);
+		snprintf(path, sizeof(path), "%s/3", t.dir);
+		write_file(tmp, "pos:\t0\ndrm-driver:\tamdgpu\n"
+			   "drm-client-id:\t1\ndrm-pdev:\t0000:03:00.0\n"
+			   "drm-resident-vram:\t8 MiB\n");
+		assert_int_equal(rename(tmp, path), 0);
+		watch_expect(w, 1.0, 1, keep ? 1 : 8);
+		watch_expect(w, 5.0, 1, 8); /* a full scan opens anew */
+		gpu_drm_watch_free(w);
+		unsetenv("MEMTREND_GPU_KEEP_FDS");
+		tree_remove(&t);
+	}
 }
 
 static void test_watch_stale_fd_rescans(void **state)
@@ -919,6 +966,8 @@ int main(void)
 		cmocka_unit_test(test_drm_nvidia),
 		cmocka_unit_test(test_watch_fixtures),
 		cmocka_unit_test(test_watch_between_rescans),
+		cmocka_unit_test(test_watch_between_rescans_kept),
+		cmocka_unit_test(test_watch_kept_fd_is_read),
 		cmocka_unit_test(test_watch_stale_fd_rescans),
 		cmocka_unit_test(test_watch_gone),
 		cmocka_unit_test(test_watch_denied),
