@@ -5,7 +5,7 @@
  * recorder comes to it.
  *
  *   bench_floor [-m status|smaps|none] [-n ITERS] [-t TIGHT_ITERS] [-i SECONDS] PID
- *   bench_floor --hold MIB
+ *   bench_floor --hold MIB [--churn MS]
  *
  * Per iteration, through fds opened once before the loop and pread at
  * offset 0 (as src/probe_linux.c does):
@@ -33,6 +33,8 @@
  * --hold MIB: allocate MIB MiB, touch every 4 KiB page (with
  * MADV_NOHUGEPAGE: 4 KiB pages, the expensive case for smaps_rollup), print
  * "ready" and sleep until killed: the large target for the smaps costs.
+ * With --churn MS it changes its footprint every MS ms instead of
+ * sleeping (see hold()).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -68,7 +70,7 @@ static void usage(void)
 		"[-t TIGHT_ITERS] [-i SECONDS] [-k EVERY] PID\n"
 		"       -k: read the system and cgroup files every EVERY-th "
 		"iteration only\n"
-		"       bench_floor --hold MIB\n");
+		"       bench_floor --hold MIB [--churn MS]\n");
 	exit(2);
 }
 
@@ -236,7 +238,11 @@ static void report(const char *mode, const char *variant, long iters,
 	fflush(stdout);
 }
 
-static int hold(long mib)
+/* --churn MS: every MS milliseconds map and touch 64 KiB more, or unmap
+ * it again: the footprint alternates, so no two consecutive samples are
+ * alike (the recorder's store then writes every sample as its own row,
+ * its worst case). */
+static int hold(long mib, long churn_ms)
 {
 	size_t len = (size_t)mib << 20;
 	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -250,8 +256,26 @@ static int hold(long mib)
 		p[off] = 1;
 	printf("ready\n");
 	fflush(stdout);
-	for (;;)
-		pause();
+	if (churn_ms <= 0)
+		for (;;)
+			pause();
+	const size_t chunk = 64 << 10;
+	char *q = NULL;
+	struct timespec ts = {churn_ms / 1000, (churn_ms % 1000) * 1000000L};
+	for (;;) {
+		if (q) {
+			munmap(q, chunk);
+			q = NULL;
+		} else {
+			q = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (q == MAP_FAILED)
+				q = NULL;
+			for (size_t off = 0; q && off < chunk; off += 4096)
+				q[off] = 1;
+		}
+		nanosleep(&ts, NULL);
+	}
 }
 
 int main(int argc, char **argv)
@@ -262,8 +286,12 @@ int main(int argc, char **argv)
 	int pid = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "--hold") == 0 && i + 1 < argc)
-			return hold(atol(argv[++i]));
+		if (strcmp(a, "--hold") == 0 && i + 1 < argc) {
+			long mib = atol(argv[++i]), churn = 0;
+			if (i + 2 < argc && strcmp(argv[i + 1], "--churn") == 0)
+				churn = atol(argv[i + 2]);
+			return hold(mib, churn);
+		}
 		else if (strcmp(a, "-m") == 0 && i + 1 < argc)
 			mode = argv[++i];
 		else if (strcmp(a, "-n") == 0 && i + 1 < argc)

@@ -39,6 +39,9 @@ struct ctx {
 	struct gpu_proc *gp;
 	int64_t inc, cg_id;
 	bool smaps;
+	bool unequal;              /* -u: make every sample differ */
+	double stamp, step;        /* the next tick's stamp, and its step */
+	long n;
 	double last_commit;
 };
 
@@ -64,7 +67,11 @@ static long system_every = 1, tick_no;
 /* One tick, as recorder.c's tick() for a single -p target. */
 static void tick(struct ctx *c)
 {
-	double mono = clock_s(CLOCK_MONOTONIC), t = clock_s(CLOCK_REALTIME);
+	/* Stamped as recorder.c stamps an on-time tick: with its deadline,
+	 * a constant step after the last (the store folds runs of equal
+	 * samples on that condition). */
+	double mono = clock_s(CLOCK_MONOTONIC), t = c->stamp;
+	c->stamp += c->step;
 	bool system = tick_no++ % system_every == 0;
 	struct proc_mem mem;
 	if (probe_proc_read(c->pp, &mem) != PROBE_OK) {
@@ -72,6 +79,8 @@ static void tick(struct ctx *c)
 		exit(1);
 	}
 	gpu_proc_sample(c->gpu, c->gp, c->st, c->inc, t, mono, &mem);
+	if (c->unequal)  /* the worst case: no two samples alike */
+		mem.anon += 4096.0 * (double)(c->n++ & 1);
 	struct proc_smaps sm;
 	const struct proc_smaps *smp = NULL;
 	if (c->smaps && probe_proc_read_smaps(c->pp, &sm) == PROBE_OK)
@@ -95,7 +104,9 @@ static void tick(struct ctx *c)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_tick [-m status|smaps] [-n ITERS] "
-		"[-t TIGHT_ITERS] [-i SECONDS] [-k EVERY] [-o FILE.db] PID\n");
+		"[-t TIGHT_ITERS] [-i SECONDS] [-k EVERY] [-u] [-o FILE.db] "
+		"PID\n       -u: every sample differs from the last (no runs "
+		"of equal samples to fold)\n");
 	exit(2);
 }
 
@@ -105,6 +116,7 @@ int main(int argc, char **argv)
 	long iters = 2000, tight = -1;
 	double interval = 0.01;
 	int pid = 0;
+	bool unequal = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "-m") == 0 && i + 1 < argc)
@@ -117,6 +129,8 @@ int main(int argc, char **argv)
 			interval = atof(argv[++i]);
 		else if (strcmp(a, "-o") == 0 && i + 1 < argc)
 			db = argv[++i];
+		else if (strcmp(a, "-u") == 0)
+			unequal = true;
 		else if (strcmp(a, "-k") == 0 && i + 1 < argc)
 			system_every = atol(argv[++i]);
 		else if (a[0] != '-' && !pid)
@@ -124,7 +138,10 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	struct ctx c = {.smaps = strcmp(mode, "smaps") == 0};
+	struct ctx c = {.smaps = strcmp(mode, "smaps") == 0,
+			.unequal = unequal,
+			.stamp = clock_s(CLOCK_REALTIME),
+			.step = interval > 0 ? interval : 0.01};
 	if (pid <= 0 || iters <= 0 || interval < 0 ||
 	    (!c.smaps && strcmp(mode, "status")))
 		usage();

@@ -144,6 +144,7 @@ struct recorder {
 	bool source_set_taken;     /* source_set_new() was called */
 	bool regions_denied_noted;
 	struct gpu_recorder *gpu;
+	double wall_offset;        /* wall clock - monotonic clock; NAN */
 };
 
 static void slope_add(struct slope_buf *b, double t, double y)
@@ -573,6 +574,25 @@ static void sources_request(struct recorder *rec, double t)
 					NAN);
 }
 
+/*
+ * A tick's stamp (wall-clock UTC seconds). An on-time tick is stamped with
+ * its deadline, so regular ticks carry an exact arithmetic sequence of
+ * stamps: the store folds runs of equal samples into one row on that
+ * condition, and the reader gives each its time back. A late (or early:
+ * a signal) tick is stamped when it runs. The wall clock's offset from
+ * the monotonic one is taken again whenever it has moved by more than
+ * 10 ms (the clock was stepped): stamps stay wall-clock time.
+ */
+static double tick_stamp(struct recorder *rec, double deadline, double mono)
+{
+	double offset = now_wall() - now_monotonic();
+	if (!(fabs(offset - rec->wall_offset) <= 0.01))
+		rec->wall_offset = offset;
+	double slack = fmin(0.25 * rec->o->interval_s, 0.05);
+	double at = fabs(mono - deadline) <= slack ? deadline : mono;
+	return at + rec->wall_offset;
+}
+
 static void tick(struct recorder *rec, double t, double mono)
 {
 	for (size_t i = 0; i < rec->n_roots; i++)
@@ -852,6 +872,7 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 	rec.slope->stride = 1;
 	rec.slope_bph = NAN;
 	rec.status_fp = NAN;
+	rec.wall_offset = NAN;
 	res->samples = 0;
 	res->command_status = -1;
 	stop_signal = 0;
@@ -892,7 +913,7 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 	bool stopping = false;
 	for (;;) {
 		double mono = now_monotonic();
-		t = now_wall();
+		t = tick_stamp(&rec, next, mono);
 		tick(&rec, t, mono);
 		if (mono - last_commit >= o->commit_interval_s) {
 			commit_batch(&rec);

@@ -47,7 +47,7 @@ static const char schema_sql[] =
 	"  footprint INTEGER, rss INTEGER, anon INTEGER, file INTEGER,\n"
 	"  shmem INTEGER, swap INTEGER, pagetables INTEGER,\n"
 	"  pss INTEGER, pss_anon INTEGER, private_dirty INTEGER,\n"
-	"  swap_pss INTEGER, gpu INTEGER);\n"
+	"  swap_pss INTEGER, gpu INTEGER, repeats INTEGER, t_last REAL);\n"
 	"CREATE TABLE IF NOT EXISTS system_sample(\n"
 	"  t REAL NOT NULL, mem_total INTEGER, mem_available INTEGER,\n"
 	"  swap_total INTEGER, swap_free INTEGER,\n"
@@ -71,8 +71,9 @@ static const char schema_sql[] =
 	"  family TEXT NOT NULL, size INTEGER, rss INTEGER, pss INTEGER,\n"
 	"  private_dirty INTEGER, swap INTEGER, footprint INTEGER,\n"
 	"  mappings INTEGER, top TEXT);\n"
-	/* Schema 3: GPU memory (sample.gpu is added by gpu_column_add() to
-	 * older files). */
+	/* Schema 3: GPU memory and runs of equal samples (sample.gpu,
+	 * .repeats and .t_last are added by schema3_columns_add() to older
+	 * files). */
 	"CREATE TABLE IF NOT EXISTS gpu_sample(\n"
 	"  incarnation_id INTEGER NOT NULL, t REAL NOT NULL,\n"
 	"  source TEXT NOT NULL, region TEXT NOT NULL, kind TEXT NOT NULL,\n"
@@ -106,9 +107,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 	/* Columns named: a file upgraded from schema 2 has gpu last. */
 	[ST_SAMPLE] = "INSERT INTO sample(incarnation_id, t, footprint, rss, "
 		      "anon, file, shmem, swap, pagetables, pss, pss_anon, "
-		      "private_dirty, swap_pss, gpu) VALUES "
+		      "private_dirty, swap_pss, gpu, repeats, t_last) VALUES "
 		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, "
-		      "?14)",
+		      "?14, ?15, ?16)",
 	[ST_SYSTEM] = "INSERT INTO system_sample VALUES "
 		      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_CGROUP_SAMPLE] = "INSERT INTO cgroup_sample VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -123,6 +124,27 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_GPU_DEVICE] = "INSERT INTO gpu_device VALUES (?1, ?2, ?3, ?4, ?5)",
 };
 
+/*
+ * A run of equal samples of one incarnation: samples whose figures are all
+ * the same as the one before, at stamps a constant step apart (the
+ * recorder stamps on-time ticks with their deadlines, an exact arithmetic
+ * sequence). It is held here and written as one row (repeats, t_last)
+ * when a different sample comes, when the incarnation ends, or when the
+ * batch commits; the reader gives each sample back its time. An idle
+ * service's samples thus cost a comparison each instead of an INSERT, and
+ * its recording a row per second instead of one per sample.
+ */
+struct sample_run {
+	int64_t inc;
+	double t, t_last, step;    /* step: NAN while repeats is 1 */
+	int64_t repeats;           /* 0: no sample held */
+	struct proc_mem mem;
+};
+
+/* Stamps of one run may stray from its step by this much (floating-point
+ * rounding of the deadlines); anything else starts a new run. */
+#define RUN_STEP_TOLERANCE_S 1e-6
+
 struct store {
 	sqlite3 *db;
 	char *path;
@@ -130,6 +152,12 @@ struct store {
 	bool in_batch;
 	uint64_t pending;
 	char last_error[256];      /* why the last commit failed */
+	/* Held runs: one per incarnation sampled and not yet ended, so
+	 * bounded by the processes being watched. */
+	struct sample_run *runs;
+	size_t n_runs, cap_runs;
+	size_t last_run;           /* index hint: the last one used */
+	bool runs_flagged;         /* meta.sample_runs written */
 };
 
 static int db_error(sqlite3 *db, const char *what, const char *path)
@@ -249,23 +277,51 @@ static int check_schema_version(sqlite3 *db, const char *path)
 	return 0;
 }
 
-/* True when the sample table has a gpu column (schema 3, or upgraded). */
-static bool has_gpu_column(sqlite3 *db)
+/* True when the sample table has the column (a fixed name of ours). */
+static bool has_sample_column(sqlite3 *db, const char *column)
 {
+	char sql[64];
+	snprintf(sql, sizeof(sql), "SELECT %s FROM sample LIMIT 0", column);
 	sqlite3_stmt *s = NULL;
-	bool ok = sqlite3_prepare_v2(db, "SELECT gpu FROM sample LIMIT 0", -1,
-				     &s, NULL) == SQLITE_OK;
+	bool ok = sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK;
 	sqlite3_finalize(s);
 	return ok;
 }
 
-/* Appending to a schema 1 or 2 file: add sample.gpu (NULL in the rows
- * already there: "not recorded", which is what they are). */
-static int gpu_column_add(struct store *st)
+/* schema 3, or upgraded to it */
+static bool has_gpu_column(sqlite3 *db)
 {
-	if (has_gpu_column(st->db))
-		return 0;
-	return exec(st, "ALTER TABLE sample ADD COLUMN gpu INTEGER");
+	return has_sample_column(db, "gpu");
+}
+
+/* Appending to a schema 1 or 2 file: add sample.gpu (NULL in the rows
+ * already there: "not recorded", which is what they are), .repeats and
+ * .t_last (NULL: one sample). */
+/* Every sample on its own row, runs expanded at their times (for any
+ * SQLite client; memtrend's reader expands runs itself, faster). Costs
+ * O(rows x the longest run): fine for a look, not for 10^7 rows. */
+static const char sample_view_sql[] =
+	"CREATE VIEW IF NOT EXISTS sample_expanded AS\n"
+	"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k\n"
+	"  WHERE i + 1 < (SELECT max(coalesce(repeats, 1)) FROM sample))\n"
+	"SELECT s.incarnation_id, CASE WHEN k.i = 0 THEN s.t\n"
+	"  ELSE s.t + (s.t_last - s.t) * k.i / (s.repeats - 1) END AS t,\n"
+	"  s.footprint, s.rss, s.anon, s.file, s.shmem, s.swap,\n"
+	"  s.pagetables, s.pss, s.pss_anon, s.private_dirty, s.swap_pss,\n"
+	"  s.gpu FROM sample s JOIN k ON k.i < coalesce(s.repeats, 1);";
+
+static int schema3_columns_add(struct store *st)
+{
+	static const char *const add[][2] = {
+		{"gpu", "ALTER TABLE sample ADD COLUMN gpu INTEGER"},
+		{"repeats", "ALTER TABLE sample ADD COLUMN repeats INTEGER"},
+		{"t_last", "ALTER TABLE sample ADD COLUMN t_last REAL"},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(add); i++)
+		if (!has_sample_column(st->db, add[i][0]) &&
+		    exec(st, add[i][1]))
+			return -1;
+	return exec(st, sample_view_sql);
 }
 
 struct store *store_create(const char *path, bool append)
@@ -298,7 +354,7 @@ struct store *store_create(const char *path, bool append)
 	 * process crashes in WAL mode; it only risks the latest commits on
 	 * power loss, a fair trade for a sampler that commits every second. */
 	if (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;") ||
-	    exec(st, schema_sql) || gpu_column_add(st))
+	    exec(st, schema_sql) || schema3_columns_add(st))
 		goto fail;
 	for (int i = 0; i < ST_COUNT; i++) {
 		if (sqlite3_prepare_v3(st->db, stmt_sql[i], -1,
@@ -324,10 +380,19 @@ fail:
 	return NULL;
 }
 
+static int runs_flush(struct store *st);
+
 int store_commit(struct store *st)
 {
 	if (!st->in_batch)
 		return 0;
+	/* The held runs go into this batch: a commit holds every sample
+	 * given before it. A failed write shows in the commit's result. */
+	runs_flush(st);
+	if (!st->in_batch) {
+		st->pending = 0;
+		return -1;  /* a write failed and SQLite ended the batch */
+	}
 	int rc = sqlite3_step(st->stmt[ST_COMMIT]);
 	sqlite3_reset(st->stmt[ST_COMMIT]);
 	if (rc != SQLITE_DONE) {
@@ -367,6 +432,7 @@ int store_close(struct store *st)
 		      st->last_error);
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
+	free(st->runs);
 	/* Fold the WAL back into the main file so the recording is one
 	 * self-contained file once the recorder has ended. */
 	if (rc == 0)
@@ -441,9 +507,12 @@ int64_t store_incarnation_add(struct store *st, int64_t target_id,
 	return insert_row(st, s);
 }
 
+static void run_end(struct store *st, int64_t inc_id);
+
 int store_incarnation_end(struct store *st, int64_t inc_id, double last_seen,
 			  const char *reason)
 {
+	run_end(st, inc_id);
 	if (batch_begin(st))
 		return -1;
 	sqlite3_stmt *s = st->stmt[ST_INC_END];
@@ -454,10 +523,11 @@ int store_incarnation_end(struct store *st, int64_t inc_id, double last_seen,
 	return step_reset(st, s);
 }
 
-int store_sample_add(struct store *st, const struct store_sample *x)
+/* Write one sample row: x's figures, standing for `repeats` samples from
+ * x->t to t_last when repeats > 1. */
+static int sample_write(struct store *st, const struct store_sample *x,
+			int64_t repeats, double t_last)
 {
-	if (batch_begin(st))
-		return -1;
 	sqlite3_stmt *s = st->stmt[ST_SAMPLE];
 	sqlite3_bind_int64(s, 1, x->incarnation_id);
 	sqlite3_bind_double(s, 2, x->t);
@@ -478,8 +548,126 @@ int store_sample_add(struct store *st, const struct store_sample *x)
 			sqlite3_bind_null(s, i);
 	}
 	bind_bytes(s, 14, x->mem.gpu);
+	if (repeats > 1) {
+		sqlite3_bind_int64(s, 15, repeats);
+		sqlite3_bind_double(s, 16, t_last);
+	} else {
+		sqlite3_bind_null(s, 15);
+		sqlite3_bind_null(s, 16);
+	}
+	if (step_reset_as(st, s, false))
+		return -1;
+	/* Readers take the fast path (one row, one sample) unless told. */
+	if (repeats > 1 && !st->runs_flagged) {
+		st->runs_flagged = true;
+		return store_meta_set(st, "sample_runs", "1");
+	}
+	return 0;
+}
+
+/* The held run of inc (a free slot when it has none yet); NULL only with
+ * create false. */
+static struct sample_run *run_of(struct store *st, int64_t inc, bool create)
+{
+	if (st->last_run < st->n_runs && st->runs[st->last_run].inc == inc)
+		return &st->runs[st->last_run];
+	for (size_t i = 0; i < st->n_runs; i++)
+		if (st->runs[i].inc == inc) {
+			st->last_run = i;
+			return &st->runs[i];
+		}
+	if (!create)
+		return NULL;
+	xgrow((void **)&st->runs, &st->cap_runs, st->n_runs + 1,
+	      sizeof(*st->runs));
+	struct sample_run *r = &st->runs[st->n_runs];
+	memset(r, 0, sizeof(*r));
+	r->inc = inc;
+	st->last_run = st->n_runs++;
+	return r;
+}
+
+static int run_write(struct store *st, struct sample_run *r)
+{
+	if (!r->repeats)
+		return 0;
+	struct store_sample x = {r->inc, r->t, r->mem, NULL};
+	int64_t n = r->repeats;
+	r->repeats = 0;
+	return sample_write(st, &x, n, r->t_last);
+}
+
+static int runs_flush(struct store *st)
+{
+	int rc = 0;
+	for (size_t i = 0; i < st->n_runs; i++)
+		if (run_write(st, &st->runs[i]))
+			rc = -1;
+	return rc;
+}
+
+/* The incarnation ended: write its run, forget its slot. */
+static void run_end(struct store *st, int64_t inc_id)
+{
+	struct sample_run *r = run_of(st, inc_id, false);
+	if (!r)
+		return;
+	if (r->repeats && batch_begin(st) == 0)
+		run_write(st, r);
+	*r = st->runs[--st->n_runs];
+	st->last_run = 0;
+}
+
+/* Same figures, NAN matching NAN. */
+static bool same_figure(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+static bool same_mem(const struct proc_mem *a, const struct proc_mem *b)
+{
+	return same_figure(a->footprint, b->footprint) &&
+	       same_figure(a->rss, b->rss) && same_figure(a->anon, b->anon) &&
+	       same_figure(a->file, b->file) &&
+	       same_figure(a->shmem, b->shmem) &&
+	       same_figure(a->swap, b->swap) &&
+	       same_figure(a->pagetables, b->pagetables) &&
+	       same_figure(a->gpu, b->gpu);
+}
+
+/* Does x continue r: equal figures, one step later? */
+static bool run_continues(const struct sample_run *r,
+			  const struct store_sample *x)
+{
+	if (!r->repeats || x->smaps || !same_mem(&r->mem, &x->mem))
+		return false;
+	double d = x->t - r->t_last;
+	if (r->repeats == 1)
+		return d > 0;
+	return fabs(d - r->step) <= RUN_STEP_TOLERANCE_S;
+}
+
+int store_sample_add(struct store *st, const struct store_sample *x)
+{
+	if (batch_begin(st))
+		return -1;
+	struct sample_run *r = run_of(st, x->incarnation_id, true);
 	st->pending++;
-	return step_reset_as(st, s, false);
+	if (run_continues(r, x)) {
+		if (r->repeats == 1)
+			r->step = x->t - r->t_last;
+		r->t_last = x->t;
+		r->repeats++;
+		return 0;
+	}
+	int rc = run_write(st, r);
+	if (x->smaps)  /* smaps figures are never folded: written now */
+		return sample_write(st, x, 1, NAN) || rc ? -1 : 0;
+	r->t = r->t_last = x->t;
+	r->step = NAN;
+	r->repeats = 1;
+	r->mem = x->mem;
+	return rc;
 }
 
 int store_gpu_add(struct store *st, int64_t inc_id, double t,
@@ -801,19 +989,52 @@ static bool has_gpu_data(sqlite3 *db)
 	return yes;
 }
 
+/* True when the recorder folded runs of equal samples into single rows
+ * (meta.sample_runs): then every row must be expanded. */
+static bool has_runs(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = sqlite3_prepare_v2(db, "SELECT 1 FROM meta WHERE key = "
+				      "'sample_runs'", -1, &s,
+				      NULL) == SQLITE_OK &&
+		   sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
+/* Append row's sample to se, or the `repeats` samples it stands for at
+ * evenly spaced times from t to t_last (the recorder folds only samples
+ * a constant step apart, so these are their stamps to a microsecond).
+ * Returns the index of the first point appended. */
+static size_t append_run(struct series *se, double t, double fp,
+			 uint32_t inc, int64_t repeats, double t_last)
+{
+	size_t first = series_append(se, t, fp, inc);
+	if (repeats <= 1 || !(t_last > t))
+		return first;
+	double step = (t_last - t) / (double)(repeats - 1);
+	for (int64_t j = 1; j < repeats; j++)
+		series_append(se, j == repeats - 1 ? t_last : t + step * j, fp,
+			      inc);
+	return first;
+}
+
 static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
 			const struct inc_map *map, size_t n_map,
-			bool components, bool gpu)
+			bool components, bool gpu, bool runs)
 {
 	sqlite3_stmt *s;
 	char sql[256];
 	/* Columns 3.. are the components in enum order up to swap_pss, then
-	 * gpu; without components, gpu alone is column 3. */
-	snprintf(sql, sizeof(sql), "SELECT incarnation_id, t, footprint%s%s "
+	 * gpu; without components, gpu alone is column 3; the run's repeats
+	 * and t_last last. */
+	snprintf(sql, sizeof(sql), "SELECT incarnation_id, t, footprint%s%s%s "
 		 "FROM sample ORDER BY rowid", components ?
 		 ", rss, anon, file, shmem, swap, pagetables, pss, pss_anon, "
-		 "private_dirty, swap_pss" : "", gpu ? ", gpu" : "");
+		 "private_dirty, swap_pss" : "", gpu ? ", gpu" : "",
+		 runs ? ", repeats, t_last" : "");
 	const int gpu_col = components ? 3 + COMP_GPU : 3;
+	const int run_col = gpu_col + (gpu ? 1 : 0);
 	/* One target (the common case): its size is known up front from the
 	 * rowid range, so the arrays are allocated once. */
 	sqlite3_int64 lo, hi;
@@ -836,17 +1057,25 @@ static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
 			skipped++;  /* clock stepped back: keep order */
 			continue;
 		}
-		size_t i = series_append(se, t, col_bytes(s, 2), last->inc);
-		if (components)
-			for (int c = 0; c < COMP_GPU; c++) {
-				double v = col_bytes(s, 3 + c);
+		int64_t repeats = runs ? sqlite3_column_int64(s, run_col) : 1;
+		double t_last = runs && sqlite3_column_type(s, run_col + 1) !=
+			SQLITE_NULL ? sqlite3_column_double(s, run_col + 1) : t;
+		size_t i0 = append_run(se, t, col_bytes(s, 2), last->inc,
+				       repeats, t_last);
+		for (size_t i = i0; i < se->n; i++) {
+			if (components)
+				for (int c = 0; c < COMP_GPU; c++) {
+					double v = col_bytes(s, 3 + c);
+					if (!isnan(v))
+						series_set_component(se, c, i,
+								     v);
+				}
+			if (gpu) {
+				double v = col_bytes(s, gpu_col);
 				if (!isnan(v))
-					series_set_component(se, c, i, v);
+					series_set_component(se, COMP_GPU, i,
+							     v);
 			}
-		if (gpu) {
-			double v = col_bytes(s, gpu_col);
-			if (!isnan(v))
-				series_set_component(se, COMP_GPU, i, v);
 		}
 	}
 	sqlite3_finalize(s);
@@ -1326,17 +1555,17 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 	int rc = read_targets(db, path, out, &target_ids);
 	if (!rc)
 		rc = read_incarnations(db, path, out, target_ids, &map, &n_map);
-	/* The parallel scan reads the footprint alone; components and GPU
-	 * figures take the serial one. */
-	bool gpu = has_gpu_data(db);
+	/* The parallel scan reads the footprint alone, one row one sample;
+	 * components, GPU figures and folded runs take the serial one. */
+	bool gpu = has_gpu_data(db), runs = has_runs(db);
 	if (!rc)
-		rc = (o && o->components) || gpu ? 0 :
+		rc = (o && o->components) || gpu || runs ? 0 :
 		     read_samples_parallel(db, path, out, map, n_map);
 	if (rc == 1)
 		rc = 0;
 	else if (rc == 0)
 		rc = read_samples(db, path, out, map, n_map,
-				  o && o->components, gpu);
+				  o && o->components, gpu, runs);
 	if (!rc)
 		rc = read_sources(db, path, out, target_ids);
 	if (!rc) {

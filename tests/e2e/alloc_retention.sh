@@ -128,9 +128,12 @@ for arm in arms:
             rounds[int(n)] = (float(when), int(kib) / 1024.0)
         else:
             ev[what] = (float(when), int(kib) / 1024.0)
-    s = db.execute("SELECT s.t, s.footprint FROM sample s JOIN incarnation i"
-                   " ON s.incarnation_id = i.id WHERE i.comm = ? AND"
-                   " s.footprint IS NOT NULL ORDER BY s.t", (name,)).fetchall()
+    # sample_expanded: one row per sample (runs of equal samples given
+    # back their times).
+    s = db.execute("SELECT s.t, s.footprint FROM sample_expanded s JOIN"
+                   " incarnation i ON s.incarnation_id = i.id WHERE i.comm"
+                   " = ? AND s.footprint IS NOT NULL ORDER BY s.t",
+                   (name,)).fetchall()
     # From the end of round 2 to the end of round 20, and at least 1.5 s
     # (a slow round is followed by a quick catch-up): a wider window can
     # only lower the minimum.

@@ -30,7 +30,7 @@ bg "$GROWER" --base 4 --ready "$T/ready" --exit-after 1.5
 wait_for "$T/ready" 10
 timeout 20 "$MEMTREND" record -q -o "$T/gone.db" -p $LAST_BG -i 0.1s; rc=$?
 [ $rc = 0 ] || fail "target exit: record exit $rc"
-n=$(sql "$T/gone.db" "SELECT count(*) FROM sample")
+n=$(nsamples "$T/gone.db")
 [ "$n" -ge 8 ] || fail "target exit: $n samples"
 [ "$(sql "$T/gone.db" "SELECT end_reason FROM incarnation")" = exited ] || fail "end_reason"
 # smaps_rollup unreadable (no ptrace access: an unprivileged recorder watching
@@ -46,7 +46,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
 		"$T/nobody/memtrend" record -o "$T/nobody/s.db" -p $LAST_BG --smaps -i 0.1s -d 1s 2> "$T/err"; rc=$?
 	[ $rc = 0 ] || fail "smaps denied: exit $rc: $(cat "$T/err")"
 	grep -q "smaps_rollup of pid $LAST_BG is not readable" "$T/err" || fail "no note: $(cat "$T/err")"
-	r=$(sql "$T/nobody/s.db" "SELECT count(*), count(footprint), count(pss) FROM sample")
+	r=$(sql "$T/nobody/s.db" "SELECT sum(coalesce(repeats, 1)), count(footprint), count(pss) FROM sample")
 	echo "smaps denied: samples|footprint|pss = $r"
 	case "$r" in *"|0") ;; *) fail "pss recorded although denied: $r" ;; esac
 	[ "${r%%|*}" -ge 5 ] || fail "too few samples without smaps: $r"
@@ -86,7 +86,7 @@ timeout 20 "$MEMTREND" record -o "$T/gaps.db" -p $W -i 0.2s -d 2s \
 grep -q "fails: printed no number" "$T/err" || fail "no warning for garbage output: $(cat "$T/err")"
 grep -q "gauge 'g'.*fails: cannot connect" "$T/err" || fail "no warning for a refused endpoint: $(cat "$T/err")"
 [ "$(grep -c fails "$T/err")" = 2 ] || fail "warned more than once per source: $(cat "$T/err")"
-r=$(sql "$T/gaps.db" "SELECT (SELECT count(*) FROM sample), (SELECT count(value) FROM source_sample), (SELECT count(*) FROM source_sample)")
+r=$(sql "$T/gaps.db" "SELECT (SELECT sum(coalesce(repeats, 1)) FROM sample), (SELECT count(value) FROM source_sample), (SELECT count(*) FROM source_sample)")
 echo "failing sources: samples|readings|rows = $r"
 case "$r" in *"|0|"*) ;; *) fail "readings recorded from failing sources: $r" ;; esac
 [ "${r%%|*}" -ge 9 ] || fail "memory sampling held up: $r"

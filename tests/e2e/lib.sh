@@ -35,6 +35,9 @@ wait_for() {
 jget() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 # sql FILE 'query'
 sql() { sqlite3 "$1" "$2"; }
+# nsamples FILE: process samples in a recording (a row of equal samples
+# folded into a run counts its repeats).
+nsamples() { sqlite3 "$1" "SELECT coalesce(sum(coalesce(repeats, 1)), 0) FROM sample"; }
 # A free TCP port on 127.0.0.1 (the kernel's choice; closed again at once).
 free_port() {
 	"$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'

@@ -4,7 +4,7 @@
 timeout 30 "$MEMTREND" record -q -o "$T/run.db" -i 0.1s -- "$GROWER" --grow 64 --every 50 --exit-after 2 --exit-code 7
 rc=$?
 [ $rc = 7 ] || fail "exit status $rc, expected the command's 7"
-n=$(sql "$T/run.db" "SELECT count(*) FROM sample")
+n=$(nsamples "$T/run.db")
 [ "$n" -ge 10 ] || fail "only $n samples"
 kind=$(sql "$T/run.db" "SELECT kind FROM target")
 [ "$kind" = command ] || fail "target kind $kind"

@@ -15,9 +15,20 @@ lim=$(sql "$T/v1.db" "SELECT max FROM cgroup_sample LIMIT 1")
 [ "$lim" = "$(cat "$F/sys-v1/fs/cgroup/memory/process_api/abc/memory.limit_in_bytes")" ] || fail "v1 cgroup limit: $lim"
 key=$(sql "$T/v1.db" "SELECT key FROM cgroup")
 [ "$key" = "v1:/process_api/abc" ] || fail "cgroup key $key"
+# A fixture never changes: its samples are one run of equal samples,
+# folded into a row per commit (one a second), given back one by one.
+rows=$(sql "$T/v1.db" "SELECT count(*) FROM sample")
+n=$(nsamples "$T/v1.db")
+exp=$(sql "$T/v1.db" "SELECT count(*) FROM sample_expanded")
+echo "fixture: $n samples in $rows rows"
+[ "$n" -ge 4 ] && [ "$rows" -le 2 ] || fail "runs not folded: $n samples in $rows rows"
+[ "$exp" = "$n" ] || fail "sample_expanded has $exp rows for $n samples"
+steps=$(sql "$T/v1.db" "SELECT count(DISTINCT round((t - lag) * 1e5)) FROM (SELECT t, lag(t) OVER (ORDER BY t) AS lag FROM sample_expanded) WHERE lag IS NOT NULL")
+[ "$steps" = 1 ] || fail "expanded stamps are not 0.1 s apart ($steps distinct steps)"
 # The report uses the recorded cgroup limit for the slope of concern.
 "$MEMTREND" report "$T/v1.db" --json > "$T/v1.json" || fail "report"
 src=$(jget "$T/v1.json" 'd["targets"][0]["concern_source"]')
+[ "$(jget "$T/v1.json" 'd["targets"][0]["samples"]')" = "$n" ] || fail "report counts other than $n samples"
 case "$src" in *"cgroup limit"*) ;; *) fail "concern source: $src" ;; esac
 # An old kernel without RssAnon, MemAvailable or PSI: footprint absent
 # (NULL), everything readable still recorded, no failure.

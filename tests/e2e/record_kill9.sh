@@ -11,7 +11,7 @@ sleep 3
 kill -9 $REC; wait $REC 2>/dev/null
 # 3 s at 50 ms is ~60 samples; commits every 0.25 s lose at most ~5 + start-up.
 [ "$(sql "$T/run.db" "PRAGMA integrity_check")" = ok ] || fail "integrity_check after kill -9"
-n=$(sql "$T/run.db" "SELECT count(*) FROM sample")
+n=$(nsamples "$T/run.db")
 echo "samples after kill -9: $n"
 [ "$n" -ge 40 ] || fail "only $n samples survived"
 "$MEMTREND" report "$T/run.db" --json > "$T/r.json" || fail "report after kill -9"
@@ -22,7 +22,7 @@ sleep 1.5
 kill -TERM $REC; wait $REC; rc=$?
 [ $rc = 0 ] || fail "SIGTERM: exit $rc"
 [ "$(sql "$T/term.db" "PRAGMA integrity_check")" = ok ] || fail "integrity after SIGTERM"
-n2=$(sql "$T/term.db" "SELECT count(*) FROM sample")
+n2=$(nsamples "$T/term.db")
 [ "$n2" -ge 20 ] || fail "SIGTERM: only $n2 samples"
 # report reads a file that is still being written.
 "$MEMTREND" record -q -o "$T/live.db" -p "$G" -i 0.05s -d 4s &

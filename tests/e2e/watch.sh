@@ -63,7 +63,7 @@ pane_script() {
 db_ok() {
 	[ "$(sql "$1" 'PRAGMA integrity_check')" = ok ] || fail "$1: integrity check failed"
 	local n
-	n=$(sql "$1" "SELECT count(*) FROM sample")
+	n=$(nsamples "$1")
 	[ "$n" -ge 5 ] || fail "$1: only $n samples"
 	timeout 60 "$MEMTREND" report "$1" > "$T/report.txt" || fail "report of $1 failed"
 	echo "$n"

@@ -31,7 +31,7 @@ ticks=$("$PY" -c "import sys,time; print(int((time.time() - float(sys.argv[1])) 
 cat "$T/stderr"
 # Sampling went on: one sample per 200 ms tick of the run (start-up and a
 # loaded machine's skipped ticks allowed for: 85 %).
-samples=$(sql "$T/run.db" "SELECT count(*) FROM sample")
+samples=$(nsamples "$T/run.db")
 [ "$samples" -ge $((ticks * 85 / 100)) ] || fail "only $samples memory samples in $ticks ticks: sampling was held up"
 # Every tick has a work reading or a gap.
 work_rows=$(sql "$T/run.db" "SELECT count(*) FROM source_sample JOIN source ON source.id = source_id WHERE role = 'work'")
