@@ -694,8 +694,8 @@ def gpu_rows():
         n_g - short["gpu"].samples, 1) * 1e6
     steady_n = (n.cpu - short["nogpu"].cpu) / max(
         n_n - short["nogpu"].samples, 1) * 1e6
-    vram = db_query(db_g, "SELECT count(*), max(gpu) FROM sample WHERE "
-                    "gpu IS NOT NULL")[0]
+    vram = db_query(db_g, "SELECT coalesce(sum(coalesce(repeats, 1)), 0), "
+                    "max(gpu) FROM sample WHERE gpu IS NOT NULL")[0]
     peer_us = float(kv(peer.out, "us_per_sample"))
     detail("f: memtrend with GPU: %d samples (%d with a GPU figure, max %s "
            "B), CPU %.1f ms; --no-gpu: %d samples, CPU %.1f ms; steady "

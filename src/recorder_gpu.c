@@ -2,8 +2,11 @@
  * recorder_gpu.c - GPU readings for the recorder (recorder_gpu.h).
  *
  * Per sample of a process: one gpu_drm_watch_read (cheap between its full
- * fd scans) and, when NVML is loaded, one gpu_nvml_process_used; one
- * gpu_sample row per region found. Nothing is allocated per sample.
+ * fd scans) and, when NVML is loaded, one gpu_nvml_process_used. A region's
+ * gpu_sample row is written when its figures differ from the last row
+ * written for it (and a row of NULLs when it is gone): a GPU process that
+ * holds its memory steady costs no INSERT per sample, and the store can
+ * fold its samples into runs. Nothing is allocated per sample.
  * Notes (fdinfo not readable, an NVML query failing) are given once per
  * recording: a recorder that runs for days must not repeat them.
  */
@@ -27,9 +30,20 @@ struct gpu_recorder {
 	bool denied_noted, nvml_error_noted;
 };
 
+/* The last row written for one region of a process. */
+struct gpu_written {
+	char source[8];
+	char region[GPU_REGION_NAME_MAX];
+	char kind[8];
+	double total, resident, shared, purgeable;
+	bool seen;                 /* reported at this sample */
+};
+
 struct gpu_proc {
 	struct gpu_drm_watch *drm;
 	pid_t pid;
+	struct gpu_written last[GPU_REGION_MAX + 1]; /* DRM's and NVML's */
+	size_t n_last;
 };
 
 struct gpu_recorder *gpu_recorder_new(const char *proc_root, bool enabled)
@@ -101,6 +115,65 @@ static const char *kind_name(enum gpu_region_kind k)
 	       k == GPU_REGION_HOST ? "host" : "other";
 }
 
+static bool same(double a, double b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+/* Write r unless it repeats the last row of its region. */
+static void region_put(struct gpu_proc *p, struct store *st, int64_t inc_id,
+		       double t, const struct store_gpu_row *r)
+{
+	size_t k = 0;
+	while (k < p->n_last && !(strcmp(p->last[k].source, r->source) == 0 &&
+				  strcmp(p->last[k].region, r->region) == 0))
+		k++;
+	struct gpu_written *w = &p->last[k];
+	if (k < p->n_last) {
+		w->seen = true;
+		if (same(w->total, r->total) &&
+		    same(w->resident, r->resident) &&
+		    same(w->shared, r->shared) &&
+		    same(w->purgeable, r->purgeable))
+			return;
+	} else if (k < ARRAY_SIZE(p->last)) {
+		p->n_last++;
+		snprintf(w->source, sizeof(w->source), "%s", r->source);
+		snprintf(w->region, sizeof(w->region), "%s", r->region);
+		snprintf(w->kind, sizeof(w->kind), "%s", r->kind);
+		w->seen = true;
+	} else {
+		w = NULL; /* more regions than kept: written every time */
+	}
+	if (w) {
+		w->total = r->total;
+		w->resident = r->resident;
+		w->shared = r->shared;
+		w->purgeable = r->purgeable;
+	}
+	store_gpu_add(st, inc_id, t, r);
+}
+
+/* Regions of source not reported at this sample: one row of NULLs
+ * each, then forgotten. */
+static void regions_gone(struct gpu_proc *p, struct store *st,
+			 int64_t inc_id, double t, const char *source)
+{
+	for (size_t k = 0; k < p->n_last;) {
+		struct gpu_written *w = &p->last[k];
+		if (strcmp(w->source, source) != 0 || w->seen) {
+			w->seen = strcmp(w->source, source) == 0 ? false :
+				  w->seen;
+			k++;
+			continue;
+		}
+		struct store_gpu_row row = {w->source, w->region, w->kind,
+					    NAN, NAN, NAN, NAN};
+		store_gpu_add(st, inc_id, t, &row);
+		*w = p->last[--p->n_last];
+	}
+}
+
 static void note_once(bool *done, struct store *st, double t, int64_t inc_id,
 		      const char *msg)
 {
@@ -127,16 +200,19 @@ static double drm_sample(struct gpu_recorder *g, struct gpu_proc *p,
 		note_once(&g->denied_noted, st, t, inc_id, msg);
 		return NAN;
 	}
-	if (rc != PROBE_OK || u.n_clients == 0)
+	if (rc != PROBE_OK || u.n_clients == 0) {
+		regions_gone(p, st, inc_id, t, "drm");
 		return NAN;
+	}
 	for (size_t r = 0; r < u.n_regions; r++) {
 		const struct gpu_region *gr = &u.regions[r];
 		struct store_gpu_row row = {
 			"drm", gr->name, kind_name(gr->kind), gr->total,
 			gr->resident, gr->shared, gr->purgeable,
 		};
-		store_gpu_add(st, inc_id, t, &row);
+		region_put(p, st, inc_id, t, &row);
 	}
+	regions_gone(p, st, inc_id, t, "drm");
 	double dev = u.device_local;
 	/* NVIDIA's DRM driver and NVML would report the same memory. */
 	if (g->nvml && isfinite(dev) && isfinite(u.device_local_nvidia))
@@ -158,11 +234,12 @@ static double nvml_sample(struct gpu_recorder *g, struct gpu_proc *p,
 			 "not recorded while it fails)", why, (int)p->pid);
 		note_once(&g->nvml_error_noted, st, t, inc_id, msg);
 	}
-	if (isnan(used))
-		return NAN;
-	struct store_gpu_row row = {"nvml", "device", "device", NAN, used,
-				    NAN, NAN};
-	store_gpu_add(st, inc_id, t, &row);
+	if (!isnan(used)) {
+		struct store_gpu_row row = {"nvml", "device", "device", NAN,
+					    used, NAN, NAN};
+		region_put(p, st, inc_id, t, &row);
+	}
+	regions_gone(p, st, inc_id, t, "nvml");
 	return used;
 }
 

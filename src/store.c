@@ -248,6 +248,26 @@ static int64_t insert_row(struct store *st, sqlite3_stmt *s)
 	return sqlite3_last_insert_rowid(st->db);
 }
 
+/* A per-sample row: its statement with ?1 (the row it belongs to) and ?2
+ * (its time) bound, inside the batch; NULL when the batch cannot begin. */
+static sqlite3_stmt *row_begin(struct store *st, enum stmt_id id,
+			       int64_t ref, double t)
+{
+	if (batch_begin(st))
+		return NULL;
+	sqlite3_stmt *s = st->stmt[id];
+	sqlite3_bind_int64(s, 1, ref);
+	sqlite3_bind_double(s, 2, t);
+	return s;
+}
+
+/* Step it quietly (a full disk is reported at commit, not per row). */
+static int row_end(struct store *st, sqlite3_stmt *s)
+{
+	st->pending++;
+	return step_reset_as(st, s, false);
+}
+
 static int exec(struct store *st, const char *sql)
 {
 	char *msg = NULL;
@@ -321,7 +341,11 @@ static int schema3_columns_add(struct store *st)
 		if (!has_sample_column(st->db, add[i][0]) &&
 		    exec(st, add[i][1]))
 			return -1;
-	return exec(st, sample_view_sql);
+	/* Rows that stand for runs, found without a scan of the table (the
+	 * parallel reader asks for them; rows of one sample are not in it). */
+	return exec(st, sample_view_sql) ||
+	       exec(st, "CREATE INDEX IF NOT EXISTS sample_run ON "
+		    "sample(repeats) WHERE repeats > 1");
 }
 
 struct store *store_create(const char *path, bool append)
@@ -513,11 +537,9 @@ int store_incarnation_end(struct store *st, int64_t inc_id, double last_seen,
 			  const char *reason)
 {
 	run_end(st, inc_id);
-	if (batch_begin(st))
+	sqlite3_stmt *s = row_begin(st, ST_INC_END, inc_id, last_seen);
+	if (!s)
 		return -1;
-	sqlite3_stmt *s = st->stmt[ST_INC_END];
-	sqlite3_bind_int64(s, 1, inc_id);
-	sqlite3_bind_double(s, 2, last_seen);
 	bind_text(s, 3, reason);
 	st->pending++;
 	return step_reset(st, s);
@@ -673,11 +695,9 @@ int store_sample_add(struct store *st, const struct store_sample *x)
 int store_gpu_add(struct store *st, int64_t inc_id, double t,
 		  const struct store_gpu_row *r)
 {
-	if (batch_begin(st))
+	sqlite3_stmt *s = row_begin(st, ST_GPU, inc_id, t);
+	if (!s)
 		return -1;
-	sqlite3_stmt *s = st->stmt[ST_GPU];
-	sqlite3_bind_int64(s, 1, inc_id);
-	sqlite3_bind_double(s, 2, t);
 	bind_text(s, 3, r->source);
 	bind_text(s, 4, r->region);
 	bind_text(s, 5, r->kind);
@@ -685,8 +705,7 @@ int store_gpu_add(struct store *st, int64_t inc_id, double t,
 	bind_bytes(s, 7, r->resident);
 	bind_bytes(s, 8, r->shared);
 	bind_bytes(s, 9, r->purgeable);
-	st->pending++;
-	return step_reset_as(st, s, false);
+	return row_end(st, s);
 }
 
 int store_gpu_device_add(struct store *st, double t, const char *source,
@@ -700,8 +719,7 @@ int store_gpu_device_add(struct store *st, double t, const char *source,
 	sqlite3_bind_int64(s, 3, device);
 	bind_bytes(s, 4, total);
 	bind_bytes(s, 5, used);
-	st->pending++;
-	return step_reset_as(st, s, false);
+	return row_end(st, s);
 }
 
 int store_system_add(struct store *st, double t, const struct sys_mem *m)
@@ -718,23 +736,19 @@ int store_system_add(struct store *st, double t, const struct sys_mem *m)
 	bind_bytes(s, 7, m->psi_some_total);
 	bind_real(s, 8, m->psi_full_avg10);
 	bind_bytes(s, 9, m->psi_full_total);
-	st->pending++;
-	return step_reset_as(st, s, false);
+	return row_end(st, s);
 }
 
 int store_cgroup_sample_add(struct store *st, int64_t cgroup_id, double t,
 			    const struct cgroup_mem *m)
 {
-	if (batch_begin(st))
+	sqlite3_stmt *s = row_begin(st, ST_CGROUP_SAMPLE, cgroup_id, t);
+	if (!s)
 		return -1;
-	sqlite3_stmt *s = st->stmt[ST_CGROUP_SAMPLE];
-	sqlite3_bind_int64(s, 1, cgroup_id);
-	sqlite3_bind_double(s, 2, t);
 	bind_bytes(s, 3, m->current);
 	bind_bytes(s, 4, m->max);
 	bind_bytes(s, 5, m->peak);
-	st->pending++;
-	return step_reset_as(st, s, false);
+	return row_end(st, s);
 }
 
 int store_note_add(struct store *st, double t, int64_t inc_id,
@@ -768,24 +782,19 @@ int64_t store_source_add(struct store *st, const char *role,
 int store_source_sample_add(struct store *st, int64_t source_id, double t,
 			    double value)
 {
-	if (batch_begin(st))
+	sqlite3_stmt *s = row_begin(st, ST_SOURCE_SAMPLE, source_id, t);
+	if (!s)
 		return -1;
-	sqlite3_stmt *s = st->stmt[ST_SOURCE_SAMPLE];
-	sqlite3_bind_int64(s, 1, source_id);
-	sqlite3_bind_double(s, 2, t);
 	bind_real(s, 3, value);
-	st->pending++;
-	return step_reset_as(st, s, false);
+	return row_end(st, s);
 }
 
 int store_region_add(struct store *st, int64_t inc_id, double t,
 		     const struct store_region_row *r)
 {
-	if (batch_begin(st))
+	sqlite3_stmt *s = row_begin(st, ST_REGION, inc_id, t);
+	if (!s)
 		return -1;
-	sqlite3_stmt *s = st->stmt[ST_REGION];
-	sqlite3_bind_int64(s, 1, inc_id);
-	sqlite3_bind_double(s, 2, t);
 	bind_text(s, 3, r->family);
 	bind_bytes(s, 4, r->size);
 	bind_bytes(s, 5, r->rss);
@@ -862,8 +871,9 @@ static int open_read(const char *path, sqlite3 **db)
 		return -1;
 	}
 	sqlite3_busy_timeout(*db, 5000);
-	/* A report reads the whole file once: map it rather than copy every
-	 * page through pread (a third less time on 10^7 samples). */
+	/* Pages are read with pread, not mapped: mapping is a little faster
+	 * on 10^7 samples but puts the whole file in memtrend's own RSS
+	 * (1.2 GB there), which a memory tool should not show. */
 	sqlite3_exec(*db, "PRAGMA mmap_size=0", NULL, NULL, NULL);
 	return 0;
 }
@@ -1100,9 +1110,21 @@ static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
  * range is cut in READ_THREADS parts, each read by its own connection
  * into its own part of the series' arrays. Slots no row filled (a gap in
  * rowids) and rows out of time order are dropped in one pass afterwards.
+ * A row that stands for a run of equal samples (repeats > 1) takes one
+ * slot like any other; the runs, listed through the partial index
+ * sample_run (no scan), are expanded afterwards in one backward pass over
+ * the arrays (a recording of a changing process has few runs, one of a
+ * still one few rows).
  */
 #define READ_THREADS 2
 #define PARALLEL_MIN_ROWS 200000
+
+/* A row of the scan that stands for `repeats` samples up to t_last. */
+struct scan_run {
+	sqlite3_int64 rowid;
+	int64_t repeats;
+	double t_last;
+};
 
 struct scan_part {
 	const char *path;
@@ -1111,6 +1133,13 @@ struct scan_part {
 	const struct inc_map *map;
 	size_t n_map;
 	struct series *se;
+	/* Runs among its rows (rowid order), and the extra samples of the
+	 * runs before its first row: row r's first sample goes to slot
+	 * r - base + the extra samples of the runs before r. */
+	const struct scan_run *run;
+	size_t n_run;
+	size_t extra_before;
+	size_t slot_first, slot_end; /* its slots: [first, end) */
 	bool clean;                  /* every slot filled, in time order */
 	int rc;
 	char err[256];
@@ -1136,29 +1165,48 @@ static void *scan_part_run(void *arg)
 	sqlite3_bind_int64(s, 2, p->last);
 	/* Slots start as "no row here"; each thread faults in its own part
 	 * of the arrays, so that work is split too. */
-	for (sqlite3_int64 k = p->first; k <= p->last; k++)
-		p->se->t[k - p->base] = NAN;
+	struct series *se = p->se;
+	for (size_t k = p->slot_first; k < p->slot_end; k++)
+		se->t[k] = NAN;
 	const struct inc_map *last = NULL;
+	size_t ri = 0, extra = p->extra_before;
 	int rc;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		size_t slot = (size_t)(sqlite3_column_int64(s, 0) - p->base);
+		sqlite3_int64 rowid = sqlite3_column_int64(s, 0);
+		/* runs whose rows are missing (none should be) still count */
+		while (ri < p->n_run && p->run[ri].rowid < rowid)
+			extra += (size_t)(p->run[ri++].repeats - 1);
+		size_t slot = (size_t)(rowid - p->base) + extra;
+		const struct scan_run *r = ri < p->n_run &&
+			p->run[ri].rowid == rowid ? &p->run[ri] : NULL;
 		int64_t id = sqlite3_column_int64(s, 1);
 		if (!last || last->id != id)
 			last = inc_lookup(p->map, p->n_map, id);
-		if (!last)
-			continue;  /* slot stays NAN: dropped later */
-		p->se->t[slot] = sqlite3_column_double(s, 2);
-		p->se->footprint[slot] = col_bytes(s, 3);
-		p->se->inc[slot] = last->inc;
+		if (last) {
+			double t = sqlite3_column_double(s, 2);
+			double fp = col_bytes(s, 3);
+			int64_t n = r ? r->repeats : 1;
+			double step = r ? (r->t_last - t) / (double)(n - 1) : 0;
+			/* a run's samples, spaced as append_run() spaces
+			 * them */
+			for (int64_t j = 0; j < n; j++) {
+				se->t[slot + j] = j == 0 ? t : j == n - 1 ?
+					r->t_last : t + step * (double)j;
+				se->footprint[slot + j] = fp;
+				se->inc[slot + j] = last->inc;
+			}
+		}  /* else: its slots stay NAN, dropped later */
+		if (r)
+			extra += (size_t)(p->run[ri++].repeats - 1);
 	}
 	if (rc != SQLITE_DONE) {
 		snprintf(p->err, sizeof(p->err), "%s", sqlite3_errmsg(db));
 		goto out;
 	}
 	p->clean = true;
-	const double *t = p->se->t;
-	for (sqlite3_int64 k = p->first - p->base; k <= p->last - p->base; k++)
-		if (isnan(t[k]) || (k > p->first - p->base && t[k] < t[k - 1])) {
+	const double *t = se->t;
+	for (size_t k = p->slot_first; k < p->slot_end; k++)
+		if (isnan(t[k]) || (k > p->slot_first && t[k] < t[k - 1])) {
 			p->clean = false;
 			break;
 		}
@@ -1171,9 +1219,47 @@ out:
 
 /* Returns 1 when it did the read, 0 when the caller should read serially,
  * -1 on error. */
+static int scan_run_cmp(const void *a, const void *b)
+{
+	sqlite3_int64 x = ((const struct scan_run *)a)->rowid,
+		      y = ((const struct scan_run *)b)->rowid;
+	return (x > y) - (x < y);
+}
+
+/* The rows standing for runs in [base, hi], in rowid order; -1 on
+ * error. Through the partial index (left to itself, SQLite
+ * prefers a scan of the whole table in rowid order), sorted here. */
+static ssize_t runs_list(sqlite3 *db, sqlite3_int64 base, sqlite3_int64 hi,
+			 struct scan_run **out)
+{
+	sqlite3_stmt *s;
+	*out = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT rowid, repeats, t_last FROM sample "
+			       "INDEXED BY sample_run WHERE repeats > 1", -1,
+			       &s, NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT rowid, repeats, t_last FROM sample "
+			       "WHERE repeats > 1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	size_t n = 0, cap = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		sqlite3_int64 rowid = sqlite3_column_int64(s, 0);
+		if (rowid < base || rowid > hi ||
+		    sqlite3_column_type(s, 2) == SQLITE_NULL)
+			continue;  /* appended since the range was taken */
+		xgrow((void **)out, &cap, n + 1, sizeof(**out));
+		(*out)[n++] = (struct scan_run){rowid,
+			sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2)};
+	}
+	sqlite3_finalize(s);
+	if (n > 1)
+		qsort(*out, n, sizeof(**out), scan_run_cmp);
+	return (ssize_t)n;
+}
+
 static int read_samples_parallel(sqlite3 *db, const char *path,
 				 struct dataset *out,
-				 const struct inc_map *map, size_t n_map)
+				 const struct inc_map *map, size_t n_map,
+				 bool runs)
 {
 	sqlite3_int64 lo, hi;
 	if (out->n_targets != 1 || !sample_rowid_range(db, &lo, &hi))
@@ -1181,18 +1267,40 @@ static int read_samples_parallel(sqlite3 *db, const char *path,
 	sqlite3_int64 rows = hi - lo + 1;
 	if (rows < PARALLEL_MIN_ROWS)
 		return 0;
+	/* The runs first (few rows, through their index): every row's slot
+	 * is then known, and the arrays are sized once for every sample. */
+	struct scan_run *run = NULL;
+	ssize_t n_run = runs ? runs_list(db, lo, hi, &run) : 0;
+	if (n_run < 0)
+		return error("cannot read samples from '%s': %s", path,
+			     sqlite3_errmsg(db));
+	size_t extra = 0;
+	for (ssize_t k = 0; k < n_run; k++)
+		extra += (size_t)(run[k].repeats - 1);
+	size_t total = (size_t)rows + extra;
 	struct series *se = &out->targets[0];
 	assert(se->n == 0);
-	series_reserve(se, (size_t)rows);
+	series_reserve(se, total);
 	struct scan_part parts[READ_THREADS];
 	pthread_t th[READ_THREADS];
 	bool started[READ_THREADS] = {false};
 	sqlite3_int64 per = rows / READ_THREADS + 1;
+	size_t ri = 0, extra_before = 0;
 	for (int i = 0; i < READ_THREADS; i++) {
 		sqlite3_int64 first = lo + i * per;
 		sqlite3_int64 last = first + per - 1 < hi ? first + per - 1 : hi;
-		parts[i] = (struct scan_part){path, first, last, lo, map, n_map,
-					      se, false, -1, ""};
+		size_t r0 = ri, e0 = extra_before;
+		while (ri < (size_t)n_run && run[ri].rowid <= last)
+			extra_before += (size_t)(run[ri++].repeats - 1);
+		parts[i] = (struct scan_part){
+			.path = path, .first = first, .last = last, .base = lo,
+			.map = map, .n_map = n_map, .se = se,
+			.run = run + r0, .n_run = ri - r0, .extra_before = e0,
+			.slot_first = first <= last ?
+				(size_t)(first - lo) + e0 : 0,
+			.slot_end = first <= last ?
+				(size_t)(last - lo) + 1 + extra_before : 0,
+			.rc = -1};
 		started[i] = first <= last &&
 			     pthread_create(&th[i], NULL, scan_part_run,
 					    &parts[i]) == 0;
@@ -1209,6 +1317,7 @@ static int read_samples_parallel(sqlite3 *db, const char *path,
 			rc = -1;
 		}
 	}
+	free(run);
 	if (rc < 0)
 		return -1;
 	bool clean = true;
@@ -1216,17 +1325,18 @@ static int read_samples_parallel(sqlite3 *db, const char *path,
 		struct scan_part *p = &parts[i];
 		if (p->first > p->last)
 			continue;
-		if (!p->clean || (i > 0 && se->t[p->first - lo] <
-				  se->t[p->first - lo - 1]))
+		if (!p->clean || (i > 0 && p->slot_first > 0 &&
+				  se->t[p->slot_first] <
+				  se->t[p->slot_first - 1]))
 			clean = false;
 	}
 	if (clean) {
-		se->n = (size_t)rows;
+		se->n = total;
 		return 1;
 	}
 	/* Compact: drop empty slots and rows that go back in time. */
 	size_t n = 0, skipped = 0;
-	for (size_t k = 0; k < (size_t)rows; k++) {
+	for (size_t k = 0; k < total; k++) {
 		if (isnan(se->t[k]))
 			continue;
 		if (n && se->t[k] < se->t[n - 1]) {
@@ -1555,12 +1665,12 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 	int rc = read_targets(db, path, out, &target_ids);
 	if (!rc)
 		rc = read_incarnations(db, path, out, target_ids, &map, &n_map);
-	/* The parallel scan reads the footprint alone, one row one sample;
-	 * components, GPU figures and folded runs take the serial one. */
+	/* The parallel scan reads the footprint alone (runs expanded);
+	 * components and GPU figures take the serial one. */
 	bool gpu = has_gpu_data(db), runs = has_runs(db);
 	if (!rc)
-		rc = (o && o->components) || gpu || runs ? 0 :
-		     read_samples_parallel(db, path, out, map, n_map);
+		rc = (o && o->components) || gpu ? 0 :
+		     read_samples_parallel(db, path, out, map, n_map, runs);
 	if (rc == 1)
 		rc = 0;
 	else if (rc == 0)

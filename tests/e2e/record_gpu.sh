@@ -71,6 +71,13 @@ echo "gpu values: $vals"
 [ "$vals" = "$((GiB + GiB / 2)) $((2 * GiB + GiB / 2)) $((2 * GiB)) " ] || fail "gpu sequence: $vals"
 regions=$(sql "$T/gpu.db" "SELECT DISTINCT source || ':' || region || ':' || kind FROM gpu_sample ORDER BY 1" | tr '\n' ' ')
 [ "$regions" = "drm:gtt:host drm:vram:device nvml:device:device " ] || fail "gpu regions: $regions"
+# A region's row is written when its figures change: vram twice (1 GiB,
+# then 2 GiB), gtt once, NVML's once and once more (NULLs) when the
+# process left its lists.
+rows=$(sql "$T/gpu.db" "SELECT group_concat(n, ' ') FROM (SELECT count(*) AS n FROM gpu_sample GROUP BY source, region ORDER BY source, region)")
+[ "$rows" = "1 2 2" ] || fail "gpu_sample rows per region (gtt vram nvml): $rows"
+gone=$(sql "$T/gpu.db" "SELECT count(*) FROM gpu_sample WHERE source = 'nvml' AND resident IS NULL")
+[ "$gone" = 1 ] || fail "NVML region gone: $gone NULL rows"
 gtt=$(sql "$T/gpu.db" "SELECT DISTINCT resident FROM gpu_sample WHERE region = 'gtt'")
 [ "$gtt" = "$((200 * 1048576))" ] || fail "gtt resident $gtt"
 dev=$(sql "$T/gpu.db" "SELECT total || '|' || used FROM gpu_device LIMIT 1")

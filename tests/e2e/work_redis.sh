@@ -60,9 +60,23 @@ within "$hi" "$bpr" 1500 || fail "interval high $hi"
 n=$(jget "$T/r.json" 'len(d["targets"][0]["idle_windows"])')
 [ "$n" -ge 1 ] || fail "no idle window found"
 maxdecl=$(jget "$T/r.json" 'max(w["decline_bytes"] for w in d["targets"][0]["idle_windows"])')
-within "$maxdecl" $((15 * 1048576)) $((40 * 1048576)) || fail "largest idle decline $maxdecl, expected ~20 MiB (FLUSHALL)"
-rel=$(jget "$T/r.json" 'd["targets"][0]["idle"]["released"]')
-[ "$rel" = True ] || fail "released=$rel"
+if within "$maxdecl" $((15 * 1048576)) $((40 * 1048576)); then
+	rel=$(jget "$T/r.json" 'd["targets"][0]["idle"]["released"]')
+	[ "$rel" = True ] || fail "released=$rel"
+	where="in an idle window"
+else
+	# FLUSHALL comes over a connection of its own; when the once-a-second
+	# connection count catches it, that point is not idle and (in these
+	# short windows: 1 of ~12 counted points) splits the idle stretch in
+	# two (docs/verdicts.md). The release is then the step between the
+	# two windows: check that instead.
+	split=$(jget "$T/r.json" '[s["change_bytes"] for s in d["targets"][0]["steps"] if any(a["end"] <= s["time"] <= b["start"] or a["end"][:19] <= s["time"][:19] <= b["start"][:19] for a, b in zip(d["targets"][0]["idle_windows"], d["targets"][0]["idle_windows"][1:]))]')
+	echo "largest idle decline $maxdecl; steps between idle windows: $split"
+	drop=$("$PY" -c "import sys; v=eval(sys.argv[1]); print(-min(v) if v else 0)" "$split")
+	within "$drop" $((15 * 1048576)) $((40 * 1048576)) || fail "largest idle decline $maxdecl and no ~20 MiB drop between idle windows (FLUSHALL): $split"
+	maxdecl=$drop
+	where="between two idle windows (split by FLUSHALL's connection)"
+fi
 # Connections: recorded; zero while idle, non-zero during some batch.
 maxc=$(sql "$T/run.db" "SELECT max(value) FROM source_sample JOIN source ON source.id = source_id WHERE role = 'connections'")
 lastc=$(sql "$T/run.db" "SELECT value FROM source_sample JOIN source ON source.id = source_id WHERE role = 'connections' ORDER BY t DESC LIMIT 1")
@@ -71,4 +85,4 @@ within "$maxc" 1 3 || fail "max connections $maxc"
 [ "$lastc" = 0.0 ] || [ "$lastc" = 0 ] || fail "connections at the end: $lastc"
 grep -q "per request" "$T/r.txt" || fail "text report lacks the per-request slope"
 grep -q "idle " "$T/r.txt" || fail "text report lacks the idle windows"
-ok "redis: $bpr B per SET over $reqs SETs; FLUSHALL released $maxdecl B in an idle window"
+ok "redis: $bpr B per SET over $reqs SETs; FLUSHALL released $maxdecl B $where"

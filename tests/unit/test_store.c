@@ -175,6 +175,67 @@ static void test_not_a_recording(void **state)
 /* Schema 3: GPU figures round trip, and appending to a schema 2 file
  * (made here from a schema 3 one by dropping what 3 added) adds the gpu
  * column, leaving the old rows' figure absent. */
+/* Rows in the sample table (not samples: a row may be a run). */
+static long rows_in(const char *path)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'SELECT count(*) FROM "
+		 "sample'", path);
+	FILE *p = popen(cmd, "r");
+	long n = -1;
+	if (p) {
+		if (fscanf(p, "%ld", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+/* The parallel scan expands runs of equal samples as the serial reader
+ * does: 260,000 samples one second apart, the first 200 of every 1,000 in
+ * runs of 5 equal ones (40 rows), the other 800 each different: 218,400
+ * rows, plus one for each of the 6 commits (at i = 0, 50,000, ...,
+ * 250,000, each right after the first sample of a run of 5, which it
+ * cuts in two): 218,406, over the parallel reader's threshold. */
+static void test_parallel_read_expands_runs(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof(path), "%s", path_of("bigruns.db"));
+	struct store *st = store_create(path, false);
+	int64_t t = store_target_add(st, "pid", "5", "svc", 0);
+	struct proc_identity a = {.pid = 5, .start_ticks = 9, .comm = "svc"};
+	int64_t ia = store_incarnation_add(st, t, &a, 0, 0);
+	const int n = 260000;
+	for (int i = 0; i < n; i++) {
+		int k = i % 1000 < 200 ? i / 5 : i;
+		struct store_sample x = {ia, (double)i,
+					 mem(4096.0 * (k % 977), 0, 0), NULL};
+		assert_int_equal(store_sample_add(st, &x), 0);
+		if (i % 50000 == 0)
+			store_commit(st);
+	}
+	assert_int_equal(store_close(st), 0);
+	assert_int_equal(rows_in(path), 218406);
+	struct dataset par, ser;
+	struct store_read_options with_comp = {.components = true};
+	assert_int_equal(store_read_dataset(path, NULL, &par), 0);
+	assert_int_equal(store_read_dataset(path, &with_comp, &ser), 0);
+	struct series *p = &par.targets[0], *q = &ser.targets[0];
+	assert_int_equal(p->n, n);
+	assert_int_equal(q->n, n);
+	for (int i = 0; i < n; i++) {
+		int k = i % 1000 < 200 ? i / 5 : i;
+		assert_float_equal(p->t[i], (double)i, 1e-9);
+		assert_float_equal(p->footprint[i], 4096.0 * (k % 977), 0);
+	}
+	assert_memory_equal(p->t, q->t, p->n * sizeof(double));
+	assert_memory_equal(p->footprint, q->footprint, p->n * sizeof(double));
+	assert_int_equal(par.n_notes, 0);
+	dataset_release(&par);
+	dataset_release(&ser);
+}
+
 static void test_gpu_round_trip_and_upgrade(void **state)
 {
 	(void)state;
@@ -188,7 +249,7 @@ static void test_gpu_round_trip_and_upgrade(void **state)
 	assert_int_equal(store_sample_add(st, &s), 0);
 	assert_int_equal(store_close(st), 0);
 	/* DROP COLUMN needs sqlite3 >= 3.35 (Debian 12 has 3.40). */
-	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \"DROP VIEW sample_expanded; "
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \"DROP VIEW sample_expanded; DROP INDEX sample_run; "
 		 "ALTER TABLE sample DROP COLUMN gpu; ALTER TABLE sample DROP "
 		 "COLUMN repeats; ALTER TABLE sample DROP COLUMN t_last; DROP "
 		 "TABLE gpu_sample; DROP TABLE gpu_device; UPDATE meta SET "
@@ -249,21 +310,6 @@ static void test_gpu_round_trip_and_upgrade(void **state)
  * repeat at a constant step, expanded again by the reader at their times;
  * a different figure, an irregular step, an smaps sample, the end of the
  * incarnation and a commit each end a run. Expected rows by hand below. */
-static long rows_in(const char *path)
-{
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'SELECT count(*) FROM "
-		 "sample'", path);
-	FILE *p = popen(cmd, "r");
-	long n = -1;
-	if (p) {
-		if (fscanf(p, "%ld", &n) != 1)
-			n = -1;
-		pclose(p);
-	}
-	return n;
-}
-
 static void test_runs_fold_and_expand(void **state)
 {
 	(void)state;
@@ -400,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_read_equals_serial),
 		cmocka_unit_test(test_gpu_round_trip_and_upgrade),
 		cmocka_unit_test(test_runs_fold_and_expand),
+		cmocka_unit_test(test_parallel_read_expands_runs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
