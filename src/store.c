@@ -411,11 +411,18 @@ int store_commit(struct store *st)
 	if (!st->in_batch)
 		return 0;
 	/* The held runs go into this batch: a commit holds every sample
-	 * given before it. A failed write shows in the commit's result. */
-	runs_flush(st);
-	if (!st->in_batch) {
+	 * given before it. */
+	if (runs_flush(st)) {
+		/* A run's row could not be written (disk full): the batch
+		 * must not commit without it. Roll it all back; last_error
+		 * says why. */
+		if (!sqlite3_get_autocommit(st->db)) {
+			sqlite3_step(st->stmt[ST_ROLLBACK]);
+			sqlite3_reset(st->stmt[ST_ROLLBACK]);
+		}
+		st->in_batch = false;
 		st->pending = 0;
-		return -1;  /* a write failed and SQLite ended the batch */
+		return -1;
 	}
 	int rc = sqlite3_step(st->stmt[ST_COMMIT]);
 	sqlite3_reset(st->stmt[ST_COMMIT]);
