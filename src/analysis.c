@@ -337,6 +337,17 @@ static size_t warmup_end_index(const struct series *s, const double *work,
 
 /* Each incarnation on its own: figures and a slope (when it has enough
  * points and a span). O(n) plus one bounded trend per incarnation. */
+bool trend_per_hour(const struct trend_result *tr, double *slope_bph,
+		    double *ci_low_bph, double *ci_high_bph, double *p_value)
+{
+	*slope_bph = tr->slope * 3600;
+	*ci_low_bph = tr->ci_low * 3600;
+	*ci_high_bph = tr->ci_high * 3600;
+	*p_value = tr->p_value;
+	return tr->p_value < ANALYSIS_ALPHA &&
+	       (*ci_low_bph > 0 || *ci_high_bph < 0);
+}
+
 static void incarnations_summarise(const struct series *s,
 				   struct target_findings *f)
 {
@@ -387,10 +398,8 @@ static void incarnations_summarise(const struct series *s,
 		} else if (m >= MIN_TREND_POINTS && is->end > is->start &&
 			   trend_compute(x, y, m, &tr) == 0) {
 			is->has_slope = true;
-			is->slope_bph = tr.slope * 3600;
-			is->ci_low_bph = tr.ci_low * 3600;
-			is->ci_high_bph = tr.ci_high * 3600;
-			is->p_value = tr.p_value;
+			trend_per_hour(&tr, &is->slope_bph, &is->ci_low_bph,
+				       &is->ci_high_bph, &is->p_value);
 		}
 		lo = hi;
 	}
@@ -508,12 +517,9 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 			f->trend.bucketed = true;
 		}
 		f->has_trend = true;
-		f->slope_bph = f->trend.slope * 3600;
-		f->ci_low_bph = f->trend.ci_low * 3600;
-		f->ci_high_bph = f->trend.ci_high * 3600;
-		f->p_value = f->trend.p_value;
-		f->significant = f->p_value < ANALYSIS_ALPHA &&
-				 (f->ci_low_bph > 0 || f->ci_high_bph < 0);
+		f->significant = trend_per_hour(&f->trend, &f->slope_bph,
+						&f->ci_low_bph,
+						&f->ci_high_bph, &f->p_value);
 		double half = (f->ci_high_bph - f->ci_low_bph) / 2;
 		double by_res = f->resolution / f->an_span_s * 3600;
 		f->detectable_bph = fmax(by_res, half);

@@ -198,6 +198,10 @@ void analysis_work_run(const struct series *s, const double *work,
 		       size_t lo, size_t hi, const struct analysis_options *o,
 		       struct target_findings *f);
 
+/* A trend's slope, interval and p in bytes per hour; returns whether it
+ * is significant (p < ANALYSIS_ALPHA and the interval excludes 0). */
+bool trend_per_hour(const struct trend_result *tr, double *slope_bph,
+		    double *ci_low_bph, double *ci_high_bph, double *p_value);
 /* analysis_gpu.c: the GPU component over points [lo, hi) of s. */
 void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
 			 struct gpu_finding *out);

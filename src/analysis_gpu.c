@@ -61,13 +61,10 @@ void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
 	if (m >= GPU_MIN_TREND_POINTS && x[m - 1] > x[0] &&
 	    trend_compute(x, y, m, &tr) == 0) {
 		out->has_trend = true;
-		out->slope_bph = tr.slope * 3600;
-		out->ci_low_bph = tr.ci_low * 3600;
-		out->ci_high_bph = tr.ci_high * 3600;
-		out->p_value = tr.p_value;
-		out->significant = tr.p_value < ANALYSIS_ALPHA &&
-				   (out->ci_low_bph > 0 ||
-				    out->ci_high_bph < 0);
+		out->significant = trend_per_hour(&tr, &out->slope_bph,
+						  &out->ci_low_bph,
+						  &out->ci_high_bph,
+						  &out->p_value);
 	}
 	free(x);
 	free(y);

@@ -585,7 +585,7 @@ static void sources_request(struct recorder *rec, double t)
  */
 static double tick_stamp(struct recorder *rec, double deadline, double mono)
 {
-	double offset = now_wall() - now_monotonic();
+	double offset = now_wall() - mono;  /* mono: read just before */
 	if (!(fabs(offset - rec->wall_offset) <= 0.01))
 		rec->wall_offset = offset;
 	double slack = fmin(0.25 * rec->o->interval_s, 0.05);

@@ -146,6 +146,18 @@ static json_t *regions_json(const struct series *s)
 	return o;
 }
 
+/* {bytes_per_hour, ci95_low, ci95_high, p_value}: a slope as DESIGN.md
+ * gives it (the target's slope adds its own fields to it). */
+static json_t *slope_json(double bph, double lo, double hi, double p)
+{
+	json_t *sl = json_object();
+	json_object_set_new(sl, "bytes_per_hour", num_or_null(bph));
+	json_object_set_new(sl, "ci95_low", num_or_null(lo));
+	json_object_set_new(sl, "ci95_high", num_or_null(hi));
+	json_object_set_new(sl, "p_value", num_or_null(p));
+	return sl;
+}
+
 /* Device-local GPU memory in the footprint; null when none recorded. */
 static json_t *gpu_json(const struct target_findings *f)
 {
@@ -165,18 +177,10 @@ static json_t *gpu_json(const struct target_findings *f)
 	json_object_set_new(o, "growth_bytes", bytes_or_null(g->growth));
 	json_object_set_new(o, "footprint_growth_bytes",
 			    bytes_or_null(g->footprint_growth));
-	if (g->has_trend) {
-		json_t *sl = json_object();
-		json_object_set_new(sl, "bytes_per_hour",
-				    num_or_null(g->slope_bph));
-		json_object_set_new(sl, "ci95_low", num_or_null(g->ci_low_bph));
-		json_object_set_new(sl, "ci95_high",
-				    num_or_null(g->ci_high_bph));
-		json_object_set_new(sl, "p_value", num_or_null(g->p_value));
-		json_object_set_new(o, "slope", sl);
-	} else {
-		json_object_set_new(o, "slope", json_null());
-	}
+	json_object_set_new(o, "slope", g->has_trend ?
+			    slope_json(g->slope_bph, g->ci_low_bph,
+				       g->ci_high_bph, g->p_value) :
+			    json_null());
 	json_t *regs = json_array();
 	for (size_t i = 0; i < s->n_gpu_regions; i++) {
 		const struct series_gpu_region *r = &s->gpu_regions[i];
@@ -350,13 +354,8 @@ static json_t *target_json(const struct target_findings *f)
 	json_object_set_new(t, "footprint", fp);
 
 	if (f->has_trend) {
-		json_t *sl = json_object();
-		json_object_set_new(sl, "bytes_per_hour",
-				    num_or_null(f->slope_bph));
-		json_object_set_new(sl, "ci95_low", num_or_null(f->ci_low_bph));
-		json_object_set_new(sl, "ci95_high",
-				    num_or_null(f->ci_high_bph));
-		json_object_set_new(sl, "p_value", num_or_null(f->p_value));
+		json_t *sl = slope_json(f->slope_bph, f->ci_low_bph,
+					f->ci_high_bph, f->p_value);
 		json_object_set_new(sl, "variance_inflation",
 				    num_or_null(f->trend.variance_inflation));
 		json_object_set_new(sl, "points",
