@@ -25,8 +25,6 @@
 #include "common.h"
 
 #define MIN_TREND_POINTS 3
-#define PLATEAU_POINTS 2048
-#define PLATEAU_MIN_PART 5
 
 const char *verdict_name(enum verdict v)
 {
@@ -122,133 +120,6 @@ double analysis_concern_bph(const struct series *s,
 	}
 	snprintf(source, source_len, "unknown");
 	return NAN;
-}
-
-/* Earliest split where the early part grows significantly and the late
- * part does not: the late slope's interval covers zero and its upper end
- * stays under half the early slope (so a merely noisy late part does not
- * pass for flat). */
-/* Growth that slows down toward a level it has not reached: the medians
- * of the three thirds of the (bucketed) series, y0 < y1 < y2 with the
- * second rise smaller than the first, extrapolated by Aitken's delta-
- * squared: L = y2 + (y2 - y1)^2 / ((y1 - y0) - (y2 - y1)), exact for an
- * exponential approach y = L - c * q^t sampled at equal steps. Only when
- * the late third still grows (its slope significant), its rise is under
- * 0.8 of the first's and its slope's interval lies below the first's,
- * and the estimate is finite and above the last level: a decelerating leak must not be promised a ceiling it
- * does not have, so the estimate is reported as an estimate. */
-static void approach_find(const double *bx, const double *by, size_t m,
-			  double resolution, struct plateau_finding *out)
-{
-	out->approach_level = NAN;
-	if (m < 3 * PLATEAU_MIN_PART)
-		return;
-	size_t third = m / 3;
-	double med[3];
-	double *tmp = xmalloc(third * sizeof(double) + sizeof(double));
-	for (int k = 0; k < 3; k++) {
-		memcpy(tmp, by + (size_t)k * third, third * sizeof(double));
-		med[k] = stats_median_inplace(tmp, third);
-	}
-	free(tmp);
-	struct trend_result first, last;
-	if (trend_compute(bx, by, third, &first) ||
-	    trend_compute(bx + 2 * third, by + 2 * third, m - 2 * third, &last))
-		return;
-	double d1 = med[1] - med[0], d2 = med[2] - med[1];
-	/* Slower beyond doubt: the last third's interval lies wholly below
-	 * the first's, so a noisy straight line is not taken for a curve. */
-	bool slowing = d1 > 2 * resolution && d2 > 0 && d2 < 0.8 * d1 &&
-		       last.p_value < ANALYSIS_ALPHA && last.ci_low > 0 &&
-		       last.ci_high < first.ci_low;
-	if (!slowing)
-		return;
-	double level = med[2] + d2 * d2 / (d1 - d2);
-	if (!isfinite(level) || level <= med[2])
-		return;
-	out->approaching = true;
-	out->approach_level = level;
-	out->approach_early_bph = first.slope * 3600;
-	out->approach_late_bph = last.slope * 3600;
-}
-
-static bool near_cap(double level, double cap)
-{
-	return isfinite(cap) && cap > 0 && level <= cap * 1.01 &&
-	       level >= cap * (1 - ANALYSIS_CAP_NEAR);
-}
-
-void plateau_find(const double *t, const double *y, size_t n,
-		  double resolution, const struct analysis_options *o,
-		  const struct analysis_limits *limits,
-		  struct plateau_finding *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->cap_bytes = NAN;
-	out->approach_level = NAN;
-	if (n < 2 * PLATEAU_MIN_PART)
-		return;
-	size_t m_cap = n < PLATEAU_POINTS ? n : PLATEAU_POINTS;
-	double *bx = xmalloc(m_cap * sizeof(double));
-	double *by = xmalloc(m_cap * sizeof(double));
-	size_t m = stats_bucket_medians(t, y, n, bx, by, m_cap);
-	double span = bx[m - 1] - bx[0];
-	for (int step = 2; step <= 8 && span > 0; step++) {
-		double cut = bx[0] + span * step / 10.0;
-		size_t k = 0;
-		while (k < m && bx[k] < cut)
-			k++;
-		if (k < PLATEAU_MIN_PART || m - k < PLATEAU_MIN_PART)
-			continue;
-		struct trend_result early, late;
-		if (trend_compute(bx, by, k, &early) ||
-		    trend_compute(bx + k, by + k, m - k, &late))
-			continue;
-		bool early_grows = early.p_value < ANALYSIS_ALPHA &&
-				   early.ci_low > 0;
-		bool late_flat = late.ci_low <= 0 && late.ci_high >= 0 &&
-				 late.ci_high < early.slope / 2;
-		if (!early_grows || !late_flat)
-			continue;
-		out->found = true;
-		out->early_slope_bph = early.slope * 3600;
-		out->late_slope_bph = late.slope * 3600;
-		double *tmp = xmalloc((m - k) * sizeof(double));
-		memcpy(tmp, by + k, (m - k) * sizeof(double));
-		out->level = stats_median_inplace(tmp, m - k);
-		free(tmp);
-		/* Since: when the level was first (nearly) reached. */
-		double tol = fmax(2 * resolution, 0.01 * fabs(out->level));
-		out->since = bx[k];
-		for (size_t i = 0; i < m; i++)
-			if (by[i] >= out->level - tol) {
-				out->since = bx[i];
-				break;
-			}
-		break;
-	}
-	if (!out->found)
-		approach_find(bx, by, m, resolution, out);
-	free(bx);
-	free(by);
-	if (!out->found)
-		return;
-	/* At a cap: within a few percent below it (or at it); the most
-	 * specific cap first. */
-	for (size_t c = 0; o && c < o->n_caps; c++)
-		if (near_cap(out->level, o->caps[c].bytes)) {
-			out->cap_bytes = o->caps[c].bytes;
-			out->cap_name = o->caps[c].name;
-			return;
-		}
-	double host = limits ? out->level - limits->not_counted : NAN;
-	if (limits && near_cap(host, limits->cgroup_limit)) {
-		out->cap_bytes = limits->cgroup_limit;
-		out->cap_name = "cgroup limit";
-	} else if (limits && near_cap(host, limits->mem_total)) {
-		out->cap_bytes = limits->mem_total;
-		out->cap_name = "MemTotal";
-	}
 }
 
 static void exhaustion_find(const struct series *s,
@@ -407,6 +278,74 @@ static void incarnations_summarise(const struct series *s,
 	free(y);
 }
 
+/* The figures of the trend the verdict rests on, in bytes per hour; the
+ * interval is never narrower than the readings' resolution over the span
+ * leaves open (two readings a quantum apart could hide that much). */
+static void trend_set(struct target_findings *f, const struct trend_result *tr)
+{
+	trend_per_hour(tr, &f->slope_bph, &f->ci_low_bph, &f->ci_high_bph,
+		       &f->p_value);
+	double q = f->resolution / f->an_span_s * 3600;
+	f->ci_low_bph = fmin(f->ci_low_bph, f->slope_bph - q);
+	f->ci_high_bph = fmax(f->ci_high_bph, f->slope_bph + q);
+	f->significant = f->p_value < ANALYSIS_ALPHA &&
+			 (f->ci_low_bph > 0 || f->ci_high_bph < 0);
+	double half = (f->ci_high_bph - f->ci_low_bph) / 2;
+	f->detectable_bph = fmax(q, half);
+}
+
+/* The division and the window still needed. */
+static void trend_advice(const struct analysis_options *o,
+			 struct target_findings *f)
+{
+	double half = (f->ci_high_bph - f->ci_low_bph) / 2;
+	/* The division, for --suspect when given (the slope the user asks
+	 * about), else for the measured slope. */
+	f->concern_is_suspect = o && o->has_suspect &&
+				o->suspect.basis == RATE_PER_HOUR;
+	if (f->concern_is_suspect)
+		f->min_observation_s = f->resolution / o->suspect.bytes * 3600;
+	else if (f->slope_bph != 0)
+		f->min_observation_s =
+			f->resolution / fabs(f->slope_bph) * 3600;
+	if (isfinite(f->concern_bph) && f->concern_bph > 0) {
+		/* At this resolution the window must be at least
+		 * resolution / concern; with noise, the interval's
+		 * half-width shrinks about as span^-1.5 at a fixed interval
+		 * (n grows with span). */
+		double need = f->resolution / f->concern_bph * 3600;
+		if (half > f->concern_bph)
+			need = fmax(need, f->an_span_s *
+				    pow(half / f->concern_bph, 2.0 / 3));
+		f->needed_span_s = need;
+	}
+}
+
+/* A plateau with a work counter: the level must have held while requests
+ * ran, and not by growing per request. Memory that stops growing when the
+ * work stops has not plateaued. */
+static void plateau_check_work(const struct series *s, const double *work,
+			       size_t lo, size_t hi,
+			       struct target_findings *f)
+{
+	const struct per_request_finding *pr = &f->per_request;
+	if (!pr->known || !(pr->requests > 0))
+		return;
+	struct trend_result late;
+	double late_requests = 0;
+	int rc = per_request_trend(s, work, lo, hi, f->plateau.tau, &late,
+				   &late_requests);
+	if (!(late_requests >= 0.1 * pr->requests)) {
+		f->plateau.found = false;
+		f->plateau.rejected = PLATEAU_IDLE;
+		return;
+	}
+	if (rc == 0 && late.p_value < ANALYSIS_ALPHA && late.ci_low > 0) {
+		f->plateau.found = false;
+		f->plateau.rejected = PLATEAU_PER_REQUEST;
+	}
+}
+
 void analysis_run(const struct series *s, const struct analysis_options *o,
 		  struct target_findings *f)
 {
@@ -517,51 +456,22 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 			f->trend.bucketed = true;
 		}
 		f->has_trend = true;
-		f->significant = trend_per_hour(&f->trend, &f->slope_bph,
-						&f->ci_low_bph,
-						&f->ci_high_bph, &f->p_value);
-		double half = (f->ci_high_bph - f->ci_low_bph) / 2;
-		double by_res = f->resolution / f->an_span_s * 3600;
-		f->detectable_bph = fmax(by_res, half);
-		/* The division, for --suspect when given (the slope the
-		 * user asks about), else for the measured slope. */
-		f->concern_is_suspect = o && o->has_suspect &&
-					o->suspect.basis == RATE_PER_HOUR;
-		if (f->concern_is_suspect)
-			f->min_observation_s =
-				f->resolution / o->suspect.bytes * 3600;
-		else if (f->slope_bph != 0)
-			f->min_observation_s =
-				f->resolution / fabs(f->slope_bph) * 3600;
-		if (isfinite(f->concern_bph) && f->concern_bph > 0) {
-			/* At this resolution the window must be at least
-			 * resolution / concern; with noise, the interval's
-			 * half-width shrinks about as span^-1.5 at a fixed
-			 * interval (n grows with span). */
-			double need = f->resolution / f->concern_bph * 3600;
-			if (half > f->concern_bph)
-				need = fmax(need, f->an_span_s *
-					    pow(half / f->concern_bph, 2.0 / 3));
-			f->needed_span_s = need;
+		/* Memory that cycles (GC, daily load): the trend is the one
+		 * of the cycles' floors, when there are enough of them. */
+		periodic_find(x, y, n, f->trend.slope, &f->periodic);
+		if (f->periodic.found &&
+		    f->periodic.n_floors >= PERIODIC_MIN_CYCLES) {
+			struct trend_result ft;
+			if (trend_compute(f->periodic.floor_t,
+					  f->periodic.floor_y,
+					  f->periodic.n_floors, &ft) == 0) {
+				f->trend = ft;
+				f->trend_on_floors = true;
+			}
 		}
-		struct analysis_limits lim = {s->cgroup_limit,
-					      s->mem_total, gpu_last(s)};
-		plateau_find(sx, sy, sn, f->resolution, o, &lim,
-			     &f->plateau);
-		/* A plateau does not run out: exhaustion only for growth
-		 * that has not flattened. */
-		if (!f->plateau.found)
-			exhaustion_find(s, o, f);
+		trend_set(f, &f->trend);
+		trend_advice(o, f);
 	}
-	/* Steps within the analysed incarnation only (a restart is not a
-	 * step; restarts_find() reports it). */
-	if (n)
-		steps_find(sx, sy, sn, f->resolution, &f->steps);
-	free(bx);
-	free(by);
-	free(xbuf);
-	free(ybuf);
-
 	/* Work: the counter's resets taken out once for the whole series
 	 * (the idle windows look at every incarnation). */
 	double *work = NULL;
@@ -570,6 +480,35 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		work_counter_increase(s->requests, s->n, work);
 	}
 	analysis_work_run(s, work, lo, hi, o, f);
+
+	if (f->has_trend && !f->periodic.found) {
+		struct analysis_limits lim = {s->cgroup_limit,
+					      s->mem_total, gpu_last(s)};
+		struct plateau_params pp = {
+			.resolution = f->resolution,
+			.concern_bph = f->concern_bph,
+			.caps = o ? o->caps : NULL,
+			.n_caps = o ? o->n_caps : 0,
+			.limits = &lim,
+		};
+		plateau_find(sx, sy, sn, &pp, &f->plateau);
+		if (f->plateau.found && work)
+			plateau_check_work(s, work, lo, hi, f);
+	}
+	/* A plateau does not run out: exhaustion only for growth that has
+	 * not flattened. */
+	if (f->has_trend && !f->plateau.found)
+		exhaustion_find(s, o, f);
+	exhaustion_per_request(f);
+	/* Steps within the analysed incarnation only (a restart is not a
+	 * step; restarts_find() reports it), and not in a cycle (each
+	 * collection would be one). */
+	if (n && !f->periodic.found)
+		steps_find(sx, sy, sn, f->resolution, &f->steps);
+	free(bx);
+	free(by);
+	free(xbuf);
+	free(ybuf);
 
 	/* Restarts need the idle windows (a new incarnation's settled floor
 	 * is its first idle window when it has one). */
@@ -593,5 +532,6 @@ void analysis_release(struct target_findings *f)
 	idle_findings_release(&f->idle);
 	restart_findings_release(&f->restarts);
 	step_findings_release(&f->steps);
+	periodic_finding_release(&f->periodic);
 	attribution_finding_release(&f->attribution);
 }

@@ -16,6 +16,8 @@
 
 #include "attribution.h"
 #include "idle.h"
+#include "periodic.h"
+#include "plateau.h"
 #include "restarts.h"
 #include "series.h"
 #include "steps.h"
@@ -24,13 +26,7 @@
 
 #define ANALYSIS_CONCERN_HORIZON_S (30.0 * 86400.0) /* 30 days */
 #define ANALYSIS_ALPHA 0.05
-#define ANALYSIS_CAP_NEAR 0.05   /* "at cap": within 5 % below it */
 #define ANALYSIS_MAX_REASONS 16
-
-struct analysis_cap {
-	const char *name;          /* "cap", or the NAME of --cap NAME=SIZE */
-	double bytes;
-};
 
 struct analysis_options {
 	double resolution;         /* --resolution; NAN = infer */
@@ -50,20 +46,6 @@ enum verdict {
 	VERDICT_INCONCLUSIVE, VERDICT_STABLE, VERDICT_GROWING, VERDICT_PLATEAU
 };
 const char *verdict_name(enum verdict v);
-
-struct plateau_finding {
-	bool found;
-	double level;              /* median of the flat late part, bytes */
-	double since;              /* Unix seconds the level was reached */
-	double early_slope_bph, late_slope_bph;
-	double cap_bytes;          /* NAN unless at a cap */
-	const char *cap_name;      /* NULL unless at a cap */
-	/* Growth that slows down but has not stopped: the level it heads
-	 * for, estimated from the thirds of the series (found is false). */
-	bool approaching;
-	double approach_level;     /* bytes; NAN unless approaching */
-	double approach_early_bph, approach_late_bph;
-};
 
 struct exhaustion_finding {
 	bool found;
@@ -148,6 +130,10 @@ struct target_findings {
 	double needed_span_s;      /* window needed to see the slope of
 				      concern at this resolution and noise */
 
+	struct periodic_finding periodic; /* owned; when found with enough
+					     cycles the trend above is the
+					     floors' (trend_on_floors) */
+	bool trend_on_floors;
 	struct plateau_finding plateau;
 	struct exhaustion_finding exhaustion;
 	struct per_request_finding per_request;
@@ -177,19 +163,6 @@ double analysis_concern_bph(const struct series *s,
 			    const struct analysis_options *o, double fp_last,
 			    double fp_max, bool decimal, char *source,
 			    size_t source_len, double *limit_out);
-/* Caps known from the source, beside --cap: the cgroup limit and MemTotal
- * (NAN when unknown). They bound host memory: not_counted is the part of
- * the footprint they do not bound (its device-local GPU memory; 0 when
- * none), taken off a level before it is compared with them. */
-struct analysis_limits {
-	double cgroup_limit, mem_total;
-	double not_counted;
-};
-void plateau_find(const double *t, const double *y, size_t n,
-		  double resolution, const struct analysis_options *o,
-		  const struct analysis_limits *limits,
-		  struct plateau_finding *out);
-
 /* analysis_work.c: the per-request slope over points [lo, hi) of s,
  * given work (the counter's cumulative increase, work_counter_increase()),
  * and the idle windows with growth accounting. Fills f->per_request and
@@ -197,6 +170,15 @@ void plateau_find(const double *t, const double *y, size_t n,
 void analysis_work_run(const struct series *s, const double *work,
 		       size_t lo, size_t hi, const struct analysis_options *o,
 		       struct target_findings *f);
+/* The per-request slope over points [lo, hi) whose time is >= from (one
+ * point per step of the counter); -1 when too few. *requests: the work
+ * done there. */
+int per_request_trend(const struct series *s, const double *work,
+		      size_t lo, size_t hi, double from,
+		      struct trend_result *tr, double *requests);
+/* Requests left until the exhaustion limit (needs f->exhaustion and
+ * f->per_request). */
+void exhaustion_per_request(struct target_findings *f);
 
 /* A trend's slope, interval and p in bytes per hour; returns whether it
  * is significant (p < ANALYSIS_ALPHA and the interval excludes 0). */

@@ -38,6 +38,45 @@ static void per_request_concern(const struct analysis_options *o,
 	}
 }
 
+int per_request_trend(const struct series *s, const double *work,
+		      size_t lo, size_t hi, double from,
+		      struct trend_result *tr, double *requests)
+{
+	size_t m = 0;
+	size_t cap = hi > lo ? hi - lo : 1;
+	double *t = xmalloc(3 * cap * sizeof(double));
+	double *x = t + cap, *y = t + 2 * cap;
+	/* One point per step of the counter: the footprint when the work
+	 * was done. While the counter stands still (idle) the footprint may
+	 * drift or be given back -- the idle windows report that -- but no
+	 * work explains it: those points would only add ties in x. The
+	 * noise is ordered by the points' times, not their work: readings
+	 * close in time are alike whatever work lies between them. */
+	double first = NAN, last = NAN;
+	for (size_t i = lo; i < hi; i++) {
+		if (s->t[i] < from || !isfinite(work[i]) ||
+		    !isfinite(s->footprint[i]))
+			continue;
+		if (isnan(first))
+			first = work[i];
+		last = work[i];
+		if (m && !(work[i] > x[m - 1]))
+			continue;
+		t[m] = s->t[i];
+		x[m] = work[i];
+		y[m] = s->footprint[i];
+		m++;
+	}
+	*requests = isnan(first) ? NAN : last - first;
+	int rc = -1;
+	/* Cumulative work never decreases (work_counter_increase()), so x
+	 * is already in the order trend_compute_at() wants. */
+	if (m >= MIN_WORK_POINTS && *requests > 0)
+		rc = trend_compute_at(t, x, y, m, tr);
+	free(t);
+	return rc;
+}
+
 static void per_request_find(const struct series *s, const double *work,
 			     size_t lo, size_t hi,
 			     const struct analysis_options *o,
@@ -45,48 +84,31 @@ static void per_request_find(const struct series *s, const double *work,
 {
 	struct per_request_finding *pr = &f->per_request;
 	pr->recorded = true;
-	size_t m = 0;
-	double *x = xmalloc((hi > lo ? hi - lo : 1) * sizeof(double));
-	double *y = xmalloc((hi > lo ? hi - lo : 1) * sizeof(double));
-	/* One point per step of the counter: the footprint when the work
-	 * was done. While the counter stands still (idle) the footprint may
-	 * drift or be given back -- the idle windows report that -- but no
-	 * work explains it: those points would only add ties in x, and their
-	 * time-ordered drift would pass for autocorrelated noise in the
-	 * per-request interval. */
-	double first = NAN, last = NAN;
-	for (size_t i = lo; i < hi; i++) {
-		if (!isfinite(work[i]) || !isfinite(s->footprint[i]))
-			continue;
-		if (isnan(first))
-			first = work[i];
-		last = work[i];
-		if (m && !(work[i] > x[m - 1]))
-			continue;
-		x[m] = work[i];
-		y[m] = s->footprint[i];
-		m++;
-	}
-	if (m) {
+	double requests;
+	int rc = per_request_trend(s, work, lo, hi, -INFINITY, &pr->trend,
+				   &requests);
+	if (isfinite(requests)) {
 		pr->known = true;
-		pr->requests = last - first;
+		pr->requests = requests;
 		if (f->an_span_s > 0)
 			pr->rate_per_h = pr->requests / f->an_span_s * 3600;
 	}
 	per_request_concern(o, f);
-	/* Cumulative work never decreases (work_counter_increase()), so x
-	 * is already in the order trend_compute() wants. */
-	if (m >= MIN_WORK_POINTS && pr->requests > 0 &&
-	    trend_compute(x, y, m, &pr->trend) == 0) {
+	if (rc == 0) {
 		pr->found = true;
 		pr->slope = pr->trend.slope;
 		pr->ci_low = pr->trend.ci_low;
 		pr->ci_high = pr->trend.ci_high;
+		/* the readings' resolution over the work done: no interval
+		 * is narrower than that leaves open */
+		double q = f->resolution / pr->requests;
+		pr->ci_low = fmin(pr->ci_low, pr->slope - q);
+		pr->ci_high = fmax(pr->ci_high, pr->slope + q);
 		pr->p_value = pr->trend.p_value;
 		pr->significant = pr->p_value < ANALYSIS_ALPHA &&
 				  (pr->ci_low > 0 || pr->ci_high < 0);
 		double half = (pr->ci_high - pr->ci_low) / 2;
-		pr->detectable = fmax(f->resolution / pr->requests, half);
+		pr->detectable = fmax(q, half);
 		if (isfinite(pr->concern) && pr->concern > 0) {
 			/* As for time: at least resolution / concern
 			 * requests; with noise the half-width shrinks about
@@ -100,13 +122,11 @@ static void per_request_find(const struct series *s, const double *work,
 	} else if (isfinite(pr->concern) && pr->concern > 0) {
 		pr->needed_requests = f->resolution / pr->concern;
 	}
-	free(x);
-	free(y);
 }
 
 /* "At 48 MiB per request, about 3,100 more requests": the headroom left
  * under the exhaustion limit over the per-request slope. */
-static void exhaustion_per_request(struct target_findings *f)
+void exhaustion_per_request(struct target_findings *f)
 {
 	struct exhaustion_finding *e = &f->exhaustion;
 	const struct per_request_finding *pr = &f->per_request;
@@ -131,7 +151,6 @@ void analysis_work_run(const struct series *s, const double *work,
 	pr->detectable = pr->concern = pr->needed_requests = NAN;
 	if (work)
 		per_request_find(s, work, lo, hi, o, f);
-	exhaustion_per_request(f);
 
 	struct idle_options io = {
 		.min_s = o && isfinite(o->idle_min_s) ? o->idle_min_s :

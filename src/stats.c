@@ -26,6 +26,7 @@
  * (see the pragmas below) and values well inside 1e+-150.
  */
 #include "stats.h"
+#include "stats_ar.h"
 
 #include "common.h"
 
@@ -340,74 +341,6 @@ uint64_t stats_pair_count(const double *x, size_t n)
 		i = j;
 	}
 	return total;
-}
-
-/*
- * Hamed & Rao (1998): Var(S) of autocorrelated data is n/n* times that of
- * independent data, n/n* = 1 + 2/(n(n-1)(n-2)) sum_k (n-k)(n-k-1)(n-k-2) r_k
- * over the significant lags of the rank autocorrelation r_k of the
- * detrended series. The factor is clamped to >= 1: negative
- * autocorrelation would shrink the variance and claim more certainty than
- * independent samples could give, which a leak detector must never do.
- */
-double stats_hamed_rao_factor(const double *x, const double *y, size_t n,
-			      double slope)
-{
-	if (n < 3)
-		return 1.0;
-	double *res = xmalloc(n * sizeof(*res));
-	for (size_t i = 0; i < n; i++)
-		res[i] = y[i] - slope * x[i];
-	struct val_idx *s = sorted_with_index(res, n);
-	/* centred average ranks: rank - (n+1)/2; half-integers, exact */
-	double *d = res;
-	double mid = ((double)n + 1) / 2;
-	for (size_t i = 0; i < n;) {
-		size_t j = i + 1;
-		while (j < n && s[j].v == s[i].v)
-			j++;
-		double avg = ((double)i + (double)j + 1) / 2; /* ranks i+1..j */
-		for (size_t g = i; g < j; g++)
-			d[s[g].i] = avg - mid;
-		i = j;
-	}
-	free(s);
-	/* Residuals that differ by no more than the rounding of
-	 * y - slope*x itself can (perfectly linear data, flat data) carry no
-	 * information: their ranks would correlate rounding noise. */
-	double rmin = INFINITY, rmax = -INFINITY, mag = 0;
-	for (size_t i = 0; i < n; i++) {
-		double ri = y[i] - slope * x[i];
-		rmin = fmin(rmin, ri);
-		rmax = fmax(rmax, ri);
-		mag = fmax(mag, fabs(y[i]) + fabs(slope * x[i]));
-	}
-	bool numerically_flat = rmax - rmin <= 8 * DBL_EPSILON * mag;
-	double c0 = 0;
-	for (size_t i = 0; i < n; i++)
-		c0 += d[i] * d[i];
-	double factor = 1.0;
-	if (c0 > 0 && !numerically_flat) {
-		double dn = (double)n;
-		double band = Z975 / sqrt(dn);
-		size_t max_lag = n - 1 < STATS_ACF_MAX_LAG ? n - 1 : STATS_ACF_MAX_LAG;
-		double sum = 0;
-		for (size_t k = 1; k <= max_lag; k++) {
-			double ck = 0;
-			for (size_t i = 0; i + k < n; i++)
-				ck += d[i] * d[i + k];
-			double rk = ck / c0;
-			if (fabs(rk) > band) {
-				double m = (double)(n - k);
-				sum += m * (m - 1) * (m - 2) * rk;
-			}
-		}
-		factor = 1 + 2 / (dn * (dn - 1) * (dn - 2)) * sum;
-		if (!(factor >= 1))
-			factor = 1;
-	}
-	free(res);
-	return factor;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1394,13 +1327,25 @@ static bool input_ok(const double *x, const double *y, size_t n)
 int trend_compute(const double *x, const double *y, size_t n,
 		  struct trend_result *out)
 {
+	return trend_compute_at(x, x, y, n, out);
+}
+
+int trend_compute_at(const double *t, const double *x, const double *y,
+		     size_t n, struct trend_result *out)
+{
 	memset(out, 0, sizeof(*out));
 	out->slope = NAN;
+	out->ci_low = out->ci_high = out->sen_low = out->sen_high = NAN;
+	if (!t)
+		t = x;
 	if (!x || !y || n < 2 || !input_ok(x, y, n) || x[0] == x[n - 1])
 		return -1;
+	for (size_t i = 1; i < n; i++)
+		if (!(t[i] >= t[i - 1]))
+			return -1;
 
-	const double *xs = x, *ys = y;
-	double *xb = NULL, *yb = NULL;
+	const double *xs = x, *ys = y, *ts = t;
+	double *xb = NULL, *yb = NULL, *tb = NULL;
 	size_t m = n;
 	if (n > STATS_EXACT_MAX) {
 		xb = xmalloc(STATS_BUCKETS_MAX * sizeof(*xb));
@@ -1408,11 +1353,21 @@ int trend_compute(const double *x, const double *y, size_t n,
 		m = stats_bucket_medians(x, y, n, xb, yb, STATS_BUCKETS_MAX);
 		xs = xb;
 		ys = yb;
+		ts = xb;
+		if (t != x) { /* the same buckets: times of the same points */
+			double *dummy = xmalloc(STATS_BUCKETS_MAX * sizeof(*yb));
+			tb = xmalloc(STATS_BUCKETS_MAX * sizeof(*tb));
+			stats_bucket_medians(t, y, n, tb, dummy,
+					     STATS_BUCKETS_MAX);
+			free(dummy);
+			ts = tb;
+		}
 	}
 	uint64_t np = stats_pair_count(xs, m);
 	if (np == 0) { /* only when bucketing merged every distinct x */
 		free(xb);
 		free(yb);
+		free(tb);
 		return -1;
 	}
 
@@ -1466,24 +1421,22 @@ int trend_compute(const double *x, const double *y, size_t n,
 	r.intercept = stats_median_inplace(res, m);
 	free(res);
 
-	r.variance_inflation = stats_hamed_rao_factor(xs, ys, m, r.slope);
-
-	/* Sen's interval, index for index as scipy.stats.theilslopes 1.10:
-	 * sigsq = 1/18 * (n(n-1)(2n+5) - x ties - y ties), here times the
-	 * Hamed-Rao factor; np.round is round-half-even, as rint is. */
+	/* Sen's textbook interval, index for index as
+	 * scipy.stats.theilslopes 1.10: sigsq = 1/18 * (n(n-1)(2n+5) - x
+	 * ties - y ties); np.round is round-half-even, as rint is. It
+	 * assumes independent points: kept for reference, not for verdicts. */
 	double sigsq = (1.0 / 18.0) * (nn1 * (2 * dn + 5) - tx.mk - ty.mk);
-	sigsq *= r.variance_inflation;
 	if (sigsq >= 0) {
 		double sigma = sqrt(sigsq), z = -Z975, nt = (double)np;
 		double ru = rint((nt - z * sigma) / 2.0);
 		double rl = rint((nt + z * sigma) / 2.0) - 1;
 		uint64_t iu = ru > nt - 1 ? np - 1 : (uint64_t)ru;
 		uint64_t il = rl < 0 ? 0 : (uint64_t)rl;
-		r.ci_low = KTH(il);
-		r.ci_high = KTH(iu);
+		r.sen_low = KTH(il);
+		r.sen_high = KTH(iu);
 	} else {
 		/* scipy: sqrt of a negative variance -> NaN indices -> NaN */
-		r.ci_low = r.ci_high = NAN;
+		r.sen_low = r.sen_high = NAN;
 	}
 #undef KTH
 	if (brute)
@@ -1491,20 +1444,30 @@ int trend_compute(const double *x, const double *y, size_t n,
 	else
 		sel_free(&sel);
 
-	double var_eff = r.mk_var_s * r.variance_inflation;
+	/* The interval and test that verdicts use: autocorrelation-aware
+	 * (stats_ar.h), centred on the Theil-Sen slope. */
+	struct stats_ar_result ar;
+	r.ci_low = r.ci_high = NAN;
+	r.p_value = 1;
+	r.variance_inflation = 1;
+	r.ar_phi = r.corr_time = r.se_iid = NAN;
+	if (stats_ar_slope_interval(ts, xs, ys, m, r.slope, 0.95, &ar) == 0) {
+		r.ci_low = ar.ci_low;
+		r.ci_high = ar.ci_high;
+		r.p_value = ar.p_value;
+		r.variance_inflation = ar.inflation;
+		r.ar_phi = ar.phi;
+		r.corr_time = ar.corr_time;
+		r.se_iid = ar.se_iid;
+	}
+	/* Mann-Kendall's z, its variance widened as much as the interval */
 	if (r.mk_var_s > 0) {
 		double s = r.mk_s, cc = s > 0 ? 1 : (s < 0 ? -1 : 0);
-		r.mk_z = (s - cc) / sqrt(var_eff);
-		/* 2 (1 - Phi(|z|)) without the cancellation */
-		r.p_value = erfc(fabs(r.mk_z) / SQRT2);
-		if (r.p_value > 1)
-			r.p_value = 1;
-	} else {
-		r.mk_z = 0;
-		r.p_value = 1;
+		r.mk_z = (s - cc) / sqrt(r.mk_var_s * r.variance_inflation);
 	}
 	free(xb);
 	free(yb);
+	free(tb);
 	*out = r;
 	return 0;
 }

@@ -33,12 +33,20 @@ struct trend_result {
 	bool bucketed;             /* true when n < n_raw */
 	double slope;              /* Theil-Sen: median pairwise slope, y per x */
 	double intercept;          /* median of y - slope * x */
-	double ci_low, ci_high;    /* Sen's 95 % interval, corrected variance */
+	double ci_low, ci_high;    /* 95 % interval under autocorrelated
+				      noise (stats_ar.h); NAN with < 3 points */
+	double p_value;            /* two-sided test of slope 0, the same
+				      model; 1 when it cannot be computed */
+	double variance_inflation; /* (interval / iid interval)^2 */
+	double ar_phi;             /* lag-one correlation per median step */
+	double corr_time;          /* correlation time, units of t */
+	double se_iid;             /* OLS standard error, independent points */
+	double sen_low, sen_high;  /* Sen's textbook interval (independent
+				      points; scipy's theilslopes) */
 	double mk_s;               /* Mann-Kendall S */
 	double mk_var_s;           /* tie-corrected Var(S), uncorrected for ACF */
-	double variance_inflation; /* Hamed-Rao n/n*, clamped to >= 1 */
-	double mk_z;               /* continuity-corrected z with inflated var */
-	double p_value;            /* two-sided; 1 when Var(S) == 0 */
+	double mk_z;               /* continuity-corrected z, Var(S) widened
+				      by variance_inflation */
 	uint64_t n_pairs;          /* pairs with x_i < x_j */
 };
 
@@ -47,6 +55,11 @@ struct trend_result {
  * else returns -1 and leaves *out zeroed with slope NAN. Returns 0. */
 int trend_compute(const double *x, const double *y, size_t n,
 		  struct trend_result *out);
+/* The same with the regressor x apart from the times t that order the
+ * noise (the per-request slope: x is cumulative work). t non-decreasing;
+ * t == NULL or t == x: x is the time. */
+int trend_compute_at(const double *t, const double *x, const double *y,
+		     size_t n, struct trend_result *out);
 
 /* Building blocks, exposed for tests. */
 
@@ -60,10 +73,6 @@ double stats_kth_pairwise_slope(const double *x, const double *y, size_t n,
 double stats_mann_kendall_s(const double *y, size_t n);
 /* Tie-corrected Var(S): n(n-1)(2n+5)/18 - sum t(t-1)(2t+5)/18. */
 double stats_mann_kendall_var(const double *y, size_t n);
-/* Hamed-Rao n/n* for y after removing slope*x (rank ACF, lags with
- * |r_k| above the 95 % band only), clamped to >= 1. */
-double stats_hamed_rao_factor(const double *x, const double *y, size_t n,
-			      double slope);
 /* Median of v (n >= 1); reorders v. */
 double stats_median_inplace(double *v, size_t n);
 /* Standard normal CDF and its inverse. */

@@ -22,6 +22,7 @@
 
 #include "common.h"
 #include "stats.h"
+#include "stats_ar.h"
 
 /* First point of bucket b when n points go into nb buckets, as
  * stats_bucket_medians() cuts them. */
@@ -292,6 +293,39 @@ static double line_scale(const struct line *l, double sigma)
 	return fmax(sigma, sqrt(l->sse / (double)(l->n - 2)));
 }
 
+/* Upper quantile p of Student's t with nu degrees of freedom. */
+static double t_quantile(double p, double nu)
+{
+	double lo = 0, hi = 1;
+	while (stats_t_cdf(hi, nu) < p && hi < 1e6)
+		hi *= 2;
+	for (int it = 0; it < 100; it++) {
+		double mid = (lo + hi) / 2;
+		if (stats_t_cdf(mid, nu) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
+/* The jump at boundary k (first point of the new level), beyond the
+ * typical difference between neighbours (med_d: a steady ramp's own
+ * rise): the largest there, a bucket that straddles the step splitting
+ * it over two differences (then each pair is taken together, scaled to
+ * one difference's noise). */
+static double boundary_jump(const double *y, size_t m, size_t k,
+			    double med_d)
+{
+	double best = fabs(y[k] - y[k - 1] - med_d);
+	if (k >= 2)
+		best = fmax(best, fabs(y[k] - y[k - 2] - 2 * med_d) / sqrt(2.0));
+	if (k + 1 < m)
+		best = fmax(best, fabs(y[k + 1] - y[k - 1] - 2 * med_d) /
+				  sqrt(2.0));
+	return best;
+}
+
 /* Look for steps at one scale and merge them with the finer scales'
  * (steps.h, 5 and 6). kx, ky: the known points; map: their indices in
  * the caller's arrays (NULL: the same). */
@@ -315,6 +349,19 @@ static void scan_scale(const struct scale *sc, const double *kx,
 		out->sigma = sigma;
 		out->min_change = min_change;
 	}
+	/* The largest difference between neighbouring points that noise
+	 * alone gives in STEPS_FALSE_RATE of series: Bonferroni over every
+	 * difference of every scale (about 4/3 of the finest scale's m),
+	 * with Student's t for a noise level that is itself estimated (a
+	 * MAD has the precision of 0.37 m points). */
+	double sigma_d = sigma * sqrt(2.0);
+	for (size_t i = 0; i + 1 < m; i++)
+		scratch[i] = sc->y[i + 1] - sc->y[i];
+	double med_d = stats_median_inplace(scratch, m - 1);
+	double n_tests = 4.0 / 3.0 * (double)(finest ? m : m * STEPS_SCALE_FACTOR);
+	double jump_min = fmax(sigma_d * t_quantile(1 - STEPS_FALSE_RATE / 2 / n_tests,
+						    0.37 * (double)(m - 1)),
+			       min_change * STEPS_LOCAL_FRACTION);
 	/* A noise-free series still needs a penalty above rounding. */
 	double sig_pen = fmax(sigma, 1e-6 * min_change);
 	double penalty = STEPS_PENALTY * sig_pen * sig_pen * log((double)m);
@@ -338,6 +385,14 @@ static void scan_scale(const struct scale *sc, const double *kx,
 				 sb * sb * line_var(&lb, xb));
 		if (!(fabs(change) >= min_change) ||
 		    !(fabs(change) >= STEPS_Z * se))
+			continue;
+		/* Abrupt beyond what the wander does: the jump between
+		 * neighbouring points there is an outlier among all the
+		 * scale's point-to-point differences (steps.h, 5). Under
+		 * autocorrelated noise the level wanders far more than one
+		 * difference, so the lines' residuals alone would take every
+		 * turn of the wander for a step. */
+		if (!(boundary_jump(sc->y, m, k, med_d) >= jump_min))
 			continue;
 		/* The points themselves must jump there, the same way. */
 		size_t w = STEPS_MIN_SEG;

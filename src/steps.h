@@ -94,6 +94,9 @@
 #define STEPS_LOCAL_FRACTION 0.5   /* local jump against the change */
 #define STEPS_GRADUAL_RATIO 1.5    /* coarse change that replaces finer */
 #define STEPS_MAX 20               /* steps reported, at most */
+#define STEPS_FALSE_RATE 0.02      /* noise-only series with a jump:
+				      the tests below keep the total
+				      under 5 % (calibration table) */
 
 struct step {
 	double time;               /* t[index] */

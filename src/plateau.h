@@ -1,0 +1,109 @@
+/*
+ * plateau.h - growth that stopped: is the series better described as
+ * rising and then holding a level than as one line or no change at all?
+ * And growth that slows toward a level it has not reached.
+ *
+ * A plateau is a model choice on the whole window, not a first cut that
+ * happens to look flat. Three mean models are fitted by maximum
+ * likelihood under the autocorrelated noise of stats_ar.h (each with the
+ * correlation that suits it best, so wander is not taken for shape):
+ *
+ *   flat             y = a
+ *   line             y = a + b t
+ *   grow then hold   y = a + b min(t, tau)     (tau searched)
+ *
+ * "Grow then hold" must beat the line by PLATEAU_GAIN_LINE and no change
+ * by PLATEAU_GAIN_FLAT in log-likelihood, at its best tau: one decision
+ * over the whole search, its thresholds set by the calibration table
+ * (docs/statistics.md) so that leaks, drift-free noise and cycles are
+ * called plateaus in at most 5 % of windows. Then the level must hold:
+ *  - the late part (from tau) is long enough to exclude the slope of
+ *    concern: its 95 % interval's upper end lies below it;
+ *  - it neither rises nor falls beyond doubt (its interval covers 0);
+ *  - memory stays up: no late reading is back below the midpoint between
+ *    the start and the level (memory that returns was given back).
+ * The analysis adds one more with a work counter: the late part must have
+ * taken requests without growing per request (analysis.c). A candidate
+ * that fails one of these says which (plateau_finding.rejected).
+ *
+ * No I/O. Work: O(n) bucketing to PLATEAU_POINTS medians, then
+ * (3 + PLATEAU_TAUS) fits of O(m * STATS_AR_GRID) each.
+ */
+#ifndef MEMTREND_PLATEAU_H
+#define MEMTREND_PLATEAU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define PLATEAU_POINTS 512
+#define PLATEAU_TAUS 33        /* tau at 10 %, 12.5 %, ..., 90 % */
+#define PLATEAU_MIN_PART 6
+#define PLATEAU_GAIN_LINE 8.0
+#define PLATEAU_GAIN_FLAT 12.0
+#define PLATEAU_CAP_NEAR 0.05  /* "at cap": within 5 % below it */
+
+struct analysis_cap {
+	const char *name;          /* "cap", or the NAME of --cap NAME=SIZE */
+	double bytes;
+};
+
+/* Caps known from the source, beside --cap: the cgroup limit and MemTotal
+ * (NAN when unknown). They bound host memory: not_counted is the part of
+ * the footprint they do not bound (its device-local GPU memory; 0 when
+ * none), taken off a level before it is compared with them. */
+struct analysis_limits {
+	double cgroup_limit, mem_total;
+	double not_counted;
+};
+
+enum plateau_reject {
+	PLATEAU_OK,
+	PLATEAU_NO_MODEL,      /* grow-then-hold did not win */
+	PLATEAU_SHORT,         /* late part cannot exclude the concern */
+	PLATEAU_RISING,        /* late part still rises */
+	PLATEAU_FALLING,       /* late part gives memory back */
+	PLATEAU_RETURNED,      /* memory went back toward the start */
+	PLATEAU_IDLE,          /* flat only while no requests ran */
+	PLATEAU_PER_REQUEST,   /* late part still grows per request */
+};
+
+struct plateau_params {
+	double resolution;
+	double concern_bph;        /* slope of concern; NAN when unknown */
+	const struct analysis_cap *caps;
+	size_t n_caps;
+	const struct analysis_limits *limits;
+};
+
+struct plateau_finding {
+	bool found;
+	/* the grow-then-hold fit, whenever it won (found or rejected) */
+	bool candidate;
+	enum plateau_reject rejected;
+	double gain_line, gain_flat; /* log-likelihood over line, flat */
+	double level;              /* median of the late part, bytes */
+	double since;              /* Unix seconds the level was reached */
+	double tau;                /* Unix seconds of the fitted bend */
+	double early_slope_bph;    /* the fitted growth before tau */
+	double late_slope_bph, late_ci_low_bph, late_ci_high_bph;
+	double cap_bytes;          /* NAN unless at a cap */
+	const char *cap_name;      /* NULL unless at a cap */
+	/* Growth that slows down but has not stopped: the level it heads
+	 * for, estimated from the thirds of the series (found is false);
+	 * never below the latest level. */
+	bool approaching;
+	double approach_level;     /* bytes; NAN unless approaching */
+	double approach_early_bph, approach_late_bph;
+};
+
+const char *plateau_reject_text(enum plateau_reject r);
+
+void plateau_find(const double *t, const double *y, size_t n,
+		  const struct plateau_params *pp,
+		  struct plateau_finding *out);
+/* Is level at one of the caps (most specific first)? Sets cap_bytes and
+ * cap_name of p. */
+void plateau_match_cap(struct plateau_finding *p,
+		       const struct plateau_params *pp);
+
+#endif

@@ -1,0 +1,528 @@
+/*
+ * stats_ar.c - the slope's interval and test under autocorrelated noise
+ * (stats_ar.h): restricted likelihood of an Ornstein-Uhlenbeck error model
+ * on a grid of correlations, and the mixture of Student t's it weights.
+ *
+ * What it does not do: estimate the slope (the caller's Theil-Sen is the
+ * centre), bucket long series (stats.c does, before), or decide anything.
+ *
+ * Numerics. Everything runs on scaled copies: times in median steps from
+ * the first point, x and y centred and divided by their spread, so sums
+ * stay near 1 whatever the units (Unix seconds, bytes). The model's
+ * covariance is written with the innovation variance sigma^2 as scale,
+ * Sigma = sigma^2 S, S_ij = phi^|d_ij| / (1 - phi^2); its inverse square
+ * root is the Prais-Winsten transform, one pass per grid value:
+ *
+ *   z_0 = sqrt(1 - phi^2) v_0,
+ *   z_i = (v_i - rho_i v_{i-1}) / sqrt(r_i),  rho_i = phi^d_i,
+ *   r_i = (1 - rho_i^2) / (1 - phi^2)   (the innovation's share of step i)
+ *
+ * As phi -> 1 (a random walk within the window) 1 - phi^2 -> 0 and S
+ * blows up along the constant, which the intercept absorbs: every place
+ * where that cancels is written so that it cancels algebraically, not in
+ * floating point (expm1 for 1 - rho and r; the determinant of the
+ * transformed design taken relative to 1 - phi^2; the OLS slope's variance
+ * c'Sc by a recursion on 1 - phi^d rather than phi^d, since c sums to 0).
+ */
+#include "stats_ar.h"
+
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "stats.h"
+
+/* The grid of a = -ln(phi) per median step runs from a correlation time
+ * of AR_WINDOWS_MAX windows (a = 1 / (AR_WINDOWS_MAX * steps)) to
+ * AR_A_MAX (phi = 0.007), log-spaced, plus phi = 0 itself. */
+#define AR_WINDOWS_MAX 10.0
+#define AR_A_MAX 5.0
+/* Prior weight of a grid cell (log-spaced in a): a^AR_PRIOR_POWER *
+ * exp(-a). Power 1 is uniform in phi; lower powers lean towards long
+ * correlation times. Chosen by the calibration table (docs/statistics.md):
+ * uniform in phi under-covers windows of one or two correlation times,
+ * a log-uniform prior in the correlation time over-covers. */
+#define AR_PRIOR_POWER 0.75
+/* The centre is Theil-Sen, not least squares: under normal noise its
+ * variance is pi/3 times the least-squares slope's (asymptotic relative
+ * efficiency 3/pi = 0.955, Sen 1968), so the standard errors are divided
+ * by sqrt(3/pi). */
+#define AR_TS_EFFICIENCY_SQRT 0.97720502380583987 /* sqrt(3 / pi) */
+
+/* ------------------------------------------------------------------ */
+/* Student t                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Continued fraction of the regularised incomplete beta (modified Lentz),
+ * valid for x < (a + 1) / (a + b + 2). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double qab = a + b, qap = a + 1, qam = a - 1;
+	double c = 1, d = 1 - qab * x / qap;
+	if (fabs(d) < tiny)
+		d = tiny;
+	d = 1 / d;
+	double h = d;
+	for (int m = 1; m <= 300; m++) {
+		double m2 = 2.0 * m;
+		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		h *= d * c;
+		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+		d = 1 + aa * d;
+		if (fabs(d) < tiny)
+			d = tiny;
+		c = 1 + aa / c;
+		if (fabs(c) < tiny)
+			c = tiny;
+		d = 1 / d;
+		double del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b), the regularised incomplete beta function. */
+static double beta_inc(double a, double b, double x)
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+		     b * log1p(-x);
+	double bt = exp(lbt);
+	if (x < (a + 1) / (a + b + 2))
+		return bt * beta_cf(a, b, x) / a;
+	return 1 - bt * beta_cf(b, a, 1 - x) / b;
+}
+
+double stats_t_cdf(double t, double nu)
+{
+	if (isnan(t) || !(nu > 0))
+		return NAN;
+	if (isinf(t))
+		return t > 0 ? 1 : 0;
+	if (nu > 1e7) /* the normal, to double precision */
+		return 0.5 * erfc(-t / sqrt(2.0));
+	if (nu > 400) {
+		/* Many degrees of freedom: the normal at a corrected z,
+		 * z = t (1 - 1/(4 nu)) / sqrt(1 + t^2/(2 nu)); against
+		 * scipy's t.sf at nu = 401 the tail is off by 2e-5 of itself
+		 * at t = 1.96 and 0.4 % at t = 5: far below what matters for
+		 * a 95 % interval, and far cheaper than the fraction. */
+		double z = t * (1 - 1 / (4 * nu)) / sqrt(1 + t * t / (2 * nu));
+		return 0.5 * erfc(-z / sqrt(2.0));
+	}
+	/* P(|T| > |t|) = I_{nu/(nu+t^2)}(nu/2, 1/2); written with t^2/nu
+	 * to keep the argument accurate for small t */
+	double tail = beta_inc(nu / 2, 0.5, nu / (nu + t * t)) / 2;
+	return t > 0 ? 1 - tail : tail;
+}
+
+/* ------------------------------------------------------------------ */
+/* The grid                                                            */
+/* ------------------------------------------------------------------ */
+
+struct ar_cell {
+	double a;       /* -ln(phi) per step; INFINITY for phi = 0 */
+	double loglik;  /* restricted log-likelihood (up to a constant) */
+	double se;      /* OLS-type slope's standard error, scaled units */
+	double weight;  /* posterior weight */
+};
+
+/* One grid value: restricted log-likelihood and the slope's standard
+ * error, on scaled data (tau: times in steps; c, v: centred x and y). */
+static void ar_cell_eval(const double *tau, const double *c, const double *v,
+			 size_t n, double cc, struct ar_cell *cell)
+{
+	double a = cell->a;
+	bool white = isinf(a);
+	double one_m_phi2 = white ? 1 : -expm1(-2 * a);
+	double lead = sqrt(one_m_phi2);
+	/* sums of the transformed columns: 1, c, v */
+	double s11 = one_m_phi2, s12 = lead * lead * c[0],
+	       s22 = lead * lead * c[0] * c[0], s1y = lead * lead * v[0],
+	       s2y = lead * lead * c[0] * v[0], syy = lead * lead * v[0] * v[0];
+	double s11_rel = 1;   /* s11 / (1 - phi^2) */
+	double log_r = 0;     /* sum of ln r_i */
+	double f = 0, h = 0, k_sum = 0; /* OLS variance recursion */
+	/* the step's figures, recomputed only when the step changes (most
+	 * steps of a recording are one interval) */
+	double d_prev = -1, rho = 0, om = 1, s = 1, ln_r = 0;
+	double em2a = white ? -1 : expm1(-2 * a);
+	for (size_t i = 1; i < n; i++) {
+		double d = tau[i] - tau[i - 1];
+		if (d < 1e-6)
+			d = 1e-6;
+		if (d != d_prev && !white) {
+			om = -expm1(-a * d);
+			rho = 1 - om;
+			double r = expm1(-2 * a * d) / em2a;
+			s = 1 / sqrt(r);
+			ln_r = log(r);
+			d_prev = d;
+		}
+		double w1 = om * s;
+		double w2 = (c[i] - rho * c[i - 1]) * s;
+		double z = (v[i] - rho * v[i - 1]) * s;
+		s11 += w1 * w1;
+		s11_rel += w1 * w1 / one_m_phi2;
+		s12 += w1 * w2;
+		s22 += w2 * w2;
+		s1y += w1 * z;
+		s2y += w2 * z;
+		syy += z * z;
+		log_r += ln_r;
+		/* H_i = sum_{j<i} c_j (1 - phi^(tau_i - tau_j)), F_i = sum_{j<i}
+		 * c_j phi^(tau_i - tau_j): K = sum_i c_i H_i */
+		double fc = f + c[i - 1];
+		h += om * fc;
+		f = rho * fc;
+		k_sum += c[i] * h;
+	}
+	double s22_perp = s22 - s12 * s12 / s11;
+	double b2 = s2y - s12 * s1y / s11;
+	double rss = syy - s1y * s1y / s11 - b2 * b2 / s22_perp;
+	if (!(rss > 0))
+		rss = 0;
+	double dof = (double)n - 2;
+	cell->loglik = rss > 0 ?
+		-0.5 * (dof * log(rss) + log(s11_rel) + log(s22_perp) + log_r) :
+		-INFINITY;
+	/* c' S c = -2K / (1 - phi^2) (c sums to 0); c'c for white noise */
+	double csc = white ? cc : -2 * k_sum / one_m_phi2;
+	if (!(csc > cc))
+		csc = cc; /* never narrower than independent points */
+	cell->se = sqrt(rss / dof * csc) / cc / AR_TS_EFFICIENCY_SQRT;
+}
+
+static double mix_cdf(const struct ar_cell *g, size_t m, double centre,
+		      double nu, double q)
+{
+	double p = 0;
+	for (size_t k = 0; k < m; k++)
+		if (g[k].weight > 0)
+			p += g[k].weight *
+			     (g[k].se > 0 ? stats_t_cdf((q - centre) / g[k].se, nu)
+					  : (q >= centre ? 1.0 : 0.0));
+	return p;
+}
+
+static double mix_quantile(const struct ar_cell *g, size_t m, double centre,
+			   double nu, double p, double se_max)
+{
+	double lo = centre - 1e4 * se_max, hi = centre + 1e4 * se_max;
+	for (int it = 0; it < 200 && hi - lo > 1e-13 * se_max; it++) {
+		double mid = (lo + hi) / 2;
+		if (mix_cdf(g, m, centre, nu, mid) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+int stats_ar_slope_interval(const double *t, const double *x,
+			    const double *y, size_t n, double slope,
+			    double level, struct stats_ar_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ci_low = out->ci_high = out->p_value = NAN;
+	out->se_iid = out->inflation = out->phi = out->corr_time = NAN;
+	out->step = NAN;
+	if (n < 3 || !isfinite(slope) || !(level > 0 && level < 1))
+		return -1;
+
+	/* median time step (the mean when most steps are ties) */
+	double *tmp = xmalloc((n - 1) * sizeof(double));
+	for (size_t i = 1; i < n; i++)
+		tmp[i - 1] = t[i] - t[i - 1];
+	double step = stats_median_inplace(tmp, n - 1);
+	free(tmp);
+	if (!(step > 0))
+		step = (t[n - 1] - t[0]) / (double)(n - 1);
+	if (!(step > 0))
+		step = 1;
+	out->step = step;
+
+	double xm = 0, ym = 0;
+	for (size_t i = 0; i < n; i++) {
+		xm += x[i];
+		ym += y[i];
+	}
+	xm /= (double)n;
+	ym /= (double)n;
+	double xs = 0, ys = 0;
+	for (size_t i = 0; i < n; i++) {
+		xs = fmax(xs, fabs(x[i] - xm));
+		ys = fmax(ys, fabs(y[i] - ym));
+	}
+	if (!(xs > 0))
+		return -1;
+	if (!(ys > 0))
+		ys = 1;
+	double *tau = xmalloc(3 * n * sizeof(double));
+	double *c = tau + n, *v = tau + 2 * n;
+	double cc = 0;
+	for (size_t i = 0; i < n; i++) {
+		tau[i] = (t[i] - t[0]) / step;
+		c[i] = (x[i] - xm) / xs;
+		v[i] = (y[i] - ym) / ys;
+		cc += c[i] * c[i];
+	}
+	double b = slope * xs / ys;     /* the centre, scaled */
+	double nu = (double)n - 2;
+
+	/* independent points: OLS residual scale */
+	double cy = 0;
+	for (size_t i = 0; i < n; i++)
+		cy += c[i] * v[i];
+	double b_ols = cy / cc, rss_ols = 0, vmax = 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = v[i] - b_ols * c[i];
+		rss_ols += e * e;
+		vmax = fmax(vmax, fabs(v[i]));
+	}
+	double se_iid = sqrt(rss_ols / nu / cc);
+	out->se_iid = se_iid * ys / xs;
+	if (!(rss_ols > 1e-24 * fmax(vmax * vmax, 1e-300) * (double)n)) {
+		/* a perfect line: nothing left to be uncertain about */
+		free(tau);
+		out->ci_low = out->ci_high = slope;
+		out->p_value = slope == 0 ? 1 : 0;
+		out->inflation = 1;
+		out->phi = 0;
+		out->corr_time = 0;
+		return 0;
+	}
+
+	struct ar_cell g[STATS_AR_GRID + 1];
+	size_t m = STATS_AR_GRID + 1;
+	double steps = tau[n - 1] > 1 ? tau[n - 1] : 1;
+	double a_min = 1 / (AR_WINDOWS_MAX * steps);
+	if (a_min > AR_A_MAX / 10)
+		a_min = AR_A_MAX / 10;
+	double lmin = log(a_min), lmax = log(AR_A_MAX);
+	double best = -INFINITY;
+	for (size_t k = 0; k < m; k++) {
+		g[k].a = k < STATS_AR_GRID ?
+			exp(lmin + (lmax - lmin) * (double)k /
+				   (STATS_AR_GRID - 1)) : INFINITY;
+		ar_cell_eval(tau, c, v, n, cc, &g[k]);
+		best = fmax(best, g[k].loglik);
+	}
+	double wsum = 0, se_max = 0;
+	for (size_t k = 0; k < m; k++) {
+		double a = k < STATS_AR_GRID ? g[k].a : AR_A_MAX;
+		double prior = AR_PRIOR_POWER * log(a) - a;
+		g[k].weight = isfinite(g[k].loglik) ?
+			exp(g[k].loglik - best + prior) : 0;
+		wsum += g[k].weight;
+	}
+	assert(wsum > 0);
+	for (size_t k = 0; k < m; k++) {
+		g[k].weight /= wsum;
+		if (g[k].weight > 0)
+			se_max = fmax(se_max, g[k].se);
+	}
+	free(tau);
+
+	/* posterior medians of phi and the correlation time: the grid runs
+	 * from the longest correlation time to phi = 0 */
+	double acc = 0;
+	for (size_t k = 0; k < m; k++) {
+		acc += g[k].weight;
+		if (acc >= 0.5) {
+			out->phi = isinf(g[k].a) ? 0 : exp(-g[k].a);
+			out->corr_time = isinf(g[k].a) ? 0 : step / g[k].a;
+			if (k == 0)
+				out->corr_time = INFINITY;
+			break;
+		}
+	}
+
+	double alpha = 1 - level;
+	double lo = mix_quantile(g, m, b, nu, alpha / 2, se_max);
+	double hi = mix_quantile(g, m, b, nu, 1 - alpha / 2, se_max);
+	double p = 0;
+	for (size_t k = 0; k < m; k++)
+		if (g[k].weight > 0)
+			p += g[k].weight * 2 *
+			     stats_t_cdf(-fabs(b) / g[k].se, nu);
+	out->p_value = p > 1 ? 1 : p;
+	out->ci_low = lo * ys / xs;
+	out->ci_high = hi * ys / xs;
+	/* the iid half-width at the same level */
+	double tq_lo = 0, tq_hi = 1e3;
+	for (int it = 0; it < 100; it++) {
+		double mid = (tq_lo + tq_hi) / 2;
+		if (stats_t_cdf(mid, nu) < 1 - alpha / 2)
+			tq_lo = mid;
+		else
+			tq_hi = mid;
+	}
+	double half_iid = tq_hi * se_iid;
+	out->inflation = half_iid > 0 ?
+		pow((hi - lo) / 2 / half_iid, 2) : 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Model fits                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Cholesky solve of the p x p system a beta = b (a positive definite,
+ * row-major, overwritten). Returns -1 when a is not. */
+static int chol_solve(double *a, double *b, size_t p)
+{
+	for (size_t j = 0; j < p; j++) {
+		double d = a[j * p + j];
+		for (size_t k = 0; k < j; k++)
+			d -= a[j * p + k] * a[j * p + k];
+		if (!(d > 0))
+			return -1;
+		d = sqrt(d);
+		a[j * p + j] = d;
+		for (size_t i = j + 1; i < p; i++) {
+			double v = a[i * p + j];
+			for (size_t k = 0; k < j; k++)
+				v -= a[i * p + k] * a[j * p + k];
+			a[i * p + j] = v / d;
+		}
+	}
+	for (size_t i = 0; i < p; i++) {
+		double v = b[i];
+		for (size_t k = 0; k < i; k++)
+			v -= a[i * p + k] * b[k];
+		b[i] = v / a[i * p + i];
+	}
+	for (size_t i = p; i-- > 0;) {
+		double v = b[i];
+		for (size_t k = i + 1; k < p; k++)
+			v -= a[k * p + i] * b[k];
+		b[i] = v / a[i * p + i];
+	}
+	return 0;
+}
+
+int stats_ar_fit(const double *t, const double *const *cols, size_t p,
+		 const double *y, size_t n, struct stats_ar_fit *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->loglik = -INFINITY;
+	out->phi = NAN;
+	if (p < 1 || p > STATS_AR_MAX_COLS || n < p + 2)
+		return -1;
+	double *tmp = xmalloc((n - 1) * sizeof(double));
+	for (size_t i = 1; i < n; i++)
+		tmp[i - 1] = t[i] - t[i - 1];
+	double step = stats_median_inplace(tmp, n - 1);
+	free(tmp);
+	if (!(step > 0))
+		step = (t[n - 1] - t[0]) / (double)(n - 1);
+	if (!(step > 0))
+		return -1;
+	/* scale y: centred, unit spread (the likelihood is compared across
+	 * models of the same y only, so the scale is a constant) */
+	double ym = 0, ys = 0;
+	for (size_t i = 0; i < n; i++)
+		ym += y[i];
+	ym /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		ys = fmax(ys, fabs(y[i] - ym));
+	if (!(ys > 0))
+		ys = 1;
+	double steps = (t[n - 1] - t[0]) / step;
+	double a_min = 1 / (AR_WINDOWS_MAX * (steps > 1 ? steps : 1));
+	if (a_min > AR_A_MAX / 10)
+		a_min = AR_A_MAX / 10;
+	double lmin = log(a_min), lmax = log(AR_A_MAX);
+	size_t q = p + 1; /* columns and y */
+	double v_prev[STATS_AR_MAX_COLS + 1], v[STATS_AR_MAX_COLS + 1];
+	for (size_t k = 0; k <= STATS_AR_GRID; k++) {
+		double a = k < STATS_AR_GRID ?
+			exp(lmin + (lmax - lmin) * (double)k /
+				   (STATS_AR_GRID - 1)) : INFINITY;
+		bool white = isinf(a);
+		double one_m_phi2 = white ? 1 : -expm1(-2 * a);
+		double em2a = white ? -1 : expm1(-2 * a);
+		double lead = sqrt(one_m_phi2);
+		double xtx[(STATS_AR_MAX_COLS + 1) * (STATS_AR_MAX_COLS + 1)];
+		memset(xtx, 0, sizeof(xtx));
+		for (size_t j = 0; j < p; j++)
+			v_prev[j] = cols[j][0];
+		v_prev[p] = (y[0] - ym) / ys;
+		for (size_t j = 0; j < q; j++)
+			for (size_t l = 0; l <= j; l++)
+				xtx[j * q + l] += lead * lead * v_prev[j] *
+						  v_prev[l];
+		double logdet = -log(one_m_phi2);
+		double d_prev = -1, rho = 0, s = 1, ln_r = 0;
+		for (size_t i = 1; i < n; i++) {
+			double d = (t[i] - t[i - 1]) / step;
+			if (d < 1e-6)
+				d = 1e-6;
+			if (d != d_prev && !white) {
+				double om = -expm1(-a * d);
+				rho = 1 - om;
+				double r = expm1(-2 * a * d) / em2a;
+				s = 1 / sqrt(r);
+				ln_r = log(r);
+				d_prev = d;
+			}
+			for (size_t j = 0; j < p; j++)
+				v[j] = cols[j][i];
+			v[p] = (y[i] - ym) / ys;
+			double z[STATS_AR_MAX_COLS + 1];
+			for (size_t j = 0; j < q; j++) {
+				z[j] = (v[j] - rho * v_prev[j]) * s;
+				v_prev[j] = v[j];
+			}
+			for (size_t j = 0; j < q; j++)
+				for (size_t l = 0; l <= j; l++)
+					xtx[j * q + l] += z[j] * z[l];
+			logdet += ln_r;
+		}
+		/* beta = (X'X)^-1 X'y; RSS = y'y - beta'X'y */
+		double a_m[STATS_AR_MAX_COLS * STATS_AR_MAX_COLS], b[STATS_AR_MAX_COLS];
+		for (size_t j = 0; j < p; j++) {
+			for (size_t l = 0; l < p; l++)
+				a_m[j * p + l] = l <= j ? xtx[j * q + l] :
+							  xtx[l * q + j];
+			b[j] = xtx[p * q + j];
+		}
+		if (chol_solve(a_m, b, p) != 0)
+			continue;
+		double rss = xtx[p * q + p];
+		for (size_t j = 0; j < p; j++)
+			rss -= b[j] * xtx[p * q + j];
+		/* below 1e-13 of y'y a residual is rounding, not noise */
+		if (!(rss > 1e-13 * xtx[p * q + p]))
+			rss = 1e-13 * xtx[p * q + p];
+		if (!(rss > 0))
+			continue;
+		double ll = -0.5 * (double)n * log(rss / (double)n) -
+			    0.5 * logdet;
+		if (ll > out->loglik) {
+			out->loglik = ll;
+			out->phi = white ? 0 : exp(-a);
+			for (size_t j = 0; j < p; j++)
+				out->beta[j] = b[j] * ys;
+		}
+	}
+	return isfinite(out->loglik) ? 0 : -1;
+}
