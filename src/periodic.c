@@ -92,29 +92,42 @@ static void floors_take(const double *t, const double *y, size_t n,
 {
 	out->floor_t = xmalloc((n_cycles ? n_cycles : 1) * sizeof(double));
 	out->floor_y = xmalloc((n_cycles ? n_cycles : 1) * sizeof(double));
-	double *amp = xmalloc((n_cycles ? n_cycles : 1) * sizeof(double));
+	double *amp = xmalloc(2 * (n_cycles ? n_cycles : 1) * sizeof(double));
+	double *fall = amp + (n_cycles ? n_cycles : 1);
 	size_t i = 0, nf = 0;
 	while (i < n && n_cycles && t[i] < bound[0])
 		i++;
 	for (size_t k = 0; k < n_cycles; k++) {
-		double lo = INFINITY, hi = -INFINITY, lo_t = NAN;
+		double lo = INFINITY, hi = -INFINITY, lo_t = NAN, down = 0;
 		for (; i < n && t[i] < bound[k + 1]; i++) {
 			if (y[i] < lo) {
 				lo = y[i];
 				lo_t = t[i];
 			}
 			hi = fmax(hi, y[i]);
+			down = fmax(down, hi - y[i]); /* fall from a peak */
 		}
 		if (isfinite(lo)) {
 			out->floor_t[nf] = lo_t;
 			out->floor_y[nf] = lo;
 			amp[nf] = hi - lo;
+			fall[nf] = down;
 			nf++;
 		}
 	}
 	out->n_floors = nf;
 	out->amplitude = nf ? stats_median_inplace(amp, nf) : NAN;
+	out->fall = nf ? stats_median_inplace(fall, nf) : NAN;
 	free(amp);
+}
+
+/* A cycle comes back down: in the typical cycle memory falls from a peak
+ * by at least half its swing. A staircase (a leak that grows in chunks)
+ * has a periodic pattern around its line too, but never gives back. */
+static bool cycles_return(const struct periodic_finding *p)
+{
+	return p->n_floors > 0 && p->fall >= 0.5 * p->amplitude &&
+	       p->fall > 0;
 }
 
 /* A collector's drops: differences between neighbours far below the
@@ -203,7 +216,10 @@ void periodic_find(const double *t, const double *y, size_t n, double slope,
 			bound[k] = t[0] + (double)k * period;
 		floors_take(t, y, n, bound, k_max, out);
 		free(bound);
-		return;
+		if (cycles_return(out))
+			return;
+		periodic_finding_release(out);
+		memset(out, 0, sizeof(*out));
 	}
 	double *bound;
 	size_t nb = drops_find(t, y, n, &bound);

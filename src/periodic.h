@@ -13,8 +13,13 @@
  * Detection: the autocorrelation of the detrended series (at most
  * PERIODIC_POINTS bucket medians) must dip below -PERIODIC_DIP and then
  * peak again at or above PERIODIC_PEAK, at a lag of at most half the
- * window (two cycles seen). The period is that lag (refined by a parabola
- * through the peak). Floors: the minimum of each whole period-long window
+ * window (two cycles seen), and memory must come back down in the
+ * typical cycle (fall from a peak by half its swing: a leak that grows in
+ * chunks is periodic around its line but never gives back). The period
+ * is that lag (refined by a parabola through the peak). Without such a
+ * peak, a collector's drops can still mark the cycles: at least
+ * PERIODIC_MIN_CYCLES + 1 falls far beyond the noise of neighbouring
+ * differences, alike in size, at gaps within half their median. Floors: the minimum of each whole period-long window
  * from the first reading, with its time; the partial window at the end is
  * left out. Fewer than PERIODIC_MIN_CYCLES whole cycles cannot tell a
  * trend from the cycle: the verdict says how long to watch.
@@ -41,6 +46,8 @@ struct periodic_finding {
 	size_t n_floors;           /* whole cycles */
 	double *floor_t, *floor_y; /* owned; n_floors each */
 	double amplitude;          /* median over cycles of max - min */
+	double fall;               /* median over cycles of the largest fall
+				      from a peak */
 };
 
 /* Look for a cycle in the n points (t ascending, no NAN) around the line

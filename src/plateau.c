@@ -129,21 +129,39 @@ static void models_fit(const double *bx, const double *by, size_t m,
 		return;
 	}
 	double best = -INFINITY, best_tau = NAN, best_b = NAN;
-	for (size_t j = 0; j < PLATEAU_TAUS; j++) {
-		double tau = 0.1 + 0.8 * (double)j / (PLATEAU_TAUS - 1);
-		size_t after = 0;
-		for (size_t i = 0; i < m; i++) {
-			hinge[i] = fmin(tc[i], tau);
-			after += tc[i] >= tau;
-		}
-		if (after < PLATEAU_MIN_PART || m - after < PLATEAU_MIN_PART)
-			continue;
-		if (stats_ar_fit(bx, c2, 2, by, m, &f2))
-			continue;
-		if (f2.beta[1] > 0 && f2.loglik > best) {
-			best = f2.loglik;
-			best_tau = tau;
-			best_b = f2.beta[1];
+	/* a coarse grid of bends, then every point's time within one grid
+	 * step of the best (a bend between grid values leaves a bit of the
+	 * ramp in the "flat" part, which its interval then cannot ignore) */
+	double grid_step = 0.9 / (PLATEAU_TAUS - 1);
+	for (int pass = 0; pass < 2; pass++) {
+		double centre = best_tau;
+		size_t count = pass == 0 ? PLATEAU_TAUS : m;
+		for (size_t j = 0; j < count; j++) {
+			double tau;
+			if (pass == 0) {
+				tau = 0.05 + grid_step * (double)j;
+			} else {
+				if (!isfinite(centre) ||
+				    fabs(tc[j] - centre) >= grid_step ||
+				    tc[j] == centre)
+					continue;
+				tau = tc[j];
+			}
+			size_t after = 0;
+			for (size_t i = 0; i < m; i++) {
+				hinge[i] = fmin(tc[i], tau);
+				after += tc[i] >= tau;
+			}
+			if (after < PLATEAU_MIN_PART ||
+			    m - after < PLATEAU_MIN_PART)
+				continue;
+			if (stats_ar_fit(bx, c2, 2, by, m, &f2))
+				continue;
+			if (f2.beta[1] > 0 && f2.loglik > best) {
+				best = f2.loglik;
+				best_tau = tau;
+				best_b = f2.beta[1];
+			}
 		}
 	}
 	free(ones);
@@ -153,10 +171,12 @@ static void models_fit(const double *bx, const double *by, size_t m,
 	out->gain_flat = best - f0.loglik;
 	out->tau = bx[0] + best_tau * span;
 	out->early_slope_bph = best_b / span * 3600;
+	/* the late part: the points after the bend (the point at the bend
+	 * is the corner, where the last of the rise may still show) */
 	size_t k = 0;
-	while (k < m && bx[k] < out->tau)
+	while (k < m && bx[k] <= out->tau)
 		k++;
-	*k_tau = k;
+	*k_tau = m - k >= PLATEAU_MIN_PART ? k : 0;
 }
 
 void plateau_find(const double *t, const double *y, size_t n,
@@ -186,9 +206,14 @@ void plateau_find(const double *t, const double *y, size_t n,
 		out->level = stats_median_inplace(tmp, m - k);
 		free(tmp);
 		if (trend_compute(bx + k, by + k, m - k, &late) == 0) {
+			/* no narrower than the resolution leaves open */
+			double q = pp->resolution > 0 ?
+				pp->resolution / (bx[m - 1] - bx[k]) : 0;
 			out->late_slope_bph = late.slope * 3600;
-			out->late_ci_low_bph = late.ci_low * 3600;
-			out->late_ci_high_bph = late.ci_high * 3600;
+			out->late_ci_low_bph = fmin(late.ci_low,
+						    late.slope - q) * 3600;
+			out->late_ci_high_bph = fmax(late.ci_high,
+						     late.slope + q) * 3600;
 		}
 		/* where it started: the median of the first 5 % (>= 3) */
 		size_t head = m / 20 < 3 ? 3 : m / 20;
@@ -208,9 +233,9 @@ void plateau_find(const double *t, const double *y, size_t n,
 			out->rejected = PLATEAU_RISING;
 		else if (out->late_ci_high_bph >= limit)
 			out->rejected = PLATEAU_SHORT;
-		else if (out->late_ci_low_bph > 0)
+		else if (out->late_ci_low_bph > PLATEAU_NEGLIGIBLE * limit)
 			out->rejected = PLATEAU_RISING;
-		else if (out->late_ci_high_bph < 0)
+		else if (out->late_ci_high_bph < -PLATEAU_NEGLIGIBLE * limit)
 			out->rejected = PLATEAU_FALLING;
 		else if (late_min < start + 0.5 * (out->level - start))
 			out->rejected = PLATEAU_RETURNED;

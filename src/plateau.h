@@ -19,7 +19,9 @@
  * called plateaus in at most 5 % of windows. Then the level must hold:
  *  - the late part (from tau) is long enough to exclude the slope of
  *    concern: its 95 % interval's upper end lies below it;
- *  - it neither rises nor falls beyond doubt (its interval covers 0);
+ *  - it neither rises nor falls beyond doubt by a tenth of that slope or
+ *    more (PLATEAU_NEGLIGIBLE: a drift that small is the level holding,
+ *    one that large is growth that slowed);
  *  - memory stays up: no late reading is back below the midpoint between
  *    the start and the level (memory that returns was given back).
  * The analysis adds one more with a work counter: the late part must have
@@ -27,7 +29,8 @@
  * that fails one of these says which (plateau_finding.rejected).
  *
  * No I/O. Work: O(n) bucketing to PLATEAU_POINTS medians, then
- * (3 + PLATEAU_TAUS) fits of O(m * STATS_AR_GRID) each.
+ * (2 + PLATEAU_TAUS + m / 16) fits of O(m * STATS_AR_GRID) each (the
+ * best bend on a grid, then at every point near it).
  */
 #ifndef MEMTREND_PLATEAU_H
 #define MEMTREND_PLATEAU_H
@@ -36,11 +39,13 @@
 #include <stddef.h>
 
 #define PLATEAU_POINTS 512
-#define PLATEAU_TAUS 33        /* tau at 10 %, 12.5 %, ..., 90 % */
+#define PLATEAU_TAUS 37        /* tau at 5 %, 7.5 %, ..., 95 % */
 #define PLATEAU_MIN_PART 6
 #define PLATEAU_GAIN_LINE 8.0
 #define PLATEAU_GAIN_FLAT 12.0
 #define PLATEAU_CAP_NEAR 0.05  /* "at cap": within 5 % below it */
+#define PLATEAU_NEGLIGIBLE 0.1 /* a late slope below a tenth of the
+				  slope of concern counts as holding */
 
 struct analysis_cap {
 	const char *name;          /* "cap", or the NAME of --cap NAME=SIZE */

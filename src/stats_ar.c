@@ -47,6 +47,11 @@
  * uniform in phi under-covers windows of one or two correlation times,
  * a log-uniform prior in the correlation time over-covers. */
 #define AR_PRIOR_POWER 0.75
+/* Points closer in time than this many median steps count as this far
+ * apart: two readings with one time stamp (a CSV's duplicate second) are
+ * two readings, not one reading twice (the model would weigh their
+ * difference as a near-impossible jump). */
+#define AR_MIN_STEP 0.1
 /* The centre is Theil-Sen, not least squares: under normal noise its
  * variance is pi/3 times the least-squares slope's (asymptotic relative
  * efficiency 3/pi = 0.955, Sen 1968), so the standard errors are divided
@@ -166,8 +171,8 @@ static void ar_cell_eval(const double *tau, const double *c, const double *v,
 	double em2a = white ? -1 : expm1(-2 * a);
 	for (size_t i = 1; i < n; i++) {
 		double d = tau[i] - tau[i - 1];
-		if (d < 1e-6)
-			d = 1e-6;
+		if (d < AR_MIN_STEP)
+			d = AR_MIN_STEP;
 		if (d != d_prev && !white) {
 			om = -expm1(-a * d);
 			rho = 1 - om;
@@ -474,8 +479,8 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 		double d_prev = -1, rho = 0, s = 1, ln_r = 0;
 		for (size_t i = 1; i < n; i++) {
 			double d = (t[i] - t[i - 1]) / step;
-			if (d < 1e-6)
-				d = 1e-6;
+			if (d < AR_MIN_STEP)
+				d = AR_MIN_STEP;
 			if (d != d_prev && !white) {
 				double om = -expm1(-a * d);
 				rho = 1 - om;
@@ -507,12 +512,40 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 		}
 		if (chol_solve(a_m, b, p) != 0)
 			continue;
-		double rss = xtx[p * q + p];
-		for (size_t j = 0; j < p; j++)
-			rss -= b[j] * xtx[p * q + j];
-		/* below 1e-13 of y'y a residual is rounding, not noise */
-		if (!(rss > 1e-13 * xtx[p * q + p]))
-			rss = 1e-13 * xtx[p * q + p];
+		/* the residuals' sum of squares by a second pass: y'y -
+		 * beta'X'y would cancel to rounding on a near-perfect fit, and
+		 * models that differ by one reading must not tie there */
+		double rss = 0;
+		d_prev = -1;
+		rho = 0;
+		s = 1;
+		double r_prev = 0;
+		for (size_t i = 0; i < n; i++) {
+			double fit = 0;
+			for (size_t j = 0; j < p; j++)
+				fit += b[j] * cols[j][i];
+			double r = (y[i] - ym) / ys - fit;
+			double z;
+			if (i == 0) {
+				z = lead * r;
+			} else {
+				double d = (t[i] - t[i - 1]) / step;
+				if (d < AR_MIN_STEP)
+					d = AR_MIN_STEP;
+				if (d != d_prev && !white) {
+					double om = -expm1(-a * d);
+					rho = 1 - om;
+					s = 1 / sqrt(expm1(-2 * a * d) / em2a);
+					d_prev = d;
+				}
+				z = (r - rho * r_prev) * s;
+			}
+			rss += z * z;
+			r_prev = r;
+		}
+		/* below 1e-28 of y'y a residual is rounding, not noise */
+		if (!(rss > 1e-28 * xtx[p * q + p]))
+			rss = 1e-28 * xtx[p * q + p];
 		if (!(rss > 0))
 			continue;
 		double ll = -0.5 * (double)n * log(rss / (double)n) -

@@ -293,6 +293,28 @@ static double line_scale(const struct line *l, double sigma)
 	return fmax(sigma, sqrt(l->sse / (double)(l->n - 2)));
 }
 
+/* The noise of one difference between neighbours about med_d: 1.4826
+ * MAD; when most differences are equal (coarse readings: MAD 0), the mean
+ * absolute deviation of all but the largest tenth, so that the steps
+ * themselves do not pass for noise. scratch holds m doubles. */
+static double jump_noise(const double *y, size_t m, double med_d,
+			 double *scratch)
+{
+	size_t k = m - 1;
+	for (size_t i = 0; i < k; i++)
+		scratch[i] = fabs(y[i + 1] - y[i] - med_d);
+	qsort(scratch, k, sizeof(*scratch), cmp_double);
+	double mad = k % 2 ? scratch[k / 2] :
+			     (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
+	if (mad > 0)
+		return 1.4826 * mad;
+	size_t keep = k - (k / 10 > 0 ? k / 10 : 1);
+	double sum = 0;
+	for (size_t i = 0; i < keep; i++)
+		sum += scratch[i];
+	return keep ? 1.2533 * sum / (double)keep : 0;
+}
+
 /* Upper quantile p of Student's t with nu degrees of freedom. */
 static double t_quantile(double p, double nu)
 {
@@ -354,10 +376,10 @@ static void scan_scale(const struct scale *sc, const double *kx,
 	 * difference of every scale (about 4/3 of the finest scale's m),
 	 * with Student's t for a noise level that is itself estimated (a
 	 * MAD has the precision of 0.37 m points). */
-	double sigma_d = sigma * sqrt(2.0);
 	for (size_t i = 0; i + 1 < m; i++)
 		scratch[i] = sc->y[i + 1] - sc->y[i];
 	double med_d = stats_median_inplace(scratch, m - 1);
+	double sigma_d = jump_noise(sc->y, m, med_d, scratch);
 	double n_tests = 4.0 / 3.0 * (double)(finest ? m : m * STEPS_SCALE_FACTOR);
 	double jump_min = fmax(sigma_d * t_quantile(1 - STEPS_FALSE_RATE / 2 / n_tests,
 						    0.37 * (double)(m - 1)),

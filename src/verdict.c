@@ -74,15 +74,38 @@ static const char *p_text(char *buf, size_t n, double p)
 
 static void trend_reason(struct target_findings *f)
 {
-	char a[48], b[48], c[48], p[32];
-	reason(f, "Theil-Sen slope %s (95 %% interval %s to %s), "
-	       "Mann-Kendall %s (corrected for autocorrelation: variance "
-	       "x%.2g)",
+	char a[48], b[48], c[48], p[32], ct[48];
+	const struct trend_result *tr = &f->trend;
+	if (!isfinite(tr->corr_time) || tr->corr_time <= 0)
+		snprintf(ct, sizeof(ct), "none found");
+	else if (isinf(tr->corr_time))
+		snprintf(ct, sizeof(ct), "longer than the window");
+	else
+		span_text(ct, sizeof(ct), tr->corr_time);
+	reason(f, "%sTheil-Sen slope %s (95 %% interval %s to %s), trend "
+	       "test %s; the readings wander together over about %s, which "
+	       "widens the interval x%.2g",
+	       f->trend_on_floors ? "cycle floors: " : "",
 	       rate_text(f, a, sizeof(a), f->slope_bph),
 	       rate_text(f, b, sizeof(b), f->ci_low_bph),
 	       rate_text(f, c, sizeof(c), f->ci_high_bph),
-	       p_text(p, sizeof(p), f->p_value),
-	       f->trend.variance_inflation);
+	       p_text(p, sizeof(p), f->p_value), ct,
+	       sqrt(tr->variance_inflation));
+}
+
+/* "memory cycles every 10 min (1 GiB up and down): the trend is the one
+ * of the 17 cycles' floors". */
+static void periodic_reason(struct target_findings *f)
+{
+	const struct periodic_finding *pf = &f->periodic;
+	char a[48], b[48];
+	if (!pf->found || pf->n_floors < PERIODIC_MIN_CYCLES)
+		return;
+	reason(f, "memory cycles about every %s, swinging by %s: the trend "
+	       "is taken from the lowest reading of each of the %zu whole "
+	       "cycles, what persists across them",
+	       span_text(a, sizeof(a), pf->period_s),
+	       fsize(f, b, sizeof(b), pf->amplitude), pf->n_floors);
 }
 
 static void incarnation_reason(struct target_findings *f)
@@ -100,6 +123,26 @@ static char *per_req_text(const struct target_findings *f, char *buf,
 			  size_t n, double bytes)
 {
 	return units_format_per_request(buf, n, bytes, f->decimal_units);
+}
+
+/* The window needed in all when a window of `span` gave an interval of
+ * half-width `half` around `slope` and the question is whether the
+ * slope lies below `concern`: the interval must shrink to the distance
+ * between the slope and the nearer side of the decision (below the
+ * concern, or clear of zero when the slope is above it); the half-width
+ * shrinks about as span^-1.5 at a steady sampling rate. Never less than
+ * the resolution's division, and always more than what was watched:
+ * watching the same span again settles nothing. */
+static double needed_total(double span, double half, double slope,
+			   double concern, double division)
+{
+	double target = slope < concern ? concern - fmax(slope, 0) : slope;
+	double need = division;
+	if (target > 0 && half > target)
+		need = fmax(need, span * pow(half / target, 2.0 / 3));
+	if (!(need > span))
+		need = span * 1.25;
+	return need;
 }
 
 /* " or >= 2,000 requests more", when the per-request division is known. */
@@ -122,17 +165,30 @@ static void append_requests_needed(struct target_findings *f)
 static void settle_window(struct target_findings *f)
 {
 	char a[48], b[48], c[48], d[48];
-	if (!isfinite(f->needed_span_s)) {
+	const struct per_request_finding *pr = &f->per_request;
+	/* the per-request advice, from the per-request interval */
+	if (pr->found && isfinite(pr->concern) && pr->concern > 0) {
+		double half = (pr->ci_high - pr->ci_low) / 2;
+		f->per_request.needed_requests = needed_total(
+			pr->requests, half, pr->slope, pr->concern,
+			f->resolution / pr->concern);
+	}
+	if (!isfinite(f->concern_bph) || !(f->concern_bph > 0)) {
 		snprintf(f->settle, sizeof(f->settle),
 			 "record longer; give --limit or --suspect so the "
 			 "slope of concern is known");
 		append_requests_needed(f);
 		return;
 	}
-	double more = f->needed_span_s - f->an_span_s;
-	if (more < 0)
-		more = f->needed_span_s;
-	units_format_duration(a, sizeof(a), f->needed_span_s);
+	double half = (f->ci_high_bph - f->ci_low_bph) / 2;
+	double division = f->resolution / f->concern_bph * 3600;
+	double need = f->has_trend ?
+		needed_total(f->an_span_s, half, f->slope_bph,
+			     f->concern_bph, division) :
+		fmax(division, f->an_span_s * 1.25);
+	f->needed_span_s = need;
+	double more = need - f->an_span_s;
+	units_format_duration(a, sizeof(a), need);
 	units_format_duration(b, sizeof(b), more);
 	snprintf(f->settle, sizeof(f->settle),
 		 "watch >= %s in all (about %s more) at resolution %s to see "
@@ -300,6 +356,20 @@ static void gpu_reason(struct target_findings *f)
 		       sizeof(a), g->last), share);
 }
 
+/* The cycle the trend was taken across, or a level that was not a
+ * plateau and why. */
+static void shape_reasons(struct target_findings *f)
+{
+	char a[48], b[48];
+	if (f->trend_on_floors)
+		periodic_reason(f);
+	if (f->plateau.candidate && !f->plateau.found)
+		reason(f, "it levelled off at %s since %s, but %s: not a "
+		       "plateau", fsize(f, a, sizeof(a), f->plateau.level),
+		       units_format_time(b, sizeof(b), f->plateau.since),
+		       plateau_reject_text(f->plateau.rejected));
+}
+
 static void diagnosis_reasons(struct target_findings *f)
 {
 	gpu_reason(f);
@@ -356,14 +426,41 @@ void verdict_decide(struct target_findings *f)
 		return;
 	}
 
+	const struct periodic_finding *pf = &f->periodic;
+	if (pf->found && pf->n_floors < PERIODIC_MIN_CYCLES) {
+		f->verdict = VERDICT_INCONCLUSIVE;
+		reason(f, "memory cycles about every %s (a collector, or a "
+		       "load that comes and goes), swinging by %s; %.1f "
+		       "cycles watched, and fewer than %d cannot tell a trend "
+		       "from the cycle", span_text(a, sizeof(a), pf->period_s),
+		       fsize(f, b, sizeof(b), pf->amplitude), pf->cycles,
+		       PERIODIC_MIN_CYCLES);
+		trend_reason(f);
+		per_request_reason(f);
+		idle_reasons(f);
+		diagnosis_reasons(f);
+		double need = (PERIODIC_MIN_CYCLES + 0.5) * pf->period_s;
+		units_format_duration(a, sizeof(a), need);
+		units_format_duration(b, sizeof(b), need - f->an_span_s);
+		snprintf(f->settle, sizeof(f->settle),
+			 "watch >= %d cycles (%s in all, about %s more)",
+			 PERIODIC_MIN_CYCLES, a, b);
+		return;
+	}
+
 	if (f->plateau.found) {
 		f->verdict = VERDICT_PLATEAU;
-		reason(f, "grew at %s, then flattened at %s since %s "
-		       "(late slope %s, its interval covers zero)",
+		reason(f, "grew at %s, then held %s since %s: rising then "
+		       "holding fits better than a straight line",
 		       rate_text(f, a, sizeof(a), f->plateau.early_slope_bph),
 		       fsize(f, b, sizeof(b), f->plateau.level),
-		       units_format_time(c, sizeof(c), f->plateau.since),
-		       rate_text(f, d, sizeof(d), f->plateau.late_slope_bph));
+		       units_format_time(c, sizeof(c), f->plateau.since));
+		reason(f, "since then the slope is %s (95 %% interval %s to "
+		       "%s): below the slope of concern (%s)",
+		       rate_text(f, a, sizeof(a), f->plateau.late_slope_bph),
+		       rate_text(f, b, sizeof(b), f->plateau.late_ci_low_bph),
+		       rate_text(f, c, sizeof(c), f->plateau.late_ci_high_bph),
+		       rate_text(f, d, sizeof(d), f->concern_bph));
 		if (f->plateau.cap_name) {
 			double pct = 100 * (1 - f->plateau.level /
 					    f->plateau.cap_bytes);
@@ -389,13 +486,28 @@ void verdict_decide(struct target_findings *f)
 		return;
 	}
 
-	if (f->significant && f->slope_bph > 0) {
+	bool time_grows = f->significant && f->slope_bph > 0;
+	bool per_request_grows = pr->found && pr->significant &&
+		pr->slope > 0 && !(f->significant && f->slope_bph < 0);
+	if (time_grows || per_request_grows) {
 		f->verdict = VERDICT_GROWING;
-		reason(f, "footprint rises %s (95 %% interval %s to %s), %s",
-		       rate_text(f, a, sizeof(a), f->slope_bph),
-		       rate_text(f, b, sizeof(b), f->ci_low_bph),
-		       rate_text(f, c, sizeof(c), f->ci_high_bph),
-		       p_text(d, sizeof(d), f->p_value));
+		if (time_grows)
+			reason(f, "%s rises %s (95 %% interval %s to %s), %s",
+			       f->trend_on_floors ? "the floor of each cycle" :
+			       "footprint",
+			       rate_text(f, a, sizeof(a), f->slope_bph),
+			       rate_text(f, b, sizeof(b), f->ci_low_bph),
+			       rate_text(f, c, sizeof(c), f->ci_high_bph),
+			       p_text(d, sizeof(d), f->p_value));
+		else
+			reason(f, "footprint grows per request: %s (95 %% "
+			       "interval %s to %s), %s, though over time the "
+			       "slope cannot be told from zero",
+			       per_req_text(f, a, sizeof(a), pr->slope),
+			       per_req_text(f, b, sizeof(b), pr->ci_low),
+			       per_req_text(f, c, sizeof(c), pr->ci_high),
+			       p_text(d, sizeof(d), pr->p_value));
+		shape_reasons(f);
 		if (f->plateau.approaching)
 			reason(f, "the growth slows (%s in the first third of "
 			       "the window, %s in the last): if it keeps "
@@ -407,9 +519,9 @@ void verdict_decide(struct target_findings *f)
 					 f->plateau.approach_late_bph),
 			       fsize(f, c, sizeof(c),
 				     f->plateau.approach_level));
-		else
-			reason(f, "no plateau: the growth has not flattened "
-			       "within the window");
+		else if (!f->plateau.candidate)
+			reason(f, "no plateau: rising then holding fits no "
+			       "better than a straight line");
 		if (isfinite(f->concern_bph) && f->slope_bph < f->concern_bph)
 			reason(f, "slower than the slope of concern (%s: %s)",
 			       rate_text(f, a, sizeof(a), f->concern_bph),
@@ -465,6 +577,7 @@ void verdict_decide(struct target_findings *f)
 					    fmax(pr->detectable, pr->ci_high)),
 			       per_req_text(f, b, sizeof(b), pr->concern));
 		trend_reason(f);
+		shape_reasons(f);
 		per_request_reason(f);
 		idle_reasons(f);
 		diagnosis_reasons(f);
@@ -483,6 +596,7 @@ void verdict_decide(struct target_findings *f)
 	       "slope of concern is %s (%s)",
 	       rate_text(f, a, sizeof(a), f->detectable_bph),
 	       rate_text(f, b, sizeof(b), f->concern_bph), f->concern_source);
+	shape_reasons(f);
 	per_request_reason(f);
 	idle_reasons(f);
 	diagnosis_reasons(f);

@@ -8,6 +8,8 @@
  * ("Calibration"):
  *
  *   coverage  the 95 % slope interval holds the true slope: 92-98 %
+ *             (>= 92 % where the trend rests on fewer than 30 points,
+ *             e.g. the floors of a few cycles: see docs/statistics.md)
  *   growing   where nothing grows (no drift):          <= 5 %
  *   plateau   where nothing plateaus:                  <= 5 %
  *             where there is one:                      >= 90 %
@@ -220,9 +222,12 @@ static const struct family families[] = {
 	/* four steps of 200-600 MiB at random times, AR noise */
 	{"staircase", SHAPE_STAIRCASE, 8, 15, 0.9, 4 * MiB, 0, 4, 0, true,
 	 false, false, false, false, true},
-	/* 4 h steady, restart, 30 min warm-up 1 -> 3 GiB, 4 h steady */
+	/* 4 h steady, restart, 30 min warm-up 1 -> 3 GiB (longer than the
+	 * default 10 min start-up), 4 h steady. The analysed incarnation
+	 * rises and then holds its level: a plateau of that incarnation by
+	 * definition (reported with the restart beside it), never a leak. */
 	{"restart + long warm-up", SHAPE_RESTART, 8.5, 15, 0.9, 8 * MiB, 0,
-	 1800, 0, false, false, true, false, false, false},
+	 1800, 0, false, false, true, true, false, false},
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -337,6 +342,7 @@ struct tally {
 	size_t seeds;
 	size_t covered, covered_of;
 	size_t growing, plateau, stable, inconclusive, with_steps;
+	size_t max_points;    /* most points a trend rested on */
 	double seconds;
 };
 
@@ -358,6 +364,8 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 		t->seeds++;
 		if (isfinite(truth) && f.has_trend) {
 			t->covered_of++;
+			if (f.trend.n > t->max_points)
+				t->max_points = f.trend.n;
 			if (f.ci_low_bph <= truth && truth <= f.ci_high_bph)
 				t->covered++;
 		}
@@ -382,6 +390,8 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 struct bounds {
 	double cov_lo, cov_hi, false_rate, found_rate;
 };
+
+#define FEW_POINTS 30
 
 static const char *check(bool ok, bool *all)
 {
@@ -456,8 +466,13 @@ int main(int argc, char **argv)
 		bool fam_ok = true;
 #define ADD(...) len += (size_t)snprintf(verdicts + len, sizeof(verdicts) - len, __VA_ARGS__)
 		double cov = pct(t.covered, t.covered_of);
+		/* With fewer than FEW_POINTS points (cycle floors) the
+		 * correlation cannot be read from the data and the interval
+		 * is conservative by design: only the lower bound holds. */
+		bool few = t.max_points < FEW_POINTS;
 		if (fam->truth_slope && t.covered_of)
-			ADD("cover %s ", check(cov >= bd.cov_lo && cov <= bd.cov_hi, &fam_ok));
+			ADD("cover%s %s ", few ? "(few)" : "",
+			    check(cov >= bd.cov_lo && (few || cov <= bd.cov_hi), &fam_ok));
 		if (fam->no_drift)
 			ADD("grow %s ", check(pct(t.growing, t.seeds) <= bd.false_rate, &fam_ok));
 		if (!fam->has_plateau)

@@ -96,7 +96,11 @@ ok "--name, --top and the default (all processes)"
 
 # A plateau from a recording is the cap of the same incarnation, and of a
 # restarted process of the same name.
-bg "$GROWER" --base 8 --grow 1024 --every 100 --steps 20 --ready "$T/ready3" --exit-after 60
+# Steps of 12 KiB: the readings then resolve 12 KiB, and 4 s at that
+# resolution rule out the slope of concern (12 KiB / 4 s = 10.5 MiB/h,
+# below the 30-day slope to MemTotal on any machine of 8 GiB or more).
+# Steps of 1 MiB could hide 780 MiB/h in 4 s: no plateau could be told.
+bg "$GROWER" --base 8 --grow 12 --every 100 --steps 20 --ready "$T/ready3" --exit-after 60
 G3=$LAST_BG
 wait_for "$T/ready3" 10
 timeout 30 "$MEMTREND" record -q -o "$T/run.db" -p "$G3" --interval 0.1s --duration 6s \

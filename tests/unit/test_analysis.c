@@ -368,8 +368,10 @@ static void test_per_request_slope(void **state)
 	/* 5 active stretches of 119 increments of 10. */
 	assert_float_equal(pr->requests, 5 * 119 * 10, 1e-9);
 	assert_float_equal(pr->slope, 2048, 1e-9);
-	assert_float_equal(pr->ci_low, 2048, 1e-9);
-	assert_float_equal(pr->ci_high, 2048, 1e-9);
+	/* A perfect line, yet the interval keeps what the resolution leaves
+	 * open: 20,480 B over 5,950 requests either side (by hand). */
+	assert_float_equal(pr->ci_low, 2048 - 20480.0 / 5950, 1e-9);
+	assert_float_equal(pr->ci_high, 2048 + 20480.0 / 5950, 1e-9);
 	/* Every step of the footprint is 5 pages, so the inferred resolution
 	 * is 20,480 B; detectable = max(20480 / 5950, half-width 0). */
 	assert_float_equal(f.resolution, 20480, 1e-9);
@@ -395,7 +397,9 @@ static void test_per_request_slope(void **state)
 
 /* Exhaustion per request: with --limit 2,048,000 B above the last
  * footprint and exactly 2,048 B per request, 1,000 more requests reach
- * it (the interval has zero width, so the range is 1,000 to 1,000). */
+ * it; the range comes from the interval, which is the slope plus and
+ * minus what the resolution leaves open (20,480 B / 5,950 requests):
+ * 2,048,000 / (2048 +- 3.442) = 998.32 to 1,001.68. */
 static void test_exhaustion_per_request(void **state)
 {
 	(void)state;
@@ -409,8 +413,11 @@ static void test_exhaustion_per_request(void **state)
 	assert_int_equal(f.verdict, VERDICT_GROWING);
 	assert_true(f.exhaustion.found);
 	assert_float_equal(f.exhaustion.requests_left, 1000, 1e-9);
-	assert_float_equal(f.exhaustion.requests_left_low, 1000, 1e-9);
-	assert_float_equal(f.exhaustion.requests_left_high, 1000, 1e-9);
+	double q = 20480.0 / 5950;
+	assert_float_equal(f.exhaustion.requests_left_low,
+			   2048000 / (2048 + q), 1e-6);
+	assert_float_equal(f.exhaustion.requests_left_high,
+			   2048000 / (2048 - q), 1e-6);
 	bool said = false;
 	for (size_t i = 0; i < f.n_reasons; i++)
 		said |= strstr(f.reasons[i], "about 1,000 more requests") !=
@@ -465,7 +472,10 @@ static void test_plateau_at_memtotal(void **state)
 	for (int i = 0; i <= 144; i++) {
 		double h = i / 12.0;
 		double y = fmin(58 * GiB + h * GiB, 63.5 * GiB);
-		series_append(&s, 1.7e9 + h * 3600, y, 0);
+		/* readings in whole pages, as /proc gives them: a resolution
+		 * of 4 KiB (unrounded, each reading would be its own
+		 * 89 MB step and the flat part could rule out nothing) */
+		series_append(&s, 1.7e9 + h * 3600, 4096 * round(y / 4096), 0);
 	}
 	s.quantum = 4096;
 	s.mem_total = 64 * GiB;
@@ -533,7 +543,8 @@ static void test_gpu_component(void **state)
 	for (int i = 0; i <= 144; i++) {
 		double h = i / 12.0;
 		double y = fmin(6 * GiB + h * GiB, 7.8 * GiB);
-		size_t k = series_append(&p, 1.7e9 + h * 3600, y, 0);
+		size_t k = series_append(&p, 1.7e9 + h * 3600,
+					 4096 * round(y / 4096), 0);
 		series_set_component(&p, COMP_GPU, k, 2 * GiB);
 	}
 	analysis_run(&p, &o, &f);
