@@ -1372,10 +1372,11 @@ static void figures_table(struct ctx *c)
 			 dur_s(b4, sizeof(b4), f->an_span_s),
 			 time_s(b5, sizeof(b5), f->an_start));
 		kv_row(out, "slope", v);
-		snprintf(v, sizeof(v), "Mann-Kendall p = %s "
-			 "(autocorrelation-corrected, variance x%.2f)",
-			 p_s(b1, sizeof(b1), f->p_value),
-			 f->trend.variance_inflation);
+		snprintf(v, sizeof(v), "p = %s (autocorrelation-aware: "
+			 "interval x%.2f wider than for independent "
+			 "readings)%s", p_s(b1, sizeof(b1), f->p_value),
+			 sqrt(f->trend.variance_inflation),
+			 f->trend_on_floors ? "; on the cycles' floors" : "");
 		kv_row(out, "trend test", v);
 		kv_row(out, "detectable",
 		       slope_s(c, b1, sizeof(b1), f->detectable_bph));

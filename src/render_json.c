@@ -366,6 +366,12 @@ static json_t *target_json(const struct target_findings *f)
 			s->n_incs && s->incs[f->analysed_inc].pid >= 0 ?
 			json_integer(s->incs[f->analysed_inc].pid) :
 			json_null());
+		json_object_set_new(sl, "correlation_time_s",
+				    num_or_null(f->trend.corr_time));
+		json_object_set_new(sl, "lag1_correlation",
+				    num_or_null(f->trend.ar_phi));
+		json_object_set_new(sl, "on_cycle_floors",
+				    json_boolean(f->trend_on_floors));
 		json_object_set_new(t, "slope", sl);
 	} else {
 		json_object_set_new(t, "slope", json_null());
@@ -395,9 +401,43 @@ static json_t *target_json(const struct target_findings *f)
 		json_object_set_new(p, "cap_name", f->plateau.cap_name ?
 				    safe_string(f->plateau.cap_name) :
 				    json_null());
+		json_object_set_new(p, "early_bytes_per_hour",
+				    num_or_null(f->plateau.early_slope_bph));
+		json_object_set_new(p, "late", slope_json(
+			f->plateau.late_slope_bph, f->plateau.late_ci_low_bph,
+			f->plateau.late_ci_high_bph, NAN));
+		json_object_set_new(p, "loglik_gain_over_line",
+				    num_or_null(f->plateau.gain_line));
 		json_object_set_new(t, "plateau", p);
 	} else {
 		json_object_set_new(t, "plateau", json_null());
+	}
+	/* a level that was considered and why it is not a plateau */
+	if (f->plateau.candidate && !f->plateau.found) {
+		json_t *p = json_object();
+		json_object_set_new(p, "level_bytes",
+				    bytes_or_null(f->plateau.level));
+		json_object_set_new(p, "since", time_or_null(f->plateau.since));
+		json_object_set_new(p, "reason", json_string(
+			plateau_reject_text(f->plateau.rejected)));
+		json_object_set_new(t, "plateau_rejected", p);
+	} else {
+		json_object_set_new(t, "plateau_rejected", json_null());
+	}
+	const struct periodic_finding *pf = &f->periodic;
+	if (pf->found) {
+		json_t *c = json_object();
+		json_object_set_new(c, "period_s", num_or_null(pf->period_s));
+		json_object_set_new(c, "cycles", num_or_null(pf->cycles));
+		json_object_set_new(c, "swing_bytes",
+				    bytes_or_null(pf->amplitude));
+		json_object_set_new(c, "whole_cycles",
+				    json_integer((json_int_t)pf->n_floors));
+		json_object_set_new(c, "trend_on_floors",
+				    json_boolean(f->trend_on_floors));
+		json_object_set_new(t, "cycles", c);
+	} else {
+		json_object_set_new(t, "cycles", json_null());
 	}
 	if (f->plateau.approaching) {
 		json_t *a = json_object();

@@ -374,9 +374,17 @@ static void print_target(FILE *out, const struct target_findings *f,
 			rate(b2, sizeof(b2), f->ci_low_bph),
 			rate(b3, sizeof(b3), f->ci_high_bph),
 			f->trend.bucketed ? "  [bucket medians]" : "");
-		fprintf(out, "  trend test  Mann-Kendall p = %.3g "
-			"(autocorrelation-corrected, variance x%.2f)\n",
-			f->p_value, f->trend.variance_inflation);
+		fprintf(out, "  trend test  p = %.3g (autocorrelation-aware: "
+			"interval x%.2f wider than for independent "
+			"readings)%s\n", f->p_value,
+			sqrt(f->trend.variance_inflation),
+			f->trend_on_floors ? "; on the cycles' floors" : "");
+		if (f->periodic.found)
+			fprintf(out, "  cycles      every %s, swinging %s; %.1f "
+				"watched\n",
+				dur_or_na(b1, sizeof(b1), f->periodic.period_s),
+				size_or_na(b2, sizeof(b2), f->periodic.amplitude),
+				f->periodic.cycles);
 		fprintf(out, "  detectable  %s in this window\n",
 			rate(b1, sizeof(b1), f->detectable_bph));
 	}

@@ -46,7 +46,7 @@
  * correlation times. Chosen by the calibration table (docs/statistics.md):
  * uniform in phi under-covers windows of one or two correlation times,
  * a log-uniform prior in the correlation time over-covers. */
-#define AR_PRIOR_POWER 0.75
+#define AR_PRIOR_POWER 0.9
 /* Points closer in time than this many median steps count as this far
  * apart: two readings with one time stamp (a CSV's duplicate second) are
  * two readings, not one reading twice (the model would weigh their

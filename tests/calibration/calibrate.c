@@ -8,7 +8,7 @@
  * ("Calibration"):
  *
  *   coverage  the 95 % slope interval holds the true slope: 92-98 %
- *             (>= 92 % where the trend rests on fewer than 30 points,
+ *             (>= 92 % where the trend rests on fewer than 100 points,
  *             e.g. the floors of a few cycles: see docs/statistics.md)
  *   growing   where nothing grows (no drift):          <= 5 %
  *   plateau   where nothing plateaus:                  <= 5 %
@@ -342,7 +342,7 @@ struct tally {
 	size_t seeds;
 	size_t covered, covered_of;
 	size_t growing, plateau, stable, inconclusive, with_steps;
-	size_t max_points;    /* most points a trend rested on */
+	double sum_points;    /* points the trends rested on, summed */
 	double seconds;
 };
 
@@ -364,8 +364,7 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 		t->seeds++;
 		if (isfinite(truth) && f.has_trend) {
 			t->covered_of++;
-			if (f.trend.n > t->max_points)
-				t->max_points = f.trend.n;
+			t->sum_points += (double)f.trend.n;
 			if (f.ci_low_bph <= truth && truth <= f.ci_high_bph)
 				t->covered++;
 		}
@@ -391,7 +390,7 @@ struct bounds {
 	double cov_lo, cov_hi, false_rate, found_rate;
 };
 
-#define FEW_POINTS 30
+#define FEW_POINTS 100
 
 static const char *check(bool ok, bool *all)
 {
@@ -469,7 +468,8 @@ int main(int argc, char **argv)
 		/* With fewer than FEW_POINTS points (cycle floors) the
 		 * correlation cannot be read from the data and the interval
 		 * is conservative by design: only the lower bound holds. */
-		bool few = t.max_points < FEW_POINTS;
+		bool few = t.covered_of &&
+			   t.sum_points / (double)t.covered_of < FEW_POINTS;
 		if (fam->truth_slope && t.covered_of)
 			ADD("cover%s %s ", few ? "(few)" : "",
 			    check(cov >= bd.cov_lo && (few || cov <= bd.cov_hi), &fam_ok));
