@@ -2,10 +2,11 @@
 #   make demo   - install missing Debian build deps, build, run the demo
 #   make test   - build (normal + ASan/UBSan) and run every suite in both
 #   make bench  - run the benchmarks (bench/run.sh)
+#   make calibrate - the verdicts' calibration table (every family, 400 seeds)
 BUILD ?= build
 SAN   ?= build-san
 
-.PHONY: all deps demo test unit bench clean
+.PHONY: all deps demo test unit bench calibrate clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -32,6 +33,9 @@ test: all $(SAN)/build.ninja
 
 bench: all
 	./bench/run.sh
+
+calibrate: all
+	./$(BUILD)/tests/calibrate --seeds 400
 
 clean:
 	rm -rf $(BUILD) $(SAN)

@@ -26,6 +26,7 @@ PEERS = os.environ.get("BENCH_PEERS") or os.path.join(ROOT, "..", "shared",
 OUT = os.environ.get("BENCH_OUT") or os.path.join(ROOT, "bench", "out")
 MEMTREND = os.path.join(BUILD, "memtrend")
 FLOOR = os.path.join(BUILD, "bench", "bench_floor")
+CALIBRATE = os.path.join(BUILD, "tests", "calibrate")
 SYNTH = os.path.join(BUILD, "bench", "bench_synth")
 TICK = os.path.join(BUILD, "bench", "bench_tick")
 PY = sys.executable or "/usr/bin/python3"
@@ -623,6 +624,35 @@ def work_rows(pid):
 
 # ---- f: GPU memory from DRM fdinfo -------------------------------------
 
+def calibration_rows():
+    """g) the verdicts' calibration table (tests/calibration): every
+    family, 400 seeds (the quick subset on a smoke run). Not a speed row:
+    the rates are the product, so they are reported with the bench."""
+    if not os.access(CALIBRATE, os.X_OK):
+        detail("g) calibration: %s not built, skipped" % CALIBRATE)
+        return
+    argv = [CALIBRATE, "--csv"] + (["--quick"] if QUICK else
+                                   ["--seeds", "400"])
+    log("g) calibration: %s" % " ".join(argv[1:]))
+    t0 = time.perf_counter()
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    wall = time.perf_counter() - t0
+    lines = [l for l in p.stdout.splitlines()[1:] if l]
+    miss = [l.split('"')[1] for l in lines if l.endswith("MISS")]
+    with open(os.path.join(OUT, "calibration.csv"), "w") as f:
+        f.write(p.stdout)
+    for l in p.stdout.splitlines():
+        detail("g) " + l)
+    row("calibration: %d families (%s)" % (
+        len(lines), "quick subset" if QUICK else "400 seeds each"),
+        "%d MISS" % len(miss), "—", "—", "all targets",
+        passmiss(p.returncode == 0))
+    detail("g) calibration took %.0f s; table also in bench/out/"
+           "calibration.csv%s" % (wall, "; MISS: " + ", ".join(miss)
+                                  if miss else ""))
+
+
 def gpu_tree():
     """A proc tree (tests/fixtures/proc-v1's process 1234) whose process has
     GPU_FDS fds, two of them one amdgpu client (vram and gtt), the rest
@@ -889,6 +919,8 @@ def main():
     monitor.mark("e")
     gpu_rows()
     monitor.mark("f")
+    calibration_rows()
+    monitor.mark("g")
 
     idle.kill()
     idle.wait()

@@ -424,6 +424,40 @@ static int chol_solve(double *a, double *b, size_t p)
 	return 0;
 }
 
+/* The transformed residuals' sum of squares of a fit, summed point by
+ * point (stats_ar_fit: for near-perfect fits). */
+static double ar_fit_rss(const double *t, const double *const *cols,
+			 size_t p, const double *y, size_t n, const double *b,
+			 double ym, double ys, double step, double a,
+			 double lead, double em2a)
+{
+	bool white = isinf(a);
+	double rss = 0, d_prev = -1, rho = 0, s = 1, r_prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		double fit = 0;
+		for (size_t j = 0; j < p; j++)
+			fit += b[j] * cols[j][i];
+		double r = (y[i] - ym) / ys - fit;
+		double z;
+		if (i == 0) {
+			z = lead * r;
+		} else {
+			double d = (t[i] - t[i - 1]) / step;
+			if (d < AR_MIN_STEP)
+				d = AR_MIN_STEP;
+			if (d != d_prev && !white) {
+				rho = exp(-a * d);
+				s = 1 / sqrt(expm1(-2 * a * d) / em2a);
+				d_prev = d;
+			}
+			z = (r - rho * r_prev) * s;
+		}
+		rss += z * z;
+		r_prev = r;
+	}
+	return rss;
+}
+
 int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 		 const double *y, size_t n, struct stats_ar_fit *out)
 {
@@ -457,11 +491,14 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 		a_min = AR_A_MAX / 10;
 	double lmin = log(a_min), lmax = log(AR_A_MAX);
 	size_t q = p + 1; /* columns and y */
+	/* a coarser grid than the interval's: the maximum over phi moves
+	 * little between neighbouring values, and model searches fit many
+	 * models */
 	double v_prev[STATS_AR_MAX_COLS + 1], v[STATS_AR_MAX_COLS + 1];
-	for (size_t k = 0; k <= STATS_AR_GRID; k++) {
-		double a = k < STATS_AR_GRID ?
+	for (size_t k = 0; k <= STATS_AR_FIT_GRID; k++) {
+		double a = k < STATS_AR_FIT_GRID ?
 			exp(lmin + (lmax - lmin) * (double)k /
-				   (STATS_AR_GRID - 1)) : INFINITY;
+				   (STATS_AR_FIT_GRID - 1)) : INFINITY;
 		bool white = isinf(a);
 		double one_m_phi2 = white ? 1 : -expm1(-2 * a);
 		double em2a = white ? -1 : expm1(-2 * a);
@@ -512,37 +549,15 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 		}
 		if (chol_solve(a_m, b, p) != 0)
 			continue;
-		/* the residuals' sum of squares by a second pass: y'y -
-		 * beta'X'y would cancel to rounding on a near-perfect fit, and
-		 * models that differ by one reading must not tie there */
-		double rss = 0;
-		d_prev = -1;
-		rho = 0;
-		s = 1;
-		double r_prev = 0;
-		for (size_t i = 0; i < n; i++) {
-			double fit = 0;
-			for (size_t j = 0; j < p; j++)
-				fit += b[j] * cols[j][i];
-			double r = (y[i] - ym) / ys - fit;
-			double z;
-			if (i == 0) {
-				z = lead * r;
-			} else {
-				double d = (t[i] - t[i - 1]) / step;
-				if (d < AR_MIN_STEP)
-					d = AR_MIN_STEP;
-				if (d != d_prev && !white) {
-					double om = -expm1(-a * d);
-					rho = 1 - om;
-					s = 1 / sqrt(expm1(-2 * a * d) / em2a);
-					d_prev = d;
-				}
-				z = (r - rho * r_prev) * s;
-			}
-			rss += z * z;
-			r_prev = r;
-		}
+		/* y'y - beta'X'y; on a near-perfect fit that cancels to
+		 * rounding, and models that differ by one reading must not
+		 * tie there: then a second pass sums the residuals */
+		double rss = xtx[p * q + p];
+		for (size_t j = 0; j < p; j++)
+			rss -= b[j] * xtx[p * q + j];
+		if (!(rss > 1e-6 * xtx[p * q + p]))
+			rss = ar_fit_rss(t, cols, p, y, n, b, ym, ys, step, a,
+					 lead, em2a);
 		/* below 1e-28 of y'y a residual is rounding, not noise */
 		if (!(rss > 1e-28 * xtx[p * q + p]))
 			rss = 1e-28 * xtx[p * q + p];

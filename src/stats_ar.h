@@ -35,6 +35,7 @@
 #include <stddef.h>
 
 #define STATS_AR_GRID 40      /* grid values of phi, besides phi = 0 */
+#define STATS_AR_FIT_GRID 16  /* the same for model fits (stats_ar_fit) */
 
 struct stats_ar_result {
 	double ci_low, ci_high;   /* the slope's interval at the level asked */
