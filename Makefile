@@ -15,17 +15,18 @@ deps:
 	@./scripts/install-deps.sh
 
 $(BUILD)/build.ninja:
-	@./scripts/install-deps.sh --quiet
+	@./scripts/install-deps.sh --quiet --build-only
 	meson setup $(BUILD) --buildtype=debugoptimized
 
 $(SAN)/build.ninja:
-	@./scripts/install-deps.sh --quiet
+	@./scripts/install-deps.sh --quiet --build-only
 	meson setup $(SAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
 
 demo: all
 	./$(BUILD)/memtrend demo
 
 test: all $(SAN)/build.ninja
+	@./scripts/install-deps.sh --quiet
 	ninja -C $(SAN)
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
 	meson test -C $(SAN) --print-errorlogs --num-processes 2

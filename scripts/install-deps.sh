@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install the Debian packages memtrend needs to build and test, if missing.
-# Uses sudo when not root. --quiet prints nothing when all are present.
+# Uses sudo when not root. --quiet prints nothing when all are present;
+# --build-only leaves out the npm packages of the tests.
 set -e
 PKGS="gcc meson ninja-build pkg-config libsqlite3-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
       sqlite3 python3 python3-psutil python3-scipy sysstat procps tmux
@@ -9,7 +10,27 @@ missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+# The inference runtime of the LLM end-to-end test (tests/e2e/
+# llm_server.sh): llama.cpp's prebuilt CPU build through node-llama-cpp,
+# pinned in tests/helpers/llm/package-lock.json, from the npm registry,
+# with no install scripts (no downloads, no builds) and no optional
+# packages (the CUDA/Vulkan variants). Needs Node.js 20 or later; where it
+# or npm is missing or unreachable the test is skipped, with a message.
+npm_deps() {
+	case " $* " in *" --build-only "*) return 0 ;; esac
+	here=$(cd "$(dirname "$0")/.." && pwd)/tests/helpers/llm
+	[ -d "$here/node_modules/node-llama-cpp" ] && return 0
+	command -v npm >/dev/null 2>&1 || {
+		echo "install-deps: npm not found: the LLM end-to-end test will be skipped"
+		return 0
+	}
+	echo "install-deps: installing node-llama-cpp (npm) for the LLM end-to-end test"
+	(cd "$here" && timeout 600 npm ci --ignore-scripts --omit=optional \
+		--no-audit --no-fund --loglevel=error) ||
+		echo "install-deps: npm install failed: the LLM end-to-end test will be skipped"
+}
 if [ -z "$missing" ]; then
+	npm_deps "$@"
 	[ "$1" = "--quiet" ] || echo "install-deps: all build and test dependencies present"
 	exit 0
 fi
@@ -18,3 +39,4 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+npm_deps "$@"

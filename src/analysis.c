@@ -335,12 +335,15 @@ static void plateau_check_work(const struct series *s, const double *work,
 	double late_requests = 0;
 	int rc = per_request_trend(s, work, lo, hi, f->plateau.tau, &late,
 				   &late_requests);
+	/* checked on every candidate, whatever else it failed: "flat only
+	 * while idle" is the reason that explains the shape */
 	if (!(late_requests >= 0.1 * pr->requests)) {
 		f->plateau.found = false;
 		f->plateau.rejected = PLATEAU_IDLE;
 		return;
 	}
-	if (rc == 0 && late.p_value < ANALYSIS_ALPHA && late.ci_low > 0) {
+	if (f->plateau.found && rc == 0 && late.p_value < ANALYSIS_ALPHA &&
+	    late.ci_low > 0) {
 		f->plateau.found = false;
 		f->plateau.rejected = PLATEAU_PER_REQUEST;
 	}
@@ -492,7 +495,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 			.limits = &lim,
 		};
 		plateau_find(sx, sy, sn, &pp, &f->plateau);
-		if (f->plateau.found && work)
+		if (f->plateau.candidate && work)
 			plateau_check_work(s, work, lo, hi, f);
 	}
 	/* A plateau does not run out: exhaustion only for growth that has

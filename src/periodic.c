@@ -87,7 +87,7 @@ static double acf_peak_lag(const double *bx, const double *by, size_t m,
 /* Floors of the cycles [bound[k], bound[k+1]) of t: the lowest reading
  * of each and its time, and the median swing. */
 static void floors_take(const double *t, const double *y, size_t n,
-			const double *bound, size_t n_cycles,
+			double slope, const double *bound, size_t n_cycles,
 			struct periodic_finding *out)
 {
 	out->floor_t = xmalloc((n_cycles ? n_cycles : 1) * sizeof(double));
@@ -99,6 +99,7 @@ static void floors_take(const double *t, const double *y, size_t n,
 		i++;
 	for (size_t k = 0; k < n_cycles; k++) {
 		double lo = INFINITY, hi = -INFINITY, lo_t = NAN, down = 0;
+		double dlo = INFINITY, dhi = -INFINITY;
 		for (; i < n && t[i] < bound[k + 1]; i++) {
 			if (y[i] < lo) {
 				lo = y[i];
@@ -106,11 +107,14 @@ static void floors_take(const double *t, const double *y, size_t n,
 			}
 			hi = fmax(hi, y[i]);
 			down = fmax(down, hi - y[i]); /* fall from a peak */
+			double d = y[i] - slope * (t[i] - t[0]);
+			dlo = fmin(dlo, d);
+			dhi = fmax(dhi, d);
 		}
 		if (isfinite(lo)) {
 			out->floor_t[nf] = lo_t;
 			out->floor_y[nf] = lo;
-			amp[nf] = hi - lo;
+			amp[nf] = dhi - dlo; /* the swing around the trend */
 			fall[nf] = down;
 			nf++;
 		}
@@ -214,7 +218,7 @@ void periodic_find(const double *t, const double *y, size_t n, double slope,
 		double *bound = xmalloc((k_max + 1) * sizeof(double));
 		for (size_t k = 0; k <= k_max; k++)
 			bound[k] = t[0] + (double)k * period;
-		floors_take(t, y, n, bound, k_max, out);
+		floors_take(t, y, n, slope, bound, k_max, out);
 		free(bound);
 		if (cycles_return(out))
 			return;
@@ -230,6 +234,6 @@ void periodic_find(const double *t, const double *y, size_t n, double slope,
 	out->cycles = span / out->period_s;
 	out->acf_peak = NAN;
 	/* the whole cycles: from one drop to the next */
-	floors_take(t, y, n, bound, nb - 1, out);
+	floors_take(t, y, n, slope, bound, nb - 1, out);
 	free(bound);
 }

@@ -14,7 +14,7 @@
  * PERIODIC_POINTS bucket medians) must dip below -PERIODIC_DIP and then
  * peak again at or above PERIODIC_PEAK, at a lag of at most half the
  * window (two cycles seen), and memory must come back down in the
- * typical cycle (fall from a peak by half its swing: a leak that grows in
+ * typical cycle (fall from a peak by a quarter of its swing: a leak that grows in
  * chunks is periodic around its line but never gives back). The period
  * is that lag (refined by a parabola through the peak). Without such a
  * peak, a collector's drops can still mark the cycles: at least
@@ -45,7 +45,8 @@ struct periodic_finding {
 	double acf_peak;           /* autocorrelation at the period */
 	size_t n_floors;           /* whole cycles */
 	double *floor_t, *floor_y; /* owned; n_floors each */
-	double amplitude;          /* median over cycles of max - min */
+	double amplitude;          /* median over cycles of max - min around
+				      the trend line */
 	double fall;               /* median over cycles of the largest fall
 				      from a peak */
 };

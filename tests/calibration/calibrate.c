@@ -17,7 +17,9 @@
  *   steps     false steps where there are none:        <= 5 %
  *
  * Usage: calibrate [--seeds N] [--family SUBSTRING] [--quick] [--csv]
- *                  [--list]
+ *                  [--list] [--verbose]
+ *   --verbose  one line per seed on stderr (verdict, interval, cycles,
+ *              plateau, steps): where a rate comes from
  *   --quick  the fast subset `make test` runs (a few families, 50 seeds,
  *            bounds that allow for 50 seeds' binomial spread); exits 1 when
  *            a bound fails
@@ -167,6 +169,7 @@ struct family {
 	bool has_plateau;
 	bool leak_above_concern;
 	bool has_steps;
+	bool steps_either; /* a rise that is a step at a coarse scale */
 };
 
 /* Slope of concern at a 2 GiB footprint with MemTotal 64 GiB: 62 GiB in
@@ -175,7 +178,7 @@ static const struct family families[] = {
 	/* AR(1) noise, 8 h at 15 s, sd 16 MiB; without and with drift */
 #define AR_FAM(nm, ph, dr, q) \
 	{nm, SHAPE_AR, 8, 15, ph, 16 * MiB, dr, 0, 0, q, true, (dr) == 0, \
-	 false, (dr) > 88.2 * MiB, false}
+	 false, (dr) > 88.2 * MiB, false, false}
 	AR_FAM("ar phi=0", 0, 0, false),
 	AR_FAM("ar phi=0.5", 0.5, 0, false),
 	AR_FAM("ar phi=0.9", 0.9, 0, false),
@@ -194,7 +197,7 @@ static const struct family families[] = {
 	/* GC sawtooth 2 -> 3 GiB every 10 min, flat or rising floor */
 #define SAW(nm, h, dr, jit, q) \
 	{nm, SHAPE_SAWTOOTH, h, 15, 0.5, 2 * MiB, dr, 600, jit, q, true, \
-	 (dr) == 0, false, false, false}
+	 (dr) == 0, false, false, false, false}
 	SAW("sawtooth flat 1h", 1, 0, 0, false),
 	SAW("sawtooth flat 2h", 2, 0, 0, true),
 	SAW("sawtooth flat 3h", 3, 0, 0, false),
@@ -207,27 +210,30 @@ static const struct family families[] = {
 #undef SAW
 	/* memory that follows a diurnal load, 72 h at 1 min, requests */
 	{"diurnal load", SHAPE_DIURNAL, 72, 60, 0.9, 8 * MiB, 0, 86400, 0,
-	 true, true, true, false, false, false},
+	 true, true, true, false, false, false, false},
 	{"diurnal load + leak 20MiB/h", SHAPE_DIURNAL, 72, 60, 0.9, 8 * MiB,
-	 20 * MiB, 86400, 0, false, true, false, false, false, false},
+	 20 * MiB, 86400, 0, false, true, false, false, false, false, false},
 	/* grows 40 MiB/h 3 h, flat 2 h, grows again 3 h */
 	{"grow-flat-grow", SHAPE_GROW_FLAT_GROW, 8, 15, 0.9, 4 * MiB,
-	 40 * MiB, 0, 0, true, false, false, false, false, false},
+	 40 * MiB, 0, 0, true, false, false, false, false, false, false},
 	/* grows 400 MiB/h to a cap 1 GiB up, holds it for the rest of 8 h */
 	{"cap", SHAPE_CAP, 8, 15, 0.9, 4 * MiB, 400 * MiB, 1 * GiB, 0, true,
-	 false, false, true, false, false},
+	 false, false, true, false, false, false},
 	/* 300 MiB * ln(1 + t / 10 min): 8 h, still rising ~37 MiB/h */
 	{"logarithmic", SHAPE_LOG, 8, 15, 0.9, 4 * MiB, 300 * MiB, 600, 0,
-	 false, false, false, false, false, false},
+	 false, false, false, false, false, false, false},
 	/* four steps of 200-600 MiB at random times, AR noise */
 	{"staircase", SHAPE_STAIRCASE, 8, 15, 0.9, 4 * MiB, 0, 4, 0, true,
-	 false, false, false, false, true},
+	 false, false, false, false, true, false},
 	/* 4 h steady, restart, 30 min warm-up 1 -> 3 GiB (longer than the
 	 * default 10 min start-up), 4 h steady. The analysed incarnation
 	 * rises and then holds its level: a plateau of that incarnation by
-	 * definition (reported with the restart beside it), never a leak. */
+	 * definition (reported with the restart beside it), never a leak. Its
+	 * 2 GiB rise in 30 min of a 4.5 h window may also be listed as a step
+	 * at a coarse scale (steps.h: "a rise that takes a while counts as a
+	 * step at the scale where it looks abrupt"): not counted either way. */
 	{"restart + long warm-up", SHAPE_RESTART, 8.5, 15, 0.9, 8 * MiB, 0,
-	 1800, 0, false, false, true, true, false, false},
+	 1800, 0, false, false, true, true, false, false, true},
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -338,13 +344,17 @@ store:
 /* Counting                                                            */
 /* ------------------------------------------------------------------ */
 
+#define FEW_POINTS 100
+
 struct tally {
 	size_t seeds;
 	size_t covered, covered_of;
 	size_t growing, plateau, stable, inconclusive, with_steps;
-	double sum_points;    /* points the trends rested on, summed */
+	size_t few_points;    /* seeds whose trend rested on < FEW_POINTS */
 	double seconds;
 };
+
+static bool verbose;
 
 static void family_run(size_t idx, size_t seeds, struct tally *t)
 {
@@ -364,7 +374,7 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 		t->seeds++;
 		if (isfinite(truth) && f.has_trend) {
 			t->covered_of++;
-			t->sum_points += (double)f.trend.n;
+			t->few_points += f.trend.n < FEW_POINTS;
 			if (f.ci_low_bph <= truth && truth <= f.ci_high_bph)
 				t->covered++;
 		}
@@ -376,6 +386,19 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 		}
 		if (f.steps.n)
 			t->with_steps++;
+		if (verbose)
+			fprintf(stderr, "  seed %zu: %s slope %.4g [%.4g, %.4g] "
+				"B/h, points %zu, cycles %s (%.2f, %zu floors), "
+				"plateau %s%s, steps %zu\n", k,
+				verdict_name(f.verdict), f.slope_bph,
+				f.ci_low_bph, f.ci_high_bph, f.trend.n,
+				f.periodic.found ? "yes" : "no",
+				f.periodic.cycles, f.periodic.n_floors,
+				f.plateau.found ? "found" : f.plateau.candidate ?
+				"rejected: " : "none",
+				f.plateau.candidate && !f.plateau.found ?
+				plateau_reject_text(f.plateau.rejected) : "",
+				f.steps.n);
 		analysis_release(&f);
 		series_release(&s);
 	}
@@ -390,7 +413,6 @@ struct bounds {
 	double cov_lo, cov_hi, false_rate, found_rate;
 };
 
-#define FEW_POINTS 100
 
 static const char *check(bool ok, bool *all)
 {
@@ -415,20 +437,22 @@ int main(int argc, char **argv)
 		{"quick", no_argument, NULL, 'q'},
 		{"csv", no_argument, NULL, 'c'},
 		{"list", no_argument, NULL, 'l'},
+		{"verbose", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int ch;
-	while ((ch = getopt_long(argc, argv, "s:f:qclh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "s:f:qclvh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's': seeds = (size_t)strtoul(optarg, NULL, 10); break;
 		case 'f': only = optarg; break;
 		case 'q': quick = true; break;
 		case 'c': csv = true; break;
 		case 'l': list = true; break;
+		case 'v': verbose = true; break;
 		case 'h':
 			printf("usage: calibrate [--seeds N] [--family TEXT] "
-			       "[--quick] [--csv] [--list]\n");
+			       "[--quick] [--csv] [--list] [--verbose]\n");
 			return 0;
 		default: return 2;
 		}
@@ -468,8 +492,7 @@ int main(int argc, char **argv)
 		/* With fewer than FEW_POINTS points (cycle floors) the
 		 * correlation cannot be read from the data and the interval
 		 * is conservative by design: only the lower bound holds. */
-		bool few = t.covered_of &&
-			   t.sum_points / (double)t.covered_of < FEW_POINTS;
+		bool few = 2 * t.few_points >= t.covered_of && t.covered_of;
 		if (fam->truth_slope && t.covered_of)
 			ADD("cover%s %s ", few ? "(few)" : "",
 			    check(cov >= bd.cov_lo && (few || cov <= bd.cov_hi), &fam_ok));
@@ -481,7 +504,9 @@ int main(int argc, char **argv)
 			ADD("plat-found %s ", check(pct(t.plateau, t.seeds) >= bd.found_rate, &fam_ok));
 		if (fam->leak_above_concern)
 			ADD("stable %s ", check(t.stable == 0, &fam_ok));
-		if (!fam->has_steps)
+		if (fam->steps_either)
+			;
+		else if (!fam->has_steps)
 			ADD("steps %s ", check(pct(t.with_steps, t.seeds) <= bd.false_rate, &fam_ok));
 		else
 			ADD("steps-found %s ", check(pct(t.with_steps, t.seeds) >= bd.found_rate, &fam_ok));
