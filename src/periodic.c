@@ -225,8 +225,20 @@ void periodic_find(const double *t, const double *y, size_t n, double slope,
 		periodic_finding_release(out);
 		memset(out, 0, sizeof(*out));
 	}
+	/* drops on at most PERIODIC_DROP_POINTS bucket medians: a 10^7
+	 * series would cost two copies of itself and two selections */
 	double *bound;
-	size_t nb = drops_find(t, y, n, &bound);
+	size_t nb;
+	if (n > PERIODIC_DROP_POINTS) {
+		double *dx = xmalloc(2 * PERIODIC_DROP_POINTS * sizeof(double));
+		double *dy = dx + PERIODIC_DROP_POINTS;
+		size_t md = stats_bucket_medians(t, y, n, dx, dy,
+						 PERIODIC_DROP_POINTS);
+		nb = drops_find(dx, dy, md, &bound);
+		free(dx);
+	} else {
+		nb = drops_find(t, y, n, &bound);
+	}
 	if (!nb)
 		return;
 	out->found = true;

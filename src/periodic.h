@@ -24,8 +24,9 @@
  * left out. Fewer than PERIODIC_MIN_CYCLES whole cycles cannot tell a
  * trend from the cycle: the verdict says how long to watch.
  *
- * No I/O. Work: O(n) for the floors plus O(m^2 / 2) for the
- * autocorrelation, m <= PERIODIC_POINTS.
+ * No I/O. Work: O(n) for the floors (and the bucket medians) plus
+ * O(m^2 / 2) for the autocorrelation, m <= PERIODIC_POINTS; drops on at
+ * most PERIODIC_DROP_POINTS bucket medians.
  */
 #ifndef MEMTREND_PERIODIC_H
 #define MEMTREND_PERIODIC_H
@@ -34,6 +35,7 @@
 #include <stddef.h>
 
 #define PERIODIC_POINTS 1024
+#define PERIODIC_DROP_POINTS 65536 /* drops looked for on at most these */
 #define PERIODIC_PEAK 0.5
 #define PERIODIC_DIP 0.25
 #define PERIODIC_MIN_CYCLES 3
