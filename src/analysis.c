@@ -150,6 +150,34 @@ static void exhaustion_find(const struct series *s,
 					    INFINITY;
 }
 
+/* Never finer than the evidence: readings that never change show no
+ * step to infer a resolution from, and the place of a text's last digit
+ * ("21000000000": 1 B) says nothing about what the source could show. A
+ * recording knows its unit (a page); otherwise take what the readings
+ * share (trailing zeros, pages), and with nothing shared the resolution
+ * is unknown: the verdict says so and names --resolution. */
+static void resolution_when_flat(const struct series *s, const double *y,
+				 size_t n, struct target_findings *f)
+{
+	f->resolution_basis = RESOLUTION_STEPS;
+	for (size_t i = 1; i < n; i++)
+		if (y[i] != y[i - 1])
+			return;
+	if (s->quantum_exact) {
+		f->resolution_basis = RESOLUTION_SOURCE;
+		return;
+	}
+	double shared = stats_resolution_shared(y, n);
+	if (shared > f->resolution) {
+		f->resolution = shared;
+		f->resolution_basis = RESOLUTION_SHARED;
+	} else if (!(f->resolution > 1)) {
+		f->resolution_basis = RESOLUTION_UNKNOWN;
+	} else {
+		f->resolution_basis = RESOLUTION_SOURCE;
+	}
+}
+
 /* Readings in whole decimal units (a tool printing "21 GB", "5408 MB")
  * rather than pages: a multiple of 1000 that is not one of 1024. */
 static bool is_decimal_quantum(double q)
@@ -426,8 +454,10 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	if (o && isfinite(o->resolution) && o->resolution > 0) {
 		f->resolution = o->resolution;
 		f->resolution_given = true;
+		f->resolution_basis = RESOLUTION_GIVEN;
 	} else {
 		f->resolution = stats_resolution(y, n, s->quantum);
+		resolution_when_flat(s, y, n, f);
 	}
 
 	f->decimal_units = is_decimal_quantum(f->resolution);
@@ -537,4 +567,19 @@ void analysis_release(struct target_findings *f)
 	step_findings_release(&f->steps);
 	periodic_finding_release(&f->periodic);
 	attribution_finding_release(&f->attribution);
+}
+
+const char *resolution_basis_text(const struct target_findings *f)
+{
+	switch (f->resolution_basis) {
+	case RESOLUTION_GIVEN: return "--resolution";
+	case RESOLUTION_STEPS: return "inferred from the readings' steps";
+	case RESOLUTION_SOURCE: return "the source's unit; the readings "
+				       "never changed";
+	case RESOLUTION_SHARED: return "inferred from what the readings "
+				       "share; they never changed";
+	case RESOLUTION_UNKNOWN: return "unknown: the readings never "
+					"changed; give --resolution";
+	}
+	return "inferred from the readings";
 }

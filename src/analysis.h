@@ -111,6 +111,13 @@ struct target_findings {
 	double fp_first, fp_last, fp_min, fp_max;
 	double resolution;
 	bool resolution_given;     /* --resolution rather than inferred */
+	enum resolution_basis {
+		RESOLUTION_GIVEN,  /* --resolution */
+		RESOLUTION_STEPS,  /* the steps between readings */
+		RESOLUTION_SOURCE, /* the source's unit (a page), no steps */
+		RESOLUTION_SHARED, /* no steps: what the readings share */
+		RESOLUTION_UNKNOWN /* no steps, nothing shared */
+	} resolution_basis;
 	bool decimal_units;        /* the readings count in decimal units
 				      ("21 GB"): show sizes that way */
 
@@ -157,6 +164,9 @@ struct target_findings {
 void analysis_run(const struct series *s, const struct analysis_options *o,
 		  struct target_findings *out);
 void analysis_release(struct target_findings *f);
+/* How the resolution was found, for people ("--resolution", "inferred
+ * from the readings' steps", ...). */
+const char *resolution_basis_text(const struct target_findings *f);
 
 /* Pieces exposed for tests. */
 double analysis_concern_bph(const struct series *s,

@@ -311,6 +311,13 @@ int cmd_report(int argc, char **argv)
 	/* A macOS `vmmap --summary` output: where that process's memory sat
 	 * (one snapshot, no series to analyse). */
 	if (!is_db && strcmp(path, "-") && vmmap_is_summary_file(path)) {
+		if (html.path) {
+			error("--html: '%s' is a vmmap --summary output, one "
+			      "snapshot of where memory sits, with no series "
+			      "to plot; use the text or --json report", path);
+			rc = EXIT_USAGE;
+			goto out;
+		}
 		rc = regions_report_file(path, o.format == REPORT_JSON, stdout);
 		goto out;
 	}

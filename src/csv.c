@@ -58,6 +58,10 @@ enum { CHUNK = 4 << 20 };  /* bytes per read; lines may be longer */
 
 /* Longest cell text quoted back in a message. */
 #define SHOW "%.60s"
+/* Bounds on what one file may make the reader do: a row (a file of NUL
+ * bytes, or /dev/zero, has no line break) and the header's columns. */
+#define CSV_MAX_RECORD (16 << 20)
+#define CSV_MAX_COLUMNS 1024
 
 enum role {
 	ROLE_IGNORED,      /* unnamed, or found to hold text */
@@ -148,6 +152,10 @@ static int read_record(struct reader *r, char **rec, size_t *line)
 		memmove(r->buf, r->buf + r->pos, r->len - r->pos);
 		r->len -= r->pos;
 		r->pos = 0;
+		if (r->len > CSV_MAX_RECORD)
+			return error("%s:%zu: a row longer than %d MiB (no line "
+				     "break: is this a CSV file?)", r->name,
+				     r->next_line, CSV_MAX_RECORD >> 20);
 		if (r->cap - r->len < CHUNK / 2) {
 			r->cap *= 2;
 			r->buf = xrealloc(r->buf, r->cap);
@@ -325,9 +333,13 @@ static int parse_pid(const char *s, int64_t *pid)
 static int bad_time(const struct reader *r, size_t line, const char *col,
 		    const char *cell)
 {
+	double t;
+	if (units_parse_time(cell, &t) == -2)
+		return error("%s:%zu: column '%s': time '" SHOW "' is outside "
+			     "1970-9999: not the time of a reading",
+			     r->name, line, col, cell);
 	/* A common slip: an ISO time with no zone. Say so, not just "bad". */
 	char zoned[96];
-	double t;
 	if (strlen(cell) + 2 <= sizeof(zoned)) {
 		snprintf(zoned, sizeof(zoned), "%sZ", cell);
 		if (units_parse_time(zoned, &t) == 0)
@@ -339,6 +351,19 @@ static int bad_time(const struct reader *r, size_t line, const char *col,
 	return error("%s:%zu: column '%s': cannot read '" SHOW "' as a time "
 		     "(ISO 8601 with a zone, or Unix seconds)",
 		     r->name, line, col, cell);
+}
+
+/* A cell that is not a size: say why, with the units that are. */
+static int bad_size(const struct reader *r, size_t line, const char *col,
+		    const char *cell, int rc)
+{
+	if (rc == -2)
+		return error("%s:%zu: column '%s': size '" SHOW "' is over "
+			     "1 EiB: not a memory reading",
+			     r->name, line, col, cell);
+	return error("%s:%zu: column '%s': cannot read '" SHOW "' as a size "
+		     "(a number, optionally with a unit: %s)",
+		     r->name, line, col, cell, units_size_help());
 }
 
 /* Target name: the file's base name without its last extension. */
@@ -362,6 +387,39 @@ struct state {
 	int time_col, footprint_col;
 	double *vals;           /* parsed cells of the current row */
 };
+
+static const struct column *sort_cols;
+static int cmp_col_name(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = strcasecmp(sort_cols[x].name, sort_cols[y].name);
+	return c ? c : (x > y) - (x < y);
+}
+
+/* Two named columns with one name (case aside): an error naming both.
+ * O(c log c) by sorting, not a scan per column. */
+static int duplicate_names(struct state *st, size_t line)
+{
+	size_t *idx = xmalloc((st->n_cols ? st->n_cols : 1) * sizeof(size_t));
+	size_t m = 0;
+	for (size_t i = 0; i < st->n_cols; i++)
+		if (st->cols[i].role != ROLE_IGNORED)
+			idx[m++] = i;
+	sort_cols = st->cols;
+	qsort(idx, m, sizeof(*idx), cmp_col_name);
+	for (size_t k = 1; k < m; k++)
+		if (strcasecmp(st->cols[idx[k - 1]].name,
+			       st->cols[idx[k]].name) == 0) {
+			size_t a = idx[k - 1], b = idx[k];
+			free(idx);
+			return error("%s:%zu: columns %zu ('%s') and %zu ('%s') "
+				     "hold the same figure", st->r.name, line,
+				     a + 1, st->cols[a].name, b + 1,
+				     st->cols[b].name);
+		}
+	free(idx);
+	return 0;
+}
 
 static int read_header(struct state *st)
 {
@@ -388,7 +446,11 @@ static int read_header(struct state *st)
 	bool semicolons = strchr(rec, ';') != NULL;
 	if (split_record(r, rec, st->sep, line) < 0)
 		return -1;
+	if (r->n_cells > CSV_MAX_COLUMNS)
+		return error("%s:%zu: %zu columns in the header; at most %d are "
+			     "read", r->name, line, r->n_cells, CSV_MAX_COLUMNS);
 	st->n_cols = r->n_cells;
+	size_t role_seen[ROLE_GAUGE + 1 + COMP_COUNT] = {0};
 	st->cols = xcalloc(st->n_cols, sizeof(*st->cols));
 	st->vals = xcalloc(st->n_cols, sizeof(*st->vals));
 	st->time_col = st->footprint_col = -1;
@@ -402,23 +464,27 @@ static int read_header(struct state *st)
 			     r->name, line, i + 1);
 			continue;
 		}
-		for (size_t k = 0; k < i; k++) {
-			bool same_role = c->role != ROLE_GAUGE &&
-					 c->role == st->cols[k].role &&
-					 (c->role != ROLE_COMPONENT ||
-					  c->comp == st->cols[k].comp);
-			if (same_role ||
-			    strcasecmp(c->name, st->cols[k].name) == 0)
+		/* one column per role (per component): a table, not a scan */
+		if (c->role != ROLE_GAUGE) {
+			size_t slot = c->role == ROLE_COMPONENT ?
+				      ROLE_GAUGE + 1 + (size_t)c->comp :
+				      (size_t)c->role;
+			assert(slot < ARRAY_SIZE(role_seen));
+			if (role_seen[slot])
 				return error("%s:%zu: columns %zu ('%s') and "
 					     "%zu ('%s') hold the same figure",
-					     r->name, line, k + 1,
-					     st->cols[k].name, i + 1, c->name);
+					     r->name, line, role_seen[slot],
+					     st->cols[role_seen[slot] - 1].name,
+					     i + 1, c->name);
+			role_seen[slot] = i + 1;
 		}
 		if (c->role == ROLE_TIME)
 			st->time_col = (int)i;
 		else if (c->role == ROLE_FOOTPRINT)
 			st->footprint_col = (int)i;
 	}
+	if (duplicate_names(st, line) < 0)
+		return -1;
 	const char *hint = semicolons && st->n_cols == 1
 		? " (cells must be separated by commas or tabs)" : "";
 	if (st->footprint_col < 0)
@@ -441,6 +507,7 @@ static int parse_row(struct state *st, size_t line, int64_t *pid,
 		struct column *c = &st->cols[i];
 		const char *cell = r->cells[i];
 		double v = NAN;
+		int rc;
 		st->vals[i] = NAN;
 		if (c->role == ROLE_IGNORED)
 			continue;
@@ -483,24 +550,18 @@ static int parse_row(struct state *st, size_t line, int64_t *pid,
 				c->role = ROLE_IGNORED;
 				continue;
 			}
-			return error("%s:%zu: column '%s': cannot read '" SHOW
-				     "' as a size",
-				     r->name, line, c->name, cell);
+			return bad_size(r, line, c->name, cell, -1);
 		case ROLE_FOOTPRINT:
 			/* The coarsest precision of the readings is the
 			 * series' resolution as stored. */
-			if (units_parse_size(cell, &v, &q) < 0)
-				return error("%s:%zu: column '%s': cannot read "
-					     "'" SHOW "' as a size",
-					     r->name, line, c->name, cell);
+			if ((rc = units_parse_size(cell, &v, &q)) < 0)
+				return bad_size(r, line, c->name, cell, rc);
 			if (q > *quantum)
 				*quantum = q;
 			break;
 		case ROLE_COMPONENT:
-			if (units_parse_size(cell, &v, NULL) < 0)
-				return error("%s:%zu: column '%s': cannot read "
-					     "'" SHOW "' as a size",
-					     r->name, line, c->name, cell);
+			if ((rc = units_parse_size(cell, &v, NULL)) < 0)
+				return bad_size(r, line, c->name, cell, rc);
 			break;
 		case ROLE_IGNORED:
 			break;
@@ -508,15 +569,6 @@ static int parse_row(struct state *st, size_t line, int64_t *pid,
 		st->vals[i] = v;
 	}
 	return 0;
-}
-
-static size_t gauge_index(const struct series *s, const char *name)
-{
-	for (size_t g = 0; g < s->n_gauges; g++)
-		if (strcmp(s->gauges[g].name, name) == 0)
-			return g;
-	assert(!"gauge just set is missing");
-	return SIZE_MAX;
 }
 
 static void free_state(struct state *st)
@@ -601,12 +653,9 @@ static int read_rows(struct state *st, struct series *s)
 				/* series_set_gauge() finds a gauge by name;
 				 * once it exists, write the slot directly so
 				 * a row costs no string compares. */
-				if (c->gauge == SIZE_MAX) {
-					series_set_gauge(s, c->name, i, v);
-					c->gauge = gauge_index(s, c->name);
-				} else {
-					s->gauges[c->gauge].v[i] = v;
-				}
+				if (c->gauge == SIZE_MAX)
+					c->gauge = series_add_gauge(s, c->name);
+				series_set_gauge_at(s, c->gauge, i, v);
 				break;
 			default:
 				break;

@@ -1360,7 +1360,7 @@ static void figures_table(struct ctx *c)
 	kv_row(out, "footprint", v);
 	snprintf(v, sizeof(v), "%s (%s)", size_s(c, b1, sizeof(b1),
 						 f->resolution),
-		 f->resolution_given ? "--resolution" :
+		 resolution_basis_text(f) ? resolution_basis_text(f) :
 		 "inferred from the readings");
 	kv_row(out, "resolution", v);
 	if (f->has_trend) {

@@ -345,6 +345,10 @@ static json_t *target_json(const struct target_findings *f)
 	json_object_set_new(t, "settle", f->settle[0] ?
 			    safe_string(f->settle) : json_null());
 	json_object_set_new(t, "resolution_bytes", num_or_null(f->resolution));
+	static const char *const basis[] = {"given", "steps", "source",
+					    "shared", "unknown"};
+	json_object_set_new(t, "resolution_basis",
+			    json_string(basis[f->resolution_basis]));
 
 	json_t *fp = json_object();
 	json_object_set_new(fp, "first_bytes", bytes_or_null(f->fp_first));

@@ -366,7 +366,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 				      12, o->utf8);
 	fprintf(out, "  resolution  %s (%s)\n",
 		size_or_na(b1, sizeof(b1), f->resolution),
-		f->resolution_given ? "--resolution" :
+		resolution_basis_text(f) ? resolution_basis_text(f) :
 		"inferred from the readings");
 	if (f->has_trend) {
 		fprintf(out, "  slope       %s  (95 %% interval %s to %s)%s\n",

@@ -17,6 +17,7 @@
 #include "restarts.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@ const char *restart_floor_name(enum restart_floor f)
 {
 	switch (f) {
 	case RESTART_FLOOR_IDLE: return "first idle window";
+	case RESTART_FLOOR_SETTLED: return "level where the growth flattened";
 	case RESTART_FLOOR_WARMUP: return "--warmup";
 	case RESTART_FLOOR_EARLY_MEDIAN: return "early median";
 	case RESTART_FLOOR_MEDIAN: return "median";
@@ -59,6 +61,63 @@ static double median_between(const struct series *s, size_t a, size_t b,
 	return k ? stats_median_inplace(scratch, k) : NAN;
 }
 
+/* How far apart two readings of a settled process may be: 1 % of the
+ * level, at least two pages. */
+static double settle_tolerance(double level)
+{
+	return fmax(0.01 * fabs(level), 8192);
+}
+
+/* Rule 3 of restarts.h: the first stretch of RESTARTS_SKIP_S whose
+ * readings all lie within settle_tolerance() of its first, when the
+ * incarnation rose by more than that from its first reading before it. O(b - a) with
+ * a running window (min and max rescanned only when the window moves past
+ * them: bounded by the stretch's length per point, in practice short). */
+static bool settled_stretch(const struct series *s, size_t a, size_t b,
+			    struct restart *r)
+{
+	double first = NAN;
+	for (size_t i = a; i < b; i++) {
+		double v = s->footprint[i];
+		if (!isfinite(v))
+			continue;
+		if (isnan(first)) {
+			first = v;
+			continue;
+		}
+
+		/* does [t_i, t_i + SKIP] stay within the tolerance of v? */
+		double tol = settle_tolerance(v), end = s->t[i] + RESTARTS_SKIP_S;
+		size_t j = i + 1;
+		bool flat = true;
+		for (; j < b && s->t[j] <= end; j++)
+			if (isfinite(s->footprint[j]) &&
+			    fabs(s->footprint[j] - v) > tol) {
+				flat = false;
+				break;
+			}
+		if (flat && j < b) {
+			/* the first flattening: a warm-up's end only if the
+			 * incarnation rose before it (one that starts at its
+			 * level is for the early median) */
+			if (!(v - first > settle_tolerance(first)))
+				return false;
+			/* the level: the median of that stretch */
+			double *tmp = xmalloc((j - i) * sizeof(double));
+			size_t m = 0;
+			for (size_t k = i; k < j; k++)
+				if (isfinite(s->footprint[k]))
+					tmp[m++] = s->footprint[k];
+			r->after = stats_median_inplace(tmp, m);
+			free(tmp);
+			r->after_time = s->t[i];
+			r->floor = RESTART_FLOOR_SETTLED;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The settled floor of the incarnation whose points are [a, b). *w is the
  * caller's cursor into the idle windows (time order), advanced past the
  * windows of earlier incarnations. */
@@ -78,6 +137,12 @@ static void settled_floor(const struct series *s, size_t a, size_t b,
 			const struct idle_window *win = &idle->windows[j];
 			if (win->inc != inc || !isfinite(win->fp_start))
 				continue;
+			/* memory that rises while idle is still warming up
+			 * (a long start-up without requests): not settled */
+			if (isfinite(win->fp_end) &&
+			    win->fp_end - win->fp_start >
+			    settle_tolerance(win->fp_start))
+				continue;
 			r->after = win->fp_start;
 			r->after_time = win->start;
 			r->floor = RESTART_FLOOR_IDLE;
@@ -85,19 +150,35 @@ static void settled_floor(const struct series *s, size_t a, size_t b,
 		}
 	}
 
-	/* 2. --warmup: the first known footprint once it is over. */
+	/* 3 (looked for first: it also overrides 2). Where the growth
+	 * flattened: the first RESTARTS_SKIP_S-long stretch whose readings
+	 * stay within the tolerance, if the incarnation rose before it. */
+	struct restart settled = *r;
+	bool has_settled = settled_stretch(s, a, b, &settled);
+
+	/* 2. --warmup: the first known footprint once it is over -- unless
+	 * memory was still rising then (a warm-up longer than --warmup): the
+	 * level where it flattened, later, is the settled one. */
 	if (!isnan(warmup_s)) {
 		double end = first + (warmup_s > 0 ? warmup_s : 0);
 		for (size_t i = a; i < b; i++)
 			if (s->t[i] >= end && isfinite(s->footprint[i])) {
+				if (has_settled && settled.after_time > s->t[i]) {
+					*r = settled;
+					return;
+				}
 				r->after = s->footprint[i];
 				r->after_time = s->t[i];
 				r->floor = RESTART_FLOOR_WARMUP;
 				return;
 			}
 	}
+	if (has_settled) {
+		*r = settled;
+		return;
+	}
 
-	/* 3. The median of the first 10 minutes after the first minute,
+	/* 4. The median of the first 10 minutes after the first minute,
 	 * else of the whole incarnation. */
 	double t0;
 	double *scratch = xmalloc((b - a) * sizeof(*scratch));

@@ -16,16 +16,24 @@
  *  - after    = the new incarnation's settled floor: its footprint once
  *               warm, found by the first rule that applies:
  *      1. "first idle window": fp_start of the first idle window (idle.h)
- *         of the new incarnation with a known fp_start. Idle windows begin
+ *         of the new incarnation with a known fp_start in which memory
+ *         did not rise by more than 1 % (at least two pages): a window
+ *         that rises is a start-up still running without requests. Idle windows begin
  *         after the warm-up, so this is the footprint of the warm, idle
  *         process. The window may lie long after the restart when the
  *         service got busy at once; it is still the first time it was
  *         seen warm and idle.
  *      2. "--warmup" (warmup_s given, not NAN; < 0 counts as 0): the
  *         footprint at the incarnation's first known point with t >= first
- *         time + warmup_s. An incarnation that ends before that falls
- *         through to rule 3.
- *      3. "early median": the median of the known footprints with t in
+ *         time + warmup_s, unless rule 3 finds the growth flattening
+ *         only later (a warm-up longer than --warmup): then rule 3. An
+ *         incarnation that ends before warmup_s falls through to rule 3.
+ *      3. "level where the growth flattened": the first reading from
+ *         which the next RESTARTS_SKIP_S stay within 1 % of it, when it
+ *         lies more than 1 % above the incarnation's first reading; the
+ *         level is the median of that stretch (a warm-up longer than
+ *         the default start-up or --warmup).
+ *      4. "early median": the median of the known footprints with t in
  *         [first + RESTARTS_SKIP_S, first + RESTARTS_SKIP_S +
  *         RESTARTS_EARLY_S) (skip the load, then 10 minutes; a shorter
  *         incarnation uses what it has of that stretch). An incarnation
@@ -55,6 +63,7 @@
 enum restart_floor {
 	RESTART_FLOOR_IDLE,         /* "first idle window" */
 	RESTART_FLOOR_WARMUP,       /* "--warmup" */
+	RESTART_FLOOR_SETTLED,      /* "level where the growth flattened" */
 	RESTART_FLOOR_EARLY_MEDIAN, /* "early median" */
 	RESTART_FLOOR_MEDIAN,       /* "median" (short incarnation) */
 	RESTART_FLOOR_NONE,         /* "none": no known footprint */

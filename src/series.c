@@ -145,19 +145,31 @@ void series_set_pressure(struct series *s, size_t i, double v)
 	set_optional(s, &s->pressure, i, v);
 }
 
+size_t series_add_gauge(struct series *s, const char *name)
+{
+	size_t g = s->n_gauges;
+	s->gauges = xrealloc(s->gauges, (g + 1) * sizeof(*s->gauges));
+	s->gauges[g].name = xstrdup(name);
+	s->gauges[g].v = NULL;
+	s->n_gauges++;
+	return g;
+}
+
+void series_set_gauge_at(struct series *s, size_t g, size_t i, double v)
+{
+	assert(g < s->n_gauges);
+	set_optional(s, &s->gauges[g].v, i, v);
+}
+
 void series_set_gauge(struct series *s, const char *name, size_t i, double v)
 {
 	size_t g;
 	for (g = 0; g < s->n_gauges; g++)
 		if (strcmp(s->gauges[g].name, name) == 0)
 			break;
-	if (g == s->n_gauges) {
-		s->gauges = xrealloc(s->gauges, (g + 1) * sizeof(*s->gauges));
-		s->gauges[g].name = xstrdup(name);
-		s->gauges[g].v = NULL;
-		s->n_gauges++;
-	}
-	set_optional(s, &s->gauges[g].v, i, v);
+	if (g == s->n_gauges)
+		series_add_gauge(s, name);
+	series_set_gauge_at(s, g, i, v);
 }
 
 uint32_t series_add_incarnation(struct series *s, int64_t pid,

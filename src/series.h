@@ -12,6 +12,7 @@
 #ifndef MEMTREND_SERIES_H
 #define MEMTREND_SERIES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -87,6 +88,9 @@ struct series {
 	uint32_t gpu_regions_inc;
 	double quantum;            /* precision of the readings as stored
 				      (bytes); 0 when unknown */
+	bool quantum_exact;        /* the source's own unit (a recording's
+				      page size), not the last digit a
+				      text happened to have */
 	/* Limits known from the source (NAN when unknown). */
 	double cgroup_limit;
 	double mem_total;
@@ -125,6 +129,10 @@ void series_set_requests(struct series *s, size_t i, double v);
 void series_set_connections(struct series *s, size_t i, double v);
 void series_set_pressure(struct series *s, size_t i, double v);
 void series_set_gauge(struct series *s, const char *name, size_t i, double v);
+/* The same without the search by name: add a gauge (the caller knows the
+ * name is new) and set by its index. */
+size_t series_add_gauge(struct series *s, const char *name);
+void series_set_gauge_at(struct series *s, size_t g, size_t i, double v);
 /* Add an incarnation; returns its index. Strings are copied. */
 uint32_t series_add_incarnation(struct series *s, int64_t pid,
 				unsigned long long start_ticks,

@@ -407,6 +407,38 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 	return a;
 }
 
+double stats_resolution_shared(const double *y, size_t n)
+{
+	if (n == 0)
+		return 0;
+	int tz = 30;            /* trailing decimal zeros common to all */
+	int p2 = 30;            /* powers of two common to all (2^30 max) */
+	for (size_t i = 0; i < n && (tz > 0 || p2 > 0); i++) {
+		double v = fabs(y[i]);
+		if (!(v < 9007199254740992.0) || v != floor(v))
+			return 0;  /* not whole bytes: nothing shared */
+		if (v == 0)
+			continue;
+		uint64_t u = (uint64_t)v;
+		int z = 0;
+		while (z < tz && u % 10 == 0) {
+			u /= 10;
+			z++;
+		}
+		tz = z;
+		int b = 0;
+		u = (uint64_t)v;
+		while (b < p2 && (u & 1) == 0) {
+			u >>= 1;
+			b++;
+		}
+		p2 = b;
+	}
+	double dec = tz > 0 ? pow(10, tz) : 0;
+	double bin = p2 >= 12 ? ldexp(1, p2) : 0;   /* 4 KiB pages or more */
+	return fmax(dec, bin);
+}
+
 double stats_resolution(const double *y, size_t n, double quantum_hint)
 {
 	double hint = quantum_hint > 0 ? quantum_hint : 0;

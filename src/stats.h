@@ -91,5 +91,11 @@ size_t stats_bucket_medians(const double *x, const double *y, size_t n,
  * on steps rounded to multiples of quantum_hint (or of 1 byte when the hint
  * is 0). With no non-zero step, returns quantum_hint (or 1 when 0). */
 double stats_resolution(const double *y, size_t n, double quantum_hint);
+/* For readings that never change: the unit they share, the larger of
+ * 10^(trailing zeros common to all) and 2^(trailing zero bits common to
+ * all, at least 12: 4 KiB pages; at most 30), so that "21000000000" three
+ * times reads as whole GB. 0 when they share nothing (or are not whole
+ * bytes). */
+double stats_resolution_shared(const double *y, size_t n);
 
 #endif

@@ -1636,8 +1636,10 @@ static void read_meta_and_notes(sqlite3 *db, struct dataset *out)
 			       "'page_size'", -1, &s, NULL) == SQLITE_OK &&
 	    sqlite3_step(s) == SQLITE_ROW) {
 		double q = sqlite3_column_double(s, 0);
-		for (size_t i = 0; i < out->n_targets; i++)
+		for (size_t i = 0; i < out->n_targets; i++) {
 			out->targets[i].quantum = q;
+			out->targets[i].quantum_exact = q > 0;
+		}
 	}
 	sqlite3_finalize(s);
 	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "

@@ -165,7 +165,20 @@ static const struct unit size_units[] = {
 	{"MiB", 0, 1024.0 * 1024},
 	{"GiB", 0, 1024.0 * 1024 * 1024},
 	{"TiB", 0, 1024.0 * 1024 * 1024 * 1024},
+	/* One letter, as vmmap, top, ps and Activity Monitor print sizes
+	 * ("214.20G", "1.2g"): powers of 1024, as those tools mean them. */
+	{"K", 0, 1024.0}, {"k", 0, 1024.0},
+	{"M", 0, 1024.0 * 1024}, {"m", 0, 1024.0 * 1024},
+	{"G", 0, 1024.0 * 1024 * 1024}, {"g", 0, 1024.0 * 1024 * 1024},
+	{"T", 0, 1024.0 * 1024 * 1024 * 1024},
+	{"t", 0, 1024.0 * 1024 * 1024 * 1024},
 };
+
+const char *units_size_help(void)
+{
+	return "B, kB, MB, GB, TB (powers of 1000), KiB, MiB, GiB, TiB or "
+	       "K, M, G, T (powers of 1024), up to 1 EiB";
+}
 
 static const struct unit *find_unit(const struct unit *units, size_t count,
 				    const char *b, const char *e)
@@ -205,8 +218,16 @@ static int parse_with_unit(const char *b, const char *e,
 int units_parse_size(const char *s, double *bytes, double *quantum)
 {
 	assert(s && bytes);
-	return parse_with_unit(s, s + strlen(s), size_units,
-			       ARRAY_SIZE(size_units), bytes, quantum);
+	double v;
+	if (parse_with_unit(s, s + strlen(s), size_units,
+			    ARRAY_SIZE(size_units), &v, quantum) < 0)
+		return -1;
+	/* No memory figure is an exabyte; beyond 2^60 a reading is a typo or
+	 * garbage, and past 2^63 it would not even fit a JSON integer. */
+	if (v > UNITS_SIZE_MAX)
+		return -2;
+	*bytes = v;
+	return 0;
 }
 
 static const struct unit duration_units[] = {
@@ -359,8 +380,11 @@ int units_parse_time(const char *s, double *unix_seconds)
 	const char *b = s, *e = s + strlen(s);
 	trim(&b, &e);
 	/* "YYYY-" can only start an ISO date; anything else is a number. */
-	if (e - b >= 5 && b[4] == '-')
-		return parse_iso(b, e, unix_seconds);
+	if (e - b >= 5 && b[4] == '-') {
+		if (parse_iso(b, e, unix_seconds) < 0)
+			return -1;
+		return units_time_in_range(*unix_seconds) ? 0 : -2;
+	}
 	struct number n;
 	const char *p = scan_number(b, e, &n);
 	if (!p || p != e)
@@ -369,7 +393,12 @@ int units_parse_time(const char *s, double *unix_seconds)
 	if (!isfinite(v))
 		return -1;
 	*unix_seconds = v;
-	return 0;
+	return units_time_in_range(v) ? 0 : -2;
+}
+
+bool units_time_in_range(double t)
+{
+	return t >= UNITS_TIME_MIN && t < UNITS_TIME_MAX;
 }
 
 /* x >= 0 with 3 significant digits, no exponent for x >= 1000 and

@@ -16,11 +16,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Sizes above this (1 EiB) are refused: no memory figure is that large. */
+#define UNITS_SIZE_MAX 1152921504606846976.0 /* 2^60 */
+/* Times outside [1970-01-01, 10000-01-01) UTC are refused: before the
+ * epoch or past what an ISO 8601 date (and the reports) can write. */
+#define UNITS_TIME_MIN 0.0
+#define UNITS_TIME_MAX 253402300800.0
+
 /* Parse a size. On success returns 0, stores bytes in *bytes and, when
  * quantum is not NULL, the precision of the text in bytes ("21 GB" -> 1e9,
- * "230.63GiB" -> 0.01 GiB, "5408" -> 1). Returns -1 (no message) on bad
- * text, negative numbers, NaN/inf or trailing garbage. */
+ * "230.63GiB" -> 0.01 GiB, "5408" -> 1). Units: units_size_help().
+ * Returns -1 (no message) on bad text, negative numbers, NaN/inf, an
+ * unknown unit or trailing garbage; -2 for a size above UNITS_SIZE_MAX. */
 int units_parse_size(const char *s, double *bytes, double *quantum);
+/* The accepted size units, for error messages. */
+const char *units_size_help(void);
+/* Whether t (Unix seconds) lies in [UNITS_TIME_MIN, UNITS_TIME_MAX). */
+bool units_time_in_range(double t);
 
 /* Parse a duration into seconds (> 0 not required; negative rejected). */
 int units_parse_duration(const char *s, double *seconds);
@@ -36,7 +48,8 @@ int units_parse_rate(const char *s, struct rate *out);
 /* Parse a timestamp: ISO 8601 with a zone ("2026-05-01T02:04:00Z",
  * "2026-05-01 02:04:00+02:00", fractional seconds allowed) or Unix seconds
  * ("1746065040.5"). An ISO time without a zone is rejected (ambiguous).
- * Stores Unix seconds. Returns 0 or -1. */
+ * Stores Unix seconds. Returns 0, -1 (bad text) or -2 (a time outside
+ * units_time_in_range(), *unix_seconds set). */
 int units_parse_time(const char *s, double *unix_seconds);
 
 /* Human formatting into buf (always NUL-terminated); return buf.

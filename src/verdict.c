@@ -76,21 +76,26 @@ static void trend_reason(struct target_findings *f)
 {
 	char a[48], b[48], c[48], p[32], ct[48];
 	const struct trend_result *tr = &f->trend;
+	char wander[160];
 	if (!isfinite(tr->corr_time) || tr->corr_time <= 0)
-		snprintf(ct, sizeof(ct), "none found");
+		snprintf(wander, sizeof(wander), "the readings vary "
+			 "independently");
 	else if (isinf(tr->corr_time))
-		snprintf(ct, sizeof(ct), "longer than the window");
+		snprintf(wander, sizeof(wander), "the readings wander "
+			 "together over longer than the window, which widens "
+			 "the interval x%.2g", sqrt(tr->variance_inflation));
 	else
-		span_text(ct, sizeof(ct), tr->corr_time);
+		snprintf(wander, sizeof(wander), "the readings wander "
+			 "together over about %s, which widens the interval "
+			 "x%.2g", span_text(ct, sizeof(ct), tr->corr_time),
+			 sqrt(tr->variance_inflation));
 	reason(f, "%sTheil-Sen slope %s (95 %% interval %s to %s), trend "
-	       "test %s; the readings wander together over about %s, which "
-	       "widens the interval x%.2g",
+	       "test %s; %s",
 	       f->trend_on_floors ? "cycle floors: " : "",
 	       rate_text(f, a, sizeof(a), f->slope_bph),
 	       rate_text(f, b, sizeof(b), f->ci_low_bph),
 	       rate_text(f, c, sizeof(c), f->ci_high_bph),
-	       p_text(p, sizeof(p), f->p_value), ct,
-	       sqrt(tr->variance_inflation));
+	       p_text(p, sizeof(p), f->p_value), wander);
 }
 
 /* "memory cycles every 10 min (1 GiB up and down): the trend is the one
@@ -244,8 +249,28 @@ static void idle_reasons(struct target_findings *f)
 		       "released while idle (largest decline %s)", id->n,
 		       id->n == 1 ? "" : "s",
 		       units_format_duration(a, sizeof(a), id->longest_s),
-		       fsize(f, b, sizeof(b), fmax(id->largest_decline, 0)));
+		       fsize(f, b, sizeof(b), isfinite(id->largest_decline) ?
+			     fmax(id->largest_decline, 0) : 0));
 	}
+	/* windows in which memory rose: growth without work (a start-up
+	 * longer than the default, or background activity), not a window
+	 * that "released nothing" */
+	size_t rising = 0;
+	double most = 0;
+	for (size_t i = 0; i < id->n; i++) {
+		const struct idle_window *w = &id->windows[i];
+		double rise = w->fp_end - w->fp_start;
+		if (isfinite(rise) &&
+		    rise > fmax(2 * f->resolution, 0.01 * fabs(w->fp_start))) {
+			rising++;
+			most = fmax(most, rise);
+		}
+	}
+	if (rising)
+		reason(f, "memory rose by up to %s in %zu idle window%s, "
+		       "without requests: a start-up or background work, not "
+		       "memory kept from requests", fsize(f, a, sizeof(a), most),
+		       rising, rising == 1 ? "" : "s");
 	if (id->n && fabs(id->growth_net) >= 2 * f->resolution)
 		reason(f, "net growth %s: %s while requests ran, %s in idle "
 		       "windows, %s during start-up",
@@ -417,6 +442,23 @@ void verdict_decide(struct target_findings *f)
 		return;
 	}
 	incarnation_reason(f);
+
+	if (f->resolution_basis == RESOLUTION_UNKNOWN) {
+		f->verdict = VERDICT_INCONCLUSIVE;
+		reason(f, "the %zu readings never changed and share no unit "
+		       "(no trailing zeros, not whole pages): what slope they "
+		       "could have shown cannot be told", f->analysed_samples);
+		snprintf(f->settle, sizeof(f->settle),
+			 "give --resolution (the smallest step the source "
+			 "could show, e.g. 1GB for a tool that prints whole "
+			 "GB), or record longer until the readings change");
+		return;
+	}
+	if (f->resolution_basis == RESOLUTION_SHARED)
+		reason(f, "the readings never changed; the unit they share "
+		       "puts the resolution at %s (inferred: give "
+		       "--resolution if the source could show finer)",
+		       fsize(f, a, sizeof(a), f->resolution));
 
 	const struct per_request_finding *pr = &f->per_request;
 	if (pr->recorded && pr->known && !(pr->requests > 0)) {

@@ -25,6 +25,53 @@ printf 'time,footprint\n1000,10MB\n1060,11MB\n1120,abc\n1180,12MB\n' > "$T/bad.c
 [ $rc = 2 ] || fail "bad csv: exit $rc"
 grep -q ":4" "$T/err" && grep -q "footprint" "$T/err" || fail "bad csv message: $(cat "$T/err")"
 [ ! -s "$T/out" ] || fail "bad csv: a report was printed: $(cat "$T/out")"
+# Hostile and absurd input (issue "Never finer than the evidence"): each a
+# clear error naming the line (and column), exit 2, nothing reported.
+bad_report() {  # WHAT EXPECTED-MESSAGE FILE [report options]
+	what=$1 msg=$2 file=$3
+	shift 3
+	timeout 20 "$MEMTREND" report "$file" "$@" > "$T/out" 2> "$T/err"; rc=$?
+	[ $rc = 2 ] || fail "$what: exit $rc, $(head -c 300 "$T/err")"
+	grep -qF "$msg" "$T/err" || fail "$what: message $(head -c 300 "$T/err")"
+	[ ! -s "$T/out" ] || fail "$what: a report was printed"
+}
+head -c 20000000 /dev/zero > "$T/zeros.csv"
+bad_report "NUL bytes, no line break" "zeros.csv:1: a row longer than 16 MiB" "$T/zeros.csv"
+printf 'time,footprint\n1000,1e308\n' > "$T/huge.csv"
+bad_report "size over 1 EiB" "huge.csv:2: column 'footprint': size '1e308' is over 1 EiB" "$T/huge.csv"
+printf 'time,footprint\n1e300,5 GB\n' > "$T/far.csv"
+bad_report "time 1e300" "far.csv:2: column 'time': time '1e300' is outside" "$T/far.csv"
+printf 'time,footprint\n0000-01-01T00:00:00Z,5 GB\n' > "$T/year0.csv"
+bad_report "year 0000" "is outside 1970-9999" "$T/year0.csv"
+"$PY" -c "
+import sys
+cols = ['time', 'footprint'] + ['g%d' % i for i in range(100000)]
+open(sys.argv[1], 'w').write(','.join(cols) + '\n' + ','.join(['1000', '5'] + ['1'] * 100000) + '\n')" "$T/wide.csv"
+bad_report "100,000 columns" "100002 columns in the header; at most 1024" "$T/wide.csv"
+printf 'time,footprint\n1000,5 XB\n' > "$T/unit.csv"
+bad_report "unknown unit" "unit.csv:2: column 'footprint': cannot read '5 XB' as a size" "$T/unit.csv"
+grep -qF "K, M, G, T (powers of 1024)" "$T/err" || fail "unit list: $(cat "$T/err")"
+VM="$FIXTURES/vmmap/vmmap-summary.txt"
+bad_report "--html of a vmmap summary" "is a vmmap --summary output" "$VM" --html "$T/v.html"
+[ ! -e "$T/v.html" ] || fail "--html of vmmap wrote a page"
+# The sizes vmmap and top print, now read in a CSV: 214.20G = 214.2 GiB.
+printf 'time,footprint\n1000,214.20G\n1060,214.20G\n1120,214.21G\n' > "$T/g.csv"
+"$MEMTREND" report "$T/g.csv" --json > "$T/g.json" || fail "214.20G refused"
+[ "$(jget "$T/g.json" 'd["targets"][0]["footprint"]["first_bytes"]')" = "$("$PY" -c 'print(round(214.20 * 2**30))')" ] ||
+	fail "214.20G read as $(jget "$T/g.json" 'd["targets"][0]["footprint"]["first_bytes"]')"
+ok "hostile CSV: NUL bytes, 1e308, 1e300, year 0000, 100,000 columns, unknown unit, vmmap --html; 214.20G read"
+# Flat readings written in bytes are not 1-B precise (the field report's
+# trap): three unchanged 21000000000 over 320 s are whole GB, inconclusive.
+printf 'time,footprint\n1000,21000000000\n1160,21000000000\n1320,21000000000\n' > "$T/flat.csv"
+"$MEMTREND" report "$T/flat.csv" --json > "$T/flat.json" || fail "flat csv exit $?"
+[ "$(jget "$T/flat.json" 'd["targets"][0]["verdict"]')" = inconclusive ] || fail "three flat 21000000000: $(jget "$T/flat.json" 'd["targets"][0]["verdict"]')"
+[ "$(jget "$T/flat.json" 'd["targets"][0]["resolution_bytes"]')" = 1000000000.0 ] || fail "flat resolution"
+[ "$(jget "$T/flat.json" 'd["targets"][0]["resolution_basis"]')" = shared ] || fail "flat basis"
+printf 'time,footprint\n1000,21474836481\n1160,21474836481\n1320,21474836481\n' > "$T/odd.csv"
+"$MEMTREND" report "$T/odd.csv" --json > "$T/odd.json" || fail "odd csv exit $?"
+[ "$(jget "$T/odd.json" 'd["targets"][0]["verdict"]')" = inconclusive ] || fail "odd flat verdict"
+jget "$T/odd.json" 'd["targets"][0]["settle"]' | grep -q -- "--resolution" || fail "odd flat: no --resolution advice"
+ok "flat readings: resolution 1 GB from shared zeros; nothing shared: inconclusive, names --resolution"
 # The target exits mid-recording: clean end, exit 0, samples kept.
 bg "$GROWER" --base 4 --ready "$T/ready" --exit-after 1.5
 wait_for "$T/ready" 10

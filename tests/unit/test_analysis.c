@@ -72,6 +72,8 @@ static void build(const struct verdict_case *c, struct series *s)
 {
 	series_init(s, c->name);
 	s->quantum = c->quantum;
+	/* 4 KiB: pages, as a recording's readings are (its unit is known) */
+	s->quantum_exact = c->quantum == 4096;
 	s->mem_total = c->mem_total;
 	uint32_t inc = series_add_incarnation(s, 42, 1, 1.7e9, "svc", "svc");
 	double t0 = 1.7e9;
@@ -212,6 +214,7 @@ static void test_restart_slope_from_latest(void **state)
 	struct series s;
 	series_init(&s, "svc");
 	s.quantum = 4096;
+	s.quantum_exact = true; /* a recording: pages */
 	s.mem_total = 16 * GiB;
 	uint32_t a = series_add_incarnation(&s, 10, 1, NAN, "svc", NULL);
 	uint32_t b = series_add_incarnation(&s, 11, 2, NAN, "svc", NULL);
@@ -352,6 +355,7 @@ static void build_work(struct series *s, double per_sample, bool idle_drop)
 	}
 	s->mem_total = 64 * GiB;
 	s->quantum = 4096;
+	s->quantum_exact = true; /* a recording: pages */
 }
 
 static void test_per_request_slope(void **state)
@@ -444,6 +448,7 @@ static void test_approach_level(void **state)
 		series_append(&s, 1.7e9 + t, 4096 * round(y / 4096), 0);
 	}
 	s.quantum = 4096;
+	s.quantum_exact = true; /* a recording: pages */
 	struct analysis_options o;
 	analysis_options_init(&o);
 	struct target_findings f;
@@ -478,6 +483,7 @@ static void test_plateau_at_memtotal(void **state)
 		series_append(&s, 1.7e9 + h * 3600, 4096 * round(y / 4096), 0);
 	}
 	s.quantum = 4096;
+	s.quantum_exact = true; /* a recording: pages */
 	s.mem_total = 64 * GiB;
 	struct analysis_options o;
 	analysis_options_init(&o);
@@ -504,6 +510,7 @@ static void test_gpu_component(void **state)
 	struct series s;
 	series_init(&s, "llm");
 	s.quantum = 4096;
+	s.quantum_exact = true; /* a recording: pages */
 	s.mem_total = 8 * GiB;
 	series_add_incarnation(&s, 7, 1, 1.7e9, "llm", "llm");
 	for (int i = 0; i <= 240; i++) {
@@ -538,6 +545,7 @@ static void test_gpu_component(void **state)
 	struct series p;
 	series_init(&p, "cap");
 	p.quantum = 4096;
+	p.quantum_exact = true; /* a recording: pages */
 	p.mem_total = 8 * GiB;
 	series_add_incarnation(&p, 8, 1, 1.7e9, "cap", "cap");
 	for (int i = 0; i <= 144; i++) {
@@ -599,6 +607,7 @@ static void test_no_work_inconclusive(void **state)
 		series_set_requests(&s, k, 1000);
 	}
 	s.quantum = 4096;
+	s.quantum_exact = true; /* a recording: pages */
 	struct analysis_options o;
 	analysis_options_init(&o);
 	o.has_suspect = true;
@@ -629,6 +638,7 @@ static void test_counter_reset_and_stable(void **state)
 		series_set_requests(&s, k, 5.0 * (i % 101));
 	}
 	s.quantum = 4096;
+	s.quantum_exact = true; /* a recording: pages */
 	s.mem_total = 64 * GiB;
 	struct analysis_options o;
 	analysis_options_init(&o);
@@ -658,6 +668,7 @@ static void test_requests_needed(void **state)
 		series_set_requests(&s, k, 2.0 * i);
 	}
 	s.quantum = 4096;
+	s.quantum_exact = true; /* a recording: pages */
 	struct analysis_options o;
 	analysis_options_init(&o);
 	o.has_suspect = true;

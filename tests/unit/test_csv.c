@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -70,6 +71,13 @@ static const char *capture_end(void)
 	fclose(capture_file);
 	capture_file = NULL;
 	return captured;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void assert_contains(const char *text, const char *part)
@@ -350,7 +358,19 @@ static void test_bad_inline(void **state)
 		{"time,footprint\n1,12XB\n",
 		 "mem.csv:2: column 'footprint': cannot read '12XB' as a size"},
 		{"time,footprint\n1,-5MB\n", "cannot read '-5MB' as a size"},
-		{"time,footprint\n1,5 m\n", "cannot read '5 m' as a size"},
+		{"time,footprint\n1,5 q\n", "cannot read '5 q' as a size (a "
+		 "number, optionally with a unit: B, kB"},
+		/* hostile values: sizes past 1 EiB (2^63 printed as a negative
+		 * JSON integer), times no reading has (printed as "n/a") */
+		{"time,footprint\n1,1e308\n", "mem.csv:2: column 'footprint': "
+		 "size '1e308' is over 1 EiB"},
+		{"time,footprint\n1,99999999999999999999G\n", "is over 1 EiB"},
+		{"time,footprint,rss\n1,5,2e19\n", "column 'rss': size '2e19' "
+		 "is over 1 EiB"},
+		{"time,footprint\n1e300,5\n", "mem.csv:2: column 'time': time "
+		 "'1e300' is outside 1970-9999"},
+		{"time,footprint\n0000-01-01T00:00:00Z,5\n", "is outside "
+		 "1970-9999"},
 		{"time,footprint\n1,1.2.3\n", "cannot read '1.2.3' as a size"},
 		{"time,footprint,rss\n1,5 GB,lots\n",
 		 "mem.csv:2: column 'rss': cannot read 'lots' as a size"},
@@ -507,6 +527,78 @@ static void test_stdin(void **state)
 
 /* More text than one read: records cross the buffer's refills, and a
  * header line longer than the buffer makes it grow. */
+/* A file of NUL bytes with no line break (or /dev/zero): the reader must
+ * stop at its bound on a row and name the line, not buffer without end
+ * (it aborted, out of memory). 40 MiB of zeros, more than the 16 MiB
+ * bound. */
+static void test_no_line_break(void **state)
+{
+	(void)state;
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	static char zeros[1 << 20];
+	for (int i = 0; i < 40; i++)
+		assert_int_equal(fwrite(zeros, 1, sizeof(zeros), f), sizeof(zeros));
+	rewind(f);
+	struct dataset d;
+	capture_begin();
+	int rc = csv_read_stream(f, "zero.csv", &d);
+	const char *msg = capture_end();
+	fclose(f);
+	assert_int_equal(rc, -1);
+	assert_contains(msg, "zero.csv:1: a row longer than 16 MiB");
+}
+
+/* 100,000 columns took minutes (a quadratic duplicate check and gauge
+ * lookup); more than 1,024 is now an error, at once, and 1,024 distinct
+ * gauges read in well under a second. */
+static void test_many_columns(void **state)
+{
+	(void)state;
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	fputs("time,footprint", f);
+	for (int i = 0; i < 100000; i++)
+		fprintf(f, ",g%d", i);
+	fputs("\n1,5", f);
+	for (int i = 0; i < 100000; i++)
+		fputs(",1", f);
+	fputc('\n', f);
+	rewind(f);
+	struct dataset d;
+	capture_begin();
+	double t0 = now_s();
+	int rc = csv_read_stream(f, "wide.csv", &d);
+	double dt = now_s() - t0;
+	const char *msg = capture_end();
+	fclose(f);
+	assert_int_equal(rc, -1);
+	assert_contains(msg, "wide.csv:1: 100002 columns in the header; at "
+			"most 1024 are read");
+	assert_true(dt < 1.0);
+
+	f = tmpfile();
+	assert_non_null(f);
+	fputs("time,footprint", f);
+	for (int i = 0; i < 1022; i++)
+		fprintf(f, ",g%d", i);
+	for (int r = 0; r < 50; r++) {
+		fprintf(f, "\n%d,%dMiB", 1700000000 + 60 * r, 100 + r);
+		for (int i = 0; i < 1022; i++)
+			fprintf(f, ",%dKiB", i + r);
+	}
+	fputc('\n', f);
+	rewind(f);
+	t0 = now_s();
+	assert_int_equal(csv_read_stream(f, "ok.csv", &d), 0);
+	dt = now_s() - t0;
+	fclose(f);
+	assert_int_equal(d.targets[0].n_gauges, 1022);
+	assert_true(d.targets[0].gauges[1021].v[49] == (1021 + 49) * 1024.0);
+	assert_true(dt < 1.0);
+	dataset_release(&d);
+}
+
 static void test_large(void **state)
 {
 	(void)state;
@@ -556,6 +648,8 @@ int main(void)
 		cmocka_unit_test(test_good_inline),
 		cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_large),
+		cmocka_unit_test(test_no_line_break),
+		cmocka_unit_test(test_many_columns),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,7 @@
 
 #include <cmocka.h>
 
+#include "analysis.h"
 #include "attribution.h"
 #include "csv.h"
 #include "idle.h"
@@ -148,6 +149,7 @@ static void build_restarts(struct series *s)
 {
 	series_init(s, "restarts");
 	s->quantum = 4096;
+	s->quantum_exact = true; /* a recording: pages */
 	uint32_t inc = series_add_incarnation(s, 100, 1, NAN, "svc", NULL);
 	for (int i = 0; i < 40; i++) {
 		double fp = i == 39 ? 244.51 * GiB : 240 * GiB + 0.1 * GiB * i;
@@ -276,17 +278,93 @@ static void test_restart_floor_warmup(void **state)
 	series_release(&s);
 }
 
-/* Rule 3: no idle findings, no --warmup: the median of pid 200's points
- * in [615 + 60, 615 + 660) s = r 4..43: eight at 201 GiB and 32 idle
- * ones, 202.22 GiB - 4 KiB * j for j = 0..31. Sorted, the 20th and 21st of
- * the 40 are the 12th and 13th smallest idle values, j = 20 and 19: the
- * median is 202.22 GiB - 19.5 * 4 KiB = 202.22 GiB - 78 KiB, and the
- * restart gave back 42.29 GiB + 78 KiB. */
+/* Rule 3: no idle findings, no --warmup. Pid 200 loads 50 -> 200 GiB in
+ * r 0..3, then holds 201 GiB (r 4..11): the first reading from which the
+ * next 60 s (four samples) stay within 1 % is r 3 (200 GiB; 201 is within
+ * 2 GiB of it), 150 GiB above the first reading: the growth flattened
+ * there. Level = median of r 3..7 = {200, 201, 201, 201, 201} = 201 GiB,
+ * so the restart gave back 244.51 - 201 = 43.51 GiB. */
+static void test_restart_floor_settled(void **state)
+{
+	(void)state;
+	struct series s;
+	build_restarts(&s);
+	struct restart_findings f;
+	restarts_find(&s, NULL, NAN, &f);
+	check_restart_frame(&f);
+	const struct restart *a = &f.r[0];
+	assert_true(a->floor == RESTART_FLOOR_SETTLED);
+	assert_string_equal(a->floor_rule, "level where the growth flattened");
+	assert_true(a->after == 201 * GiB);
+	assert_true(a->after_time == T0 + 615 + 3 * DT);
+	assert_close(a->recovered, 43.51 * GiB, "recovered");
+	restart_findings_release(&f);
+	series_release(&s);
+}
+
+/* A warm-up longer than --warmup, without requests (the issue's case):
+ * pid 2 loads 1 -> 3 GiB over 30 min (15 s samples), then holds 3 GiB for
+ * an hour; its counter never moves. With --warmup 10 min the first idle
+ * window starts at 10 min, mid-ramp (about 1.67 GiB): taken as the
+ * settled floor, the restart "released" 1.3 GiB that the new process
+ * was still loading. The floor is where the growth flattened: 3 GiB, so
+ * the restart gave back 0 (pid 1 sat at 3 GiB too), and the rising idle
+ * window is named for what it is. */
+static void test_restart_long_warmup(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "svc");
+	s.quantum = 4096;
+	s.quantum_exact = true; /* a recording: pages */
+	uint32_t a = series_add_incarnation(&s, 1, 1, NAN, "svc", NULL);
+	double t = T0, req = 0;
+	for (int i = 0; i < 240; i++, t += DT) {   /* 1 h at 3 GiB, busy */
+		size_t p = series_append(&s, t, 3 * GiB, a);
+		series_set_requests(&s, p, req += 1);
+	}
+	uint32_t b = series_add_incarnation(&s, 2, 2, NAN, "svc", NULL);
+	for (int i = 0; i < 360; i++, t += DT) {   /* 30 min ramp, 1 h flat */
+		double fp = i < 120 ? 1 * GiB + 2 * GiB * i / 120.0 : 3 * GiB;
+		size_t p = series_append(&s, t, 4096 * round(fp / 4096), b);
+		series_set_requests(&s, p, 0);
+	}
+	struct analysis_options o;
+	analysis_options_init(&o);
+	o.warmup_s = 600;
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.restarts.n, 1);
+	const struct restart *r = &f.restarts.r[0];
+	assert_string_equal(r->floor_rule, "level where the growth flattened");
+	assert_within(r->after, 3 * GiB, 0.01 * GiB, "settled at 3 GiB");
+	assert_within(r->recovered, 0, 0.01 * GiB, "nothing given back");
+	bool said = false;
+	for (size_t i = 0; i < f.n_reasons; i++)
+		said |= strstr(f.reasons[i], "in 1 idle window, without "
+			       "requests") != NULL;
+	if (!said)
+		for (size_t i = 0; i < f.n_reasons; i++)
+			print_message("reason: %s\n", f.reasons[i]);
+	assert_true(said);
+	analysis_release(&f);
+	series_release(&s);
+}
+
+/* Rule 4: the same, but pid 200 starts at its level (r 0..3 at 201 GiB,
+ * no rise): no warm-up to see the end of, so the median of its points in
+ * [615 + 60, 615 + 660) s = r 4..43: eight at 201 GiB and 32 idle ones,
+ * 202.22 GiB - 4 KiB * j for j = 0..31. Sorted, the 20th and 21st of the
+ * 40 are the 12th and 13th smallest idle values, j = 20 and 19: the median
+ * is 202.22 GiB - 19.5 * 4 KiB = 202.22 GiB - 78 KiB, and the restart gave
+ * back 42.29 GiB + 78 KiB. */
 static void test_restart_floor_early_median(void **state)
 {
 	(void)state;
 	struct series s;
 	build_restarts(&s);
+	for (size_t i = 40; i < 44; i++)   /* pid 200's r 0..3 */
+		s.footprint[i] = 201 * GiB;
 	struct restart_findings f;
 	restarts_find(&s, NULL, NAN, &f);
 	check_restart_frame(&f);
@@ -1044,15 +1122,17 @@ static void test_fixture_csv(void **state)
 	restart_findings_release(&rf);
 
 	/* The other rules on the same data: --warmup 90 s lands on r 6
-	 * (202.05 GiB); the early median of r 4..43 (6 at 202.05, 20 at
-	 * 202.22, 14 higher) is 202.22 GiB. */
+	 * (202.05 GiB); without it, the growth flattened at r 4: from there
+	 * the next 60 s (r 4..8) stay within 1 % of 202.05 GiB (r 3, 200 GiB,
+	 * is 2.05 GiB below: more than 1 %), and their median is 202.05. */
 	restarts_find(s, NULL, 90, &rf);
 	assert_true(rf.r[0].after == 202.05 * GiB);
 	assert_close(rf.r[0].recovered, 42.46 * GiB, "warmup recovered");
 	restart_findings_release(&rf);
 	restarts_find(s, NULL, NAN, &rf);
-	assert_string_equal(rf.r[0].floor_rule, "early median");
-	assert_true(rf.r[0].after == 202.22 * GiB);
+	assert_string_equal(rf.r[0].floor_rule,
+			    "level where the growth flattened");
+	assert_true(rf.r[0].after == 202.05 * GiB);
 	restart_findings_release(&rf);
 	idle_findings_release(&idle);
 
@@ -1084,6 +1164,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_restart_floor_idle),
 		cmocka_unit_test(test_restart_floor_warmup),
+		cmocka_unit_test(test_restart_floor_settled),
+		cmocka_unit_test(test_restart_long_warmup),
 		cmocka_unit_test(test_restart_floor_early_median),
 		cmocka_unit_test(test_restart_edges),
 		cmocka_unit_test(test_steps_staircase),

@@ -180,6 +180,7 @@ static void build(const struct scenario *sc, struct series *s)
 {
 	series_init(s, "idle");
 	s->quantum = 4096;
+	s->quantum_exact = true; /* a recording: pages */
 	uint32_t inc = series_add_incarnation(s, 100, 1, NAN, "svc", NULL);
 	size_t n = (size_t)(sc->end / sc->dt) + 1;
 	double fp = sc->base, req = 1000;

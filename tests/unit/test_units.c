@@ -75,8 +75,16 @@ static void test_parse_size_good(void **state)
 		{"  7 B  ", 7, 1},
 		{"\t21\tGB\t", 21e9, 1e9},
 		{"21   GB", 21e9, 1e9},
-		/* more digits than a double holds: read by strtod */
-		{"123456789012345678901234567890", 1.2345678901234568e29, 1},
+		/* more digits than a uint64 holds: read by strtod */
+		{"1.23456789012345678901234", 1.2345678901234568, 1e-23},
+		/* one letter, powers of 1024, as vmmap/top/ps print */
+		{"214.20G", 214.20 * GiB, 0.01 * GiB},
+		{"1.2g", 1.2 * GiB, 0.1 * GiB},
+		{"512K", 512 * KiB, KiB},
+		{"3 M", 3 * MiB, MiB},
+		{"2T", 2 * TiB, TiB},
+		/* the largest accepted: 1 EiB */
+		{"1048576 TiB", 1048576 * TiB, TiB},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		double b = -1, q = -1;
@@ -95,8 +103,8 @@ static void test_parse_size_bad(void **state)
 {
 	(void)state;
 	static const char *const bad[] = {
-		"", " ", "12XB", "-5MB", "-0", "+5", "1.2.3", "5 m", "5 mb",
-		"5 Mib", "5 G", "5 K", "5 k", "GB", "21 GB x", "1e", "1e+",
+		"", " ", "12XB", "-5MB", "-0", "+5", "1.2.3", "5 mb",
+		"5 Mib", "5 GG", "5 Kk", "GB", "21 GB x", "1e", "1e+",
 		".", "..5", "5..", "1,5 GB", "5 MB/h", "inf", "nan", "NaN",
 		"INF", "0x10", "0x1p3", "1e400", "1e400 B", "5 EB", "5 PiB",
 		"5 b", "5 Kb", "5B B", "5\n", "21 GB\r",
@@ -109,6 +117,20 @@ static void test_parse_size_bad(void **state)
 		}
 		/* outputs untouched on failure */
 		assert_true(b == 42 && q == 42);
+	}
+	/* Over 1 EiB: -2, a value no memory reading has (2^63 came out of
+	 * JSON as -9223372036854775808) */
+	static const char *const huge[] = {
+		"2e18", "123456789012345678901234567890", "99999999999G",
+		"1048577 TiB", "1e308",
+	};
+	for (size_t i = 0; i < sizeof(huge) / sizeof(huge[0]); i++) {
+		double b = 42;
+		if (units_parse_size(huge[i], &b, NULL) != -2) {
+			print_error("'%s' not refused as too large\n", huge[i]);
+			fail();
+		}
+		assert_true(b == 42);
 	}
 }
 
@@ -175,7 +197,7 @@ static void test_parse_rate(void **state)
 	}
 	static const char *const bad[] = {
 		"", "10MiB", "10MiB/", "/h", "10MiB/week", "10MiB/hour",
-		"-1MB/h", "10MiB/h/h", "10 m/h", "10MiB/H", "10MiB/m",
+		"-1MB/h", "10MiB/h/h", "10 q/h", "10MiB/H", "10MiB/m",
 		"abc/h", "10MiB//h",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -214,6 +236,7 @@ static void test_parse_time(void **state)
 		{"1746065040.5", 1746065040.5},
 		{"0", 0},
 		{"1.7776e9", 1.7776e9},
+		{"9999-12-31T23:59:59Z", 253402300799},
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		double t = -1;
@@ -244,6 +267,21 @@ static void test_parse_time(void **state)
 			fail();
 		}
 		assert_true(t == 42);
+	}
+	/* well-formed, but no reading's time: -2 (1e300 and year 0000 were
+	 * accepted and printed as "n/a") */
+	static const char *const far[] = {
+		"1e300", "253402300800", "1e12", "0000-01-01T00:00:00Z",
+		"1969-12-31T23:59:59Z", "0001-01-01T00:00:00Z",
+	};
+	for (size_t i = 0; i < sizeof(far) / sizeof(far[0]); i++) {
+		double t = 42;
+		int rc = units_parse_time(far[i], &t);
+		if (rc != -2) {
+			print_error("'%s': %d, not refused as out of range\n",
+				    far[i], rc);
+			fail();
+		}
 	}
 }
 
