@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -271,7 +272,12 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 		      "-- COMMAND", verb);
 		goto out;
 	}
-	if (!o.append && access(o.output, F_OK) == 0) {
+	/* The same rule as store_create(): any existing name, a link too
+	 * (lstat: a dangling link is a name that exists), is refused
+	 * without --append -- checked here too, before a command is
+	 * started. */
+	struct stat out_st;
+	if (!o.append && lstat(o.output, &out_st) == 0) {
 		error("'%s' already exists (use --append to add to it, or "
 		      "choose another file)", o.output);
 		goto out;

@@ -24,6 +24,11 @@ struct render_options {
 int render_text(FILE *out, const struct dataset *d,
 		const struct target_findings *f, size_t n,
 		const struct render_options *o);
+/* Write a JSON document (jansson's json_t; the caller keeps its
+ * reference) indented, with C1 controls escaped as \u00XX, and a final
+ * newline. Returns 0 or -1 on a write error. */
+struct json_t;
+int render_json_dump(struct json_t *root, FILE *out);
 int render_json(FILE *out, const struct dataset *d,
 		const struct target_findings *f, size_t n);
 

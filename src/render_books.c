@@ -85,12 +85,9 @@ static json_t *string_or_null(const char *s)
 
 static int dump(FILE *out, json_t *root)
 {
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-			    JSON_REAL_PRECISION(10));
+	int rc = render_json_dump(root, out);
 	json_decref(root);
-	if (rc || fputc('\n', out) == EOF)
-		return -1;
-	return ferror(out) ? -1 : 0;
+	return rc;
 }
 
 /* ---- regions ----------------------------------------------------------- */

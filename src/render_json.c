@@ -501,9 +501,30 @@ int render_json(FILE *out, const struct dataset *d,
 	for (size_t i = 0; i < d->n_notes; i++)
 		json_array_append_new(notes, safe_string(d->notes[i]));
 	json_object_set_new(root, "notes", notes);
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-			    JSON_REAL_PRECISION(10));
-	fputc('\n', out);
+	int rc = render_json_dump(root, out);
 	json_decref(root);
-	return rc == 0 && !ferror(out) ? 0 : -1;
+	return rc;
+}
+
+int render_json_dump(json_t *root, FILE *out)
+{
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				JSON_REAL_PRECISION(10));
+	if (!text)
+		return -1;
+	/* jansson escapes C0 controls but writes C1 controls (U+0080 to
+	 * U+009F, UTF-8 C2 80..C2 9F) raw; a process name can hold them and
+	 * some terminals act on them. Outside strings JSON has no non-ASCII
+	 * bytes, so every such pair is inside a string: escape it there. */
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+			fprintf(out, "\\u%04x", p[1]);
+			p++;
+		} else {
+			fputc(*p, out);
+		}
+	}
+	free(text);
+	fputc('\n', out);
+	return ferror(out) ? -1 : 0;
 }

@@ -16,6 +16,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -162,8 +163,30 @@ struct store {
 
 static int db_error(sqlite3 *db, const char *what, const char *path)
 {
+	/* SQLite says "unable to open database file" for any open failure;
+	 * the system's reason (permission, missing directory, a link) is in
+	 * its extended code's errno */
+	int sys = db ? sqlite3_system_errno(db) : 0;
+	if (sys)
+		return error("%s '%s': %s (%s)", what, path,
+			     db ? sqlite3_errmsg(db) : "out of memory",
+			     strerror(sys));
 	return error("%s '%s': %s", what, path, db ? sqlite3_errmsg(db) :
 		     "out of memory");
+}
+
+/* The file and its WAL companions, removed after a start that failed:
+ * no half-made file may block the retry. */
+static void unlink_db(const char *path)
+{
+	size_t n = strlen(path) + 8;
+	char *p = xmalloc(n);
+	unlink(path);
+	snprintf(p, n, "%s-wal", path);
+	unlink(p);
+	snprintf(p, n, "%s-shm", path);
+	unlink(p);
+	free(p);
 }
 
 /* Run one prepared statement to completion and reset it. A failure is
@@ -350,21 +373,48 @@ static int schema3_columns_add(struct store *st)
 
 struct store *store_create(const char *path, bool append)
 {
+	/* One rule for an existing path, and never through a link: without
+	 * --append the file is created here with O_CREAT | O_EXCL, which
+	 * fails on any existing name -- a file (even empty), or a link,
+	 * dangling or not, that someone planted to make memtrend write
+	 * elsewhere (/etc/x.db, by a root recorder). With --append the path
+	 * must be a regular file of ours to extend, not a link. */
 	struct stat sb;
-	bool exists = stat(path, &sb) == 0 && sb.st_size > 0;
-	if (exists && !append) {
-		error("'%s' already exists (use --append to add to it, or "
-		      "choose another file)", path);
-		return NULL;
+	bool created = false;
+	if (append) {
+		if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+			error("'%s' is a symbolic link: memtrend writes only to "
+			      "a file of that name, not through a link", path);
+			return NULL;
+		}
 	}
+	bool exists = lstat(path, &sb) == 0;
+	if (!exists || !append) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+			      O_CLOEXEC, 0644);
+		if (fd < 0) {
+			if (errno == EEXIST)
+				error("'%s' already exists (use --append to add "
+				      "to it, or choose another file)", path);
+			else
+				error("cannot create '%s': %s", path,
+				      strerror(errno));
+			return NULL;
+		}
+		close(fd);
+		created = true;
+	}
+	/* an empty file given to --append is a new recording */
+	exists = !created && lstat(path, &sb) == 0 && sb.st_size > 0;
 	struct store *st = xcalloc(1, sizeof(*st));
 	st->path = xstrdup(path);
 	/* One thread writes through this connection: no per-call mutex
-	 * (about a dozen lock/unlock pairs per row otherwise). */
-	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+	 * (about a dozen lock/unlock pairs per row otherwise). NOFOLLOW:
+	 * the link check above cannot race a link swapped in after it. */
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW |
 		    SQLITE_OPEN_NOMUTEX;
 	if (sqlite3_open_v2(path, &st->db, flags, NULL) != SQLITE_OK) {
-		db_error(st->db, "cannot create", path);
+		db_error(st->db, "cannot open", path);
 		goto fail;
 	}
 	sqlite3_busy_timeout(st->db, 5000);
@@ -399,6 +449,8 @@ fail:
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	sqlite3_close(st->db);
+	if (created)
+		unlink_db(path);
 	free(st->path);
 	free(st);
 	return NULL;

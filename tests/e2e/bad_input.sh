@@ -72,6 +72,33 @@ printf 'time,footprint\n1000,21474836481\n1160,21474836481\n1320,21474836481\n' 
 [ "$(jget "$T/odd.json" 'd["targets"][0]["verdict"]')" = inconclusive ] || fail "odd flat verdict"
 jget "$T/odd.json" 'd["targets"][0]["settle"]' | grep -q -- "--resolution" || fail "odd flat: no --resolution advice"
 ok "flat readings: resolution 1 GB from shared zeros; nothing shared: inconclusive, names --resolution"
+# -o never follows a link: neither to a file that does not exist yet (it
+# was created at the link's target, e.g. a root-owned /etc/x.db), nor with
+# --append, nor a link another user planted in a sticky directory.
+ln -s "$T/elsewhere.db" "$T/link.db"
+"$MEMTREND" record -q -o "$T/link.db" -p $$ -d 1 2> "$T/err"; rc=$?
+[ $rc != 0 ] || fail "-o through a dangling link: exit 0"
+[ ! -e "$T/elsewhere.db" ] || fail "-o created the link's target"
+grep -q "already exists" "$T/err" || fail "link message: $(cat "$T/err")"
+"$MEMTREND" record -q -o "$T/link.db" --append -p $$ -d 1 2> "$T/err"; rc=$?
+[ $rc != 0 ] || fail "--append through a link: exit 0"
+[ ! -e "$T/elsewhere.db" ] || fail "--append created the link's target"
+grep -q "symbolic link" "$T/err" || fail "--append link message: $(cat "$T/err")"
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	mkdir -m 1777 "$T/sticky"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		ln -s "$T/victim.db" "$T/sticky/run.db" || fail "planting the link"
+	"$MEMTREND" record -q -o "$T/sticky/run.db" -p $$ -d 1 2> "$T/err"; rc=$?
+	[ $rc != 0 ] && [ ! -e "$T/victim.db" ] || fail "followed a planted link"
+fi
+ok "-o refuses links: dangling, with --append, planted in a sticky directory"
+# A permission error says why, not only "unable to open database file".
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	mkdir -m 555 "$T/ro"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$MEMTREND" record -q -o "$T/ro/x.db" -p $$ -d 1 2> "$T/err"
+	grep -q "Permission denied" "$T/err" || fail "permission message: $(cat "$T/err")"
+fi
 # The target exits mid-recording: clean end, exit 0, samples kept.
 bg "$GROWER" --base 4 --ready "$T/ready" --exit-after 1.5
 wait_for "$T/ready" 10

@@ -22,3 +22,16 @@ s=$(nsamples "$T/small/run.db")
 [ "$s" -ge 50 ] || fail "only $s samples kept"
 "$MEMTREND" report "$T/small/run.db" --json > "$T/r.json" || fail "report of the full-disk recording"
 ok "full disk: reported once, exit 3, $s samples intact"
+# A start that fails on a full disk leaves nothing behind: the retry (on a
+# disk with room again) is not refused with "already exists". Fill the
+# tmpfs to the last byte, try, free it, retry.
+rm -f "$T/small/run.db" "$T/small/run.db-wal" "$T/small/run.db-shm"
+dd if=/dev/zero of="$T/small/fill" bs=4k 2> /dev/null
+timeout 30 "$MEMTREND" record -q -o "$T/small/again.db" -p $LAST_BG -d 1s 2> "$T/err2"; rc=$?
+cat "$T/err2"
+[ $rc != 0 ] || fail "a start on a full disk succeeded?"
+[ ! -e "$T/small/again.db" ] || fail "a failed start left $(stat -c %s "$T/small/again.db")-byte again.db behind"
+rm -f "$T/small/fill"
+timeout 30 "$MEMTREND" record -q -o "$T/small/again.db" -p $LAST_BG -d 1s 2> "$T/err3" ||
+	{ cat "$T/err3"; fail "the retry after freeing the disk: exit $?"; }
+ok "a failed start on a full disk leaves no file; the retry works"

@@ -322,6 +322,30 @@ static void test_escaping(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(html); i++)
 		assert_string_equal(escape_html(buf, sizeof(buf), html[i].in),
 				    html[i].html);
+	/* JSON: C1 controls (U+0080-U+009F) in a process name come out as
+	 * \u00XX, not raw (jansson writes them raw); C0 as jansson escapes
+	 * them; other UTF-8 kept. */
+	struct dataset d;
+	dataset_init(&d, "x");
+	struct series *t = dataset_add_target(&d, "c1\xc2\x85\xc2\x9b-\x1b-caf\xc3\xa9");
+	t->quantum = 4096;
+	series_add_incarnation(t, 1, 1, 1.7e9, "c1", NULL);
+	for (int i = 0; i < 5; i++)
+		series_append(t, 1.7e9 + i, 4096.0 * (100 + i), 0);
+	char *json = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&json, &len);
+	struct analysis_options ao;
+	analysis_options_init(&ao);
+	struct target_findings tf;
+	analysis_run(t, &ao, &tf);
+	assert_int_equal(render_json(mem, &d, &tf, 1), 0);
+	fclose(mem);
+	assert_non_null(strstr(json, "c1\\u0085\\u009b-\\u001B-caf\xc3\xa9"));
+	assert_null(strstr(json, "\xc2\x85"));
+	free(json);
+	analysis_release(&tf);
+	dataset_release(&d);
 	/* Truncation ends in "..." and stays within the buffer. */
 	char small[8];
 	escape_terminal(small, sizeof(small), "abcdefghijkl");
