@@ -15,6 +15,7 @@
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,6 +23,9 @@
 
 struct http_client {
 	CURL *curl;
+	CURLM *multi;              /* drives the transfer, so that a cancel
+				      is seen within HTTP_CANCEL_MS */
+	const atomic_bool *cancel; /* NULL: never cancelled */
 	char *buf;
 	size_t len, cap;
 	int overflow;
@@ -101,8 +105,58 @@ void http_client_free(struct http_client *c)
 	if (!c)
 		return;
 	curl_easy_cleanup(c->curl);
+	if (c->multi)
+		curl_multi_cleanup(c->multi);
 	free(c->buf);
 	free(c);
+}
+
+void http_client_set_cancel(struct http_client *c, const atomic_bool *cancel)
+{
+	c->cancel = cancel;
+}
+
+/* curl_easy_perform() on the multi interface: the same transfer, but the
+ * wait between its steps is at most HTTP_CANCEL_MS, after which the
+ * cancel flag is looked at. A hung endpoint then holds a stopping
+ * recorder for a tenth of a second, not for the whole timeout. */
+static CURLcode perform(struct http_client *c)
+{
+	if (!c->multi)
+		c->multi = curl_multi_init();
+	if (!c->multi)
+		return curl_easy_perform(c->curl);
+	if (curl_multi_add_handle(c->multi, c->curl) != CURLM_OK)
+		return curl_easy_perform(c->curl);
+	CURLcode result = CURLE_OK;
+	bool done = false;
+	while (!done) {
+		int running = 0;
+		if (curl_multi_perform(c->multi, &running) != CURLM_OK) {
+			result = CURLE_FAILED_INIT;
+			break;
+		}
+		int left;
+		CURLMsg *m;
+		while ((m = curl_multi_info_read(c->multi, &left)) != NULL)
+			if (m->msg == CURLMSG_DONE) {
+				result = m->data.result;
+				done = true;
+			}
+		if (done)
+			break;
+		if (c->cancel && atomic_load(c->cancel)) {
+			result = CURLE_ABORTED_BY_CALLBACK;
+			break;
+		}
+		if (curl_multi_poll(c->multi, NULL, 0, HTTP_CANCEL_MS, NULL) !=
+		    CURLM_OK) {
+			result = CURLE_FAILED_INIT;
+			break;
+		}
+	}
+	curl_multi_remove_handle(c->multi, c->curl);
+	return result;
 }
 
 int http_get(struct http_client *c, const char *url, const char **body,
@@ -114,7 +168,11 @@ int http_get(struct http_client *c, const char *url, const char **body,
 	if (c->buf)
 		c->buf[0] = '\0';
 	curl_easy_setopt(c->curl, CURLOPT_URL, url);
-	CURLcode rc = curl_easy_perform(c->curl);
+	CURLcode rc = perform(c);
+	if (rc == CURLE_ABORTED_BY_CALLBACK) {
+		snprintf(err, errlen, "cancelled: memtrend is stopping");
+		return -1;
+	}
 	if (rc != CURLE_OK) {
 		if (c->overflow)
 			snprintf(err, errlen, "body larger than %u MiB",

@@ -14,10 +14,12 @@
 #ifndef MEMTREND_HTTP_H
 #define MEMTREND_HTTP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #define HTTP_BODY_MAX (16u << 20)
+#define HTTP_CANCEL_MS 100  /* a cancel is seen within this */
 
 struct http_client;
 
@@ -30,6 +32,9 @@ int http_global_init(void);
 struct http_client *http_client_new(double connect_timeout_s,
 				    double total_timeout_s, bool keep_alive);
 void http_client_free(struct http_client *c);
+/* A flag another thread may set to end the fetch in flight (and any
+ * later one) within HTTP_CANCEL_MS: it then fails with "cancelled". */
+void http_client_set_cancel(struct http_client *c, const atomic_bool *cancel);
 
 /* GET url. Returns 0 with the body in *body (owned by the client, valid
  * until the next fetch or free; NUL-terminated; *len bytes), or -1 with a

@@ -835,6 +835,9 @@ static int setup_sources(struct recorder *rec)
 static void recorder_release(struct recorder *rec, double t)
 {
 	if (rec->sources) {
+		/* stopping: never wait out a hung scrape or a slow command
+		 * (systemd would SIGKILL us); the reading in flight is a gap */
+		source_set_cancel(rec->sources);
 		sources_collect(rec, true);
 		source_set_free(rec->sources);
 	} else if (rec->o->n_sources && !rec->source_set_taken) {

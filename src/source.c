@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,8 +182,9 @@ const char *source_kind(const struct source *s)
 	return "?";
 }
 
-static int metric_read(struct source *s, double timeout_s, double *value,
-		       char *err, size_t errlen)
+static int metric_read(struct source *s, double timeout_s,
+		       const atomic_bool *cancel, double *value, char *err,
+		       size_t errlen)
 {
 	if (!s->http) {
 		/* Connecting gets at most half the time: a refused or
@@ -194,6 +196,7 @@ static int metric_read(struct source *s, double timeout_s, double *value,
 			return -1;
 		}
 	}
+	http_client_set_cancel(s->http, cancel);
 	const char *body;
 	size_t len;
 	if (http_get(s->http, s->url, &body, &len, err, errlen))
@@ -204,17 +207,17 @@ static int metric_read(struct source *s, double timeout_s, double *value,
 	return rc == OPENMETRICS_OK ? 0 : -1;
 }
 
-int source_read(struct source *s, double timeout_s, double *value,
-		char *err, size_t errlen)
+int source_read(struct source *s, double timeout_s, const atomic_bool *cancel,
+		double *value, char *err, size_t errlen)
 {
 	*value = NAN;
 	err[0] = '\0';
 	switch (s->kind) {
 	case KIND_COMMAND:
-		return source_command_run(s->command, timeout_s, value, err,
-					  errlen);
+		return source_command_run(s->command, timeout_s, cancel, value,
+					  err, errlen);
 	case KIND_METRIC:
-		return metric_read(s, timeout_s, value, err, errlen);
+		return metric_read(s, timeout_s, cancel, value, err, errlen);
 	case KIND_LOG:
 		return source_log_read(s->log, value, err, errlen);
 	}
@@ -233,6 +236,8 @@ struct source_set {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	bool stop;
+	atomic_bool cancel;        /* set by source_set_free(): the reading
+				      in flight ends within 100 ms */
 	enum slot_state state;
 	double t;                  /* stamp of the request in the slot */
 	double *values;            /* results of the request in the slot */
@@ -259,7 +264,8 @@ static void *reading_thread(void *arg)
 		for (size_t i = 0; i < ss->n; i++) {
 			errs[i][0] = '\0';
 			if (source_read(ss->sources[i], ss->timeout_s,
-					&values[i], errs[i], sizeof(errs[i])))
+					&ss->cancel, &values[i], errs[i],
+					sizeof(errs[i])))
 				values[i] = NAN;
 			else if (!isfinite(values[i])) {
 				snprintf(errs[i], sizeof(errs[i]),
@@ -376,6 +382,9 @@ bool source_set_collect(struct source_set *ss, bool wait, double *t,
 			ss->gaps[i]++;
 		if (failed == ss->failing[i])
 			continue;
+		/* a reading cut short by the stop is a gap, not news */
+		if (failed && atomic_load(&ss->cancel))
+			continue;
 		struct source_event *e = &events[(*n_events)++];
 		e->index = i;
 		e->failed = failed;
@@ -398,10 +407,17 @@ bool source_set_collect(struct source_set *ss, bool wait, double *t,
 	return true;
 }
 
+void source_set_cancel(struct source_set *ss)
+{
+	if (ss)
+		atomic_store(&ss->cancel, true);
+}
+
 void source_set_free(struct source_set *ss)
 {
 	if (!ss)
 		return;
+	atomic_store(&ss->cancel, true);
 	pthread_mutex_lock(&ss->mu);
 	ss->stop = true;
 	pthread_cond_broadcast(&ss->cond);

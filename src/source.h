@@ -17,6 +17,7 @@
 #define MEMTREND_SOURCE_H
 
 #include <stdbool.h>
+#include <stdatomic.h>
 #include <stddef.h>
 
 enum source_role { SOURCE_WORK, SOURCE_GAUGE };
@@ -51,9 +52,10 @@ const char *source_spec(const struct source *s);
 
 /* One reading, in the calling thread. 0 with *value, or -1 with a
  * one-line reason in err. Bounded by timeout_s (log reads are bounded by
- * size instead). */
-int source_read(struct source *s, double timeout_s, double *value,
-		char *err, size_t errlen);
+ * size instead), and ended within about 100 ms once *cancel is set
+ * (cancel may be NULL). */
+int source_read(struct source *s, double timeout_s, const atomic_bool *cancel,
+		double *value, char *err, size_t errlen);
 
 /* A change of state of one source, for the recorder to print and store:
  * it failed (with the reason) or it works again. */
@@ -89,6 +91,9 @@ bool source_set_collect(struct source_set *ss, bool wait, double *t,
 
 /* Stop the thread (waiting for a read in flight, at most the timeout) and
  * free everything. */
+/* End the reading in flight within about 100 ms (it becomes a gap, with
+ * no warning) and every later one: for a recorder that is stopping. */
+void source_set_cancel(struct source_set *ss);
 void source_set_free(struct source_set *ss);
 
 #endif

@@ -2,18 +2,22 @@
  * source_command.h - one number from a shell command (--work-cmd CMD,
  * --gauge NAME=CMD): runs it once per reading, bounded by a timeout.
  *
- * What it does: runs /bin/sh -c CMD in a process group of its own, reads
- * what it prints, kills the whole group when it is done or overdue, and
- * turns its output into one number or one line saying why not.
+ * What it does: runs /bin/sh -c CMD in a process group of its own under a
+ * reaper (a child subreaper), reads what it prints, ends everything the
+ * command started -- its group, and processes that left it (setsid, a
+ * double fork), which are reparented to the reaper -- when it is done,
+ * overdue or cancelled, also when memtrend itself is killed (the reaper's
+ * parent-death signal), and turns its output into one number or one line
+ * saying why not.
  *
- * What it does not do: keep state between runs, retry, interpret the
- * number (a counter's resets are the analysis's business), or reach
- * processes that leave the group (setsid, a shell with job control): those
- * are the command's own business. It writes nothing to stdout or stderr.
+ * What it does not do: keep state between runs, retry, or interpret the
+ * number (a counter's resets are the analysis's business). It writes
+ * nothing to stdout or stderr.
  */
 #ifndef MEMTREND_SOURCE_COMMAND_H
 #define MEMTREND_SOURCE_COMMAND_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 /* Most of the command's stdout kept; more than this is an error. */
@@ -43,9 +47,12 @@
  *     (poll and waitpid are restarted on EINTR). If the caller reaps the
  *     child itself (waitpid(-1), SIGCHLD ignored), the reading is taken
  *     from the output alone.
- * Cost: a fork+exec of /bin/sh (about a millisecond) and at most timeout_s
- * of waiting. */
-int source_command_run(const char *cmd, double timeout_s, double *value,
-		       char *err, size_t errlen);
+ * cancel (may be NULL): another thread sets it to end the reading within
+ * 100 ms ("cancelled: memtrend is stopping").
+ * Cost: a fork of memtrend and a fork+exec of /bin/sh (a millisecond or
+ * two) and at most timeout_s of waiting. */
+int source_command_run(const char *cmd, double timeout_s,
+		       const atomic_bool *cancel, double *value, char *err,
+		       size_t errlen);
 
 #endif

@@ -22,7 +22,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -406,12 +409,60 @@ static void test_conn_real(void **state)
 
 /* ---- commands ------------------------------------------------------- */
 
+/* Processes whose command line holds marker (pgrep -f, without it). */
+static int count_marked(const char *marker)
+{
+	DIR *d = opendir("/proc");
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char path[300], buf[4096];
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+		int fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		ssize_t got = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		for (ssize_t i = 0; i < got; i++)
+			if (buf[i] == '\0')
+				buf[i] = ' ';
+		buf[got] = '\0';
+		/* not a zombie: state from stat */
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		char st[512] = "";
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			ssize_t k = read(fd, st, sizeof(st) - 1);
+			st[k > 0 ? k : 0] = '\0';
+			close(fd);
+		}
+		char *r = strrchr(st, ')');
+		if (strstr(buf, marker) && !(r && r[1] == ' ' && r[2] == 'Z'))
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static double mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+
 static char cmd_err[512];
 
 static int run(const char *cmd, double timeout_s, double *v)
 {
 	cmd_err[0] = '\0';
-	int rc = source_command_run(cmd, timeout_s, v, cmd_err,
+	int rc = source_command_run(cmd, timeout_s, NULL, v, cmd_err,
 				    sizeof(cmd_err));
 	if (rc == 0)
 		assert_string_equal(cmd_err, "");
@@ -634,6 +685,64 @@ static void test_command_caller_state(void **state)
 	sigaction(SIGCHLD, &old_chld, NULL);
 }
 
+/* A command whose children leave its process group (setsid, twice, into
+ * the background) left 21-43 processes behind after `record` exited: the
+ * reaper ends them when the shell exits, whatever group they are in. */
+static void test_command_escapes_group(void **state)
+{
+	(void)state;
+	char marker[64], cmd[512];
+	snprintf(marker, sizeof(marker), "memtrend-escape-%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd),
+		 "setsid sh -c 'exec -a %s sleep 300' </dev/null >/dev/null "
+		 "2>&1 & (setsid sh -c 'sh -c \"exec -a %s sleep 300\" &') "
+		 "</dev/null >/dev/null 2>&1; sleep 0.2; echo 7", marker, marker);
+	double v = NAN;
+	assert_int_equal(run(cmd, 10, &v), 0);
+	assert_true(v == 7);
+	assert_int_equal(count_marked(marker), 0);
+	/* and on a timeout */
+	snprintf(cmd, sizeof(cmd), "setsid sh -c 'exec -a %s sleep 300' "
+		 "</dev/null >/dev/null 2>&1 & sleep 300", marker);
+	assert_int_equal(run(cmd, 0.5, &v), -1);
+	assert_string_equal(cmd_err, "timed out after 0.5 s");
+	assert_int_equal(count_marked(marker), 0);
+}
+
+/* A cancel ends a reading in flight within about 100 ms, and what the
+ * command started with it. */
+static atomic_bool test_cancel;
+static void *cancel_later(void *arg)
+{
+	(void)arg;
+	struct timespec ts = {0, 200 * 1000000};
+	nanosleep(&ts, NULL);
+	atomic_store(&test_cancel, true);
+	return NULL;
+}
+
+static void test_command_cancel(void **state)
+{
+	(void)state;
+	char marker[64], cmd[256];
+	snprintf(marker, sizeof(marker), "memtrend-cancel-%d", (int)getpid());
+	snprintf(cmd, sizeof(cmd), "setsid sh -c 'exec -a %s sleep 300' "
+		 "</dev/null >/dev/null 2>&1 & sleep 300", marker);
+	atomic_store(&test_cancel, false);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, cancel_later, NULL), 0);
+	double t0 = mono_s(), v;
+	int rc = source_command_run(cmd, 60, &test_cancel, &v, cmd_err,
+				    sizeof(cmd_err));
+	double dt = mono_s() - t0;
+	pthread_join(th, NULL);
+	assert_int_equal(rc, -1);
+	assert_string_equal(cmd_err, "cancelled: memtrend is stopping");
+	print_message("cancelled after %.3f s (cancel at 0.2 s)\n", dt);
+	assert_true(dt < 1.0);
+	assert_int_equal(count_marked(marker), 0);
+}
+
 /* ---- logs ----------------------------------------------------------- */
 
 struct log_fx {
@@ -841,6 +950,8 @@ int main(void)
 		cmocka_unit_test(test_command_failures),
 		cmocka_unit_test(test_command_timeout),
 		cmocka_unit_test(test_command_caller_state),
+		cmocka_unit_test(test_command_escapes_group),
+		cmocka_unit_test(test_command_cancel),
 		cmocka_unit_test(test_log_append_rotate_truncate),
 		cmocka_unit_test(test_log_missing_and_partial_at_open),
 		cmocka_unit_test(test_log_long_lines_and_budget),
