@@ -159,6 +159,8 @@ struct store {
 	size_t n_runs, cap_runs;
 	size_t last_run;           /* index hint: the last one used */
 	bool runs_flagged;         /* meta.sample_runs written */
+	bool appending;            /* --append to a file with data: a target
+				      or incarnation already in it goes on */
 };
 
 static int db_error(sqlite3 *db, const char *what, const char *path)
@@ -423,6 +425,7 @@ struct store *store_create(const char *path, bool append)
 	sqlite3_db_config(st->db, SQLITE_DBCONFIG_LOOKASIDE, NULL, 512, 256);
 	if (exists && check_schema_version(st->db, path))
 		goto fail;
+	st->appending = exists;
 	/* WAL: readers (a report) never block the recorder, and a crash
 	 * leaves committed transactions intact. NORMAL sync is safe against
 	 * process crashes in WAL mode; it only risks the latest commits on
@@ -540,12 +543,67 @@ int store_meta_set(struct store *st, const char *key, const char *value)
 	return step_reset(st, s);
 }
 
+/* With --append, the id of a row the same query finds (the first), else
+ * 0. The query's parameters are bound by bind(). Not on a hot path: a
+ * target or an incarnation is added once. */
+static int64_t find_existing(struct store *st, const char *sql,
+			     void (*bind)(sqlite3_stmt *, const void *),
+			     const void *arg)
+{
+	if (!st->appending)
+		return 0;
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	bind(s, arg);
+	int64_t id = sqlite3_step(s) == SQLITE_ROW ?
+		     sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	return id;
+}
+
+struct target_key {
+	const char *kind, *spec, *name;
+	int64_t parent_id;
+};
+
+static void bind_target_key(sqlite3_stmt *s, const void *arg)
+{
+	const struct target_key *k = arg;
+	bind_text(s, 1, k->kind);
+	bind_text(s, 2, k->spec);
+	bind_text(s, 3, k->name);
+	sqlite3_bind_int64(s, 4, k->parent_id);
+}
+
+struct inc_key {
+	int64_t target_id;
+	const struct proc_identity *id;
+};
+
+static void bind_inc_key(sqlite3_stmt *s, const void *arg)
+{
+	const struct inc_key *k = arg;
+	sqlite3_bind_int64(s, 1, k->target_id);
+	sqlite3_bind_int64(s, 2, k->id->pid);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)k->id->start_ticks);
+}
+
 int64_t store_target_add(struct store *st, const char *kind,
 			 const char *spec, const char *name,
 			 int64_t parent_id)
 {
 	if (batch_begin(st))
 		return -1;
+	/* --append after a stop (or a kill -9): the same target goes on,
+	 * not a second one beside it */
+	struct target_key key = {kind, spec, name, parent_id};
+	int64_t old = find_existing(st,
+		"SELECT id FROM target WHERE kind = ?1 AND spec = ?2 AND "
+		"name = ?3 AND coalesce(parent_id, 0) = ?4 ORDER BY id LIMIT 1",
+		bind_target_key, &key);
+	if (old > 0)
+		return old;
 	sqlite3_stmt *s = st->stmt[ST_TARGET];
 	bind_text(s, 1, kind);
 	bind_text(s, 2, spec);
@@ -578,6 +636,24 @@ int64_t store_incarnation_add(struct store *st, int64_t target_id,
 {
 	if (batch_begin(st))
 		return -1;
+	/* --append: the same process, (pid, start time), continues its
+	 * incarnation (it was never restarted); it is open again */
+	struct inc_key key = {target_id, id};
+	int64_t old = find_existing(st,
+		"SELECT id FROM incarnation WHERE target_id = ?1 AND pid = ?2 "
+		"AND start_ticks = ?3 ORDER BY id DESC LIMIT 1",
+		bind_inc_key, &key);
+	if (old > 0) {
+		sqlite3_stmt *u;
+		if (sqlite3_prepare_v2(st->db, "UPDATE incarnation SET "
+				       "end_reason = NULL WHERE id = ?1", -1,
+				       &u, NULL) == SQLITE_OK) {
+			sqlite3_bind_int64(u, 1, old);
+			sqlite3_step(u);
+			sqlite3_finalize(u);
+		}
+		return old;
+	}
 	sqlite3_stmt *s = st->stmt[ST_INC];
 	sqlite3_bind_int64(s, 1, target_id);
 	sqlite3_bind_int64(s, 2, id->pid);

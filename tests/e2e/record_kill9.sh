@@ -33,3 +33,19 @@ s=$(jget "$T/live.json" 'd["targets"][0]["samples"]')
 [ "$s" -ge 10 ] || fail "live report saw $s samples"
 wait $REC || fail "live recorder exit $?"
 ok "kill -9: $n samples intact; SIGTERM: $n2 samples, exit 0; live report saw $s"
+# --append after a kill -9 goes on with the same process: one target, one
+# incarnation (it used to become a second target, with a verdict of its
+# own), its samples from both runs.
+"$MEMTREND" record -q -o "$T/ap.db" -p "$G" -i 0.1s &
+REC=$!
+sleep 1.5
+kill -KILL $REC; wait $REC 2>/dev/null
+n1=$(nsamples "$T/ap.db")
+"$MEMTREND" record -q -o "$T/ap.db" --append -p "$G" -i 0.1s -d 1.5s || fail "--append exit $?"
+[ "$(sql "$T/ap.db" "SELECT count(*) FROM target")" = 1 ] || fail "--append: $(sql "$T/ap.db" "SELECT count(*) FROM target") targets"
+[ "$(sql "$T/ap.db" "SELECT count(*) FROM incarnation")" = 1 ] || fail "--append: a second incarnation"
+"$MEMTREND" report "$T/ap.db" --json > "$T/ap.json" || fail "report after --append"
+[ "$(jget "$T/ap.json" 'len(d["targets"])')" = 1 ] || fail "--append: the report has several targets"
+s=$(jget "$T/ap.json" 'd["targets"][0]["samples"]')
+[ "$s" -gt "$n1" ] || fail "--append: $s samples, no more than the $n1 before"
+ok "--append after kill -9: one target, one incarnation, $n1 + more = $s samples"
