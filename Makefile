@@ -3,10 +3,15 @@
 #   make test   - build (normal + ASan/UBSan) and run every suite in both
 #   make bench  - run the benchmarks (bench/run.sh)
 #   make calibrate - the verdicts' calibration table (every family, 400 seeds)
+#   make fuzz   - the libFuzzer harnesses, FUZZ_SECONDS (60) each (clang)
+#   make analyze - gcc -fanalyzer over every source file
+#   WERROR=1    - warnings are errors (CI sets it)
 BUILD ?= build
 SAN   ?= build-san
+WERROR ?=
+MESON_WERROR := $(if $(WERROR),--werror,)
 
-.PHONY: all deps demo test unit bench calibrate clean
+.PHONY: all deps demo test unit bench calibrate fuzz analyze clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -16,11 +21,11 @@ deps:
 
 $(BUILD)/build.ninja:
 	@./scripts/install-deps.sh --quiet --build-only
-	meson setup $(BUILD) --buildtype=debugoptimized
+	meson setup $(BUILD) --buildtype=debugoptimized $(MESON_WERROR)
 
 $(SAN)/build.ninja:
 	@./scripts/install-deps.sh --quiet --build-only
-	meson setup $(SAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+	meson setup $(SAN) --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false $(MESON_WERROR)
 
 demo: all
 	./$(BUILD)/memtrend demo
@@ -38,5 +43,12 @@ bench: all
 calibrate: all
 	./$(BUILD)/tests/calibrate --seeds 400
 
+fuzz:
+	@./scripts/install-deps.sh --quiet
+	./scripts/fuzz.sh
+
+analyze:
+	./scripts/analyze.sh
+
 clean:
-	rm -rf $(BUILD) $(SAN)
+	rm -rf $(BUILD) $(SAN) build-fuzz

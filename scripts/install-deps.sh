@@ -5,6 +5,7 @@
 set -e
 PKGS="gcc meson ninja-build pkg-config libsqlite3-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
       sqlite3 python3 python3-psutil python3-scipy sysstat procps tmux
+      clang libclang-rt-dev
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk"
 missing=""
 for p in $PKGS; do

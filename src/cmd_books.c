@@ -72,7 +72,7 @@ static void books_usage(FILE *out)
 struct cap_arg {
 	enum books_cap_source kind; /* PID, NAME or ALL */
 	pid_t pid;
-	char *name;                 /* owned (NAME=) */
+	char name[256];           /* BOOKS_CAP_NAME: the name to match */
 	double bytes;
 	bool used;
 };
@@ -110,9 +110,12 @@ static int parse_cap_arg(const char *arg, struct cap_arg *c)
 		c->pid = (pid_t)v;
 	} else {
 		c->kind = BOOKS_CAP_NAME;
-		c->name = strndup(arg, (size_t)(eq - arg));
-		if (!c->name)
-			return error("out of memory");
+		size_t len = (size_t)(eq - arg);
+		if (len >= sizeof(c->name))
+			return error("--cap: the name '%.*s...' is too long",
+				     40, arg);
+		memcpy(c->name, arg, len);
+		c->name[len] = '\0';
 	}
 	return 0;
 }
@@ -560,7 +563,6 @@ out:
 		free((char *)procs[i].cmdline);
 	free(procs);
 	for (size_t i = 0; i < n_caps; i++)
-		free(caps[i].name);
 	free(caps);
 	free(names);
 	free(froms);

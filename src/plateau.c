@@ -224,6 +224,15 @@ void plateau_find(const double *t, const double *y, size_t n,
 		double late_min = INFINITY;
 		for (size_t i = k; i < m; i++)
 			late_min = fmin(late_min, by[i]);
+		/* a rise of a page or two on a quiet series fits "rising
+		 * then holding" perfectly, and is no plateau: it must be at
+		 * least twice the resolution and 1 % of the level */
+		if (!(out->level - start >= fmax(2 * pp->resolution,
+						 0.01 * fabs(out->level)))) {
+			out->candidate = false;
+			out->rejected = PLATEAU_NO_MODEL;
+			goto done;
+		}
 		double limit = isfinite(pp->concern_bph) && pp->concern_bph > 0 ?
 			pp->concern_bph : out->early_slope_bph / 2;
 		if (!isfinite(out->late_ci_high_bph))
@@ -251,6 +260,7 @@ void plateau_find(const double *t, const double *y, size_t n,
 			}
 		out->found = out->rejected == PLATEAU_OK;
 	}
+done:
 	if (!out->found)
 		approach_find(bx, by, m, pp->resolution, out);
 	free(bx);

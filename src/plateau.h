@@ -16,7 +16,10 @@
  * by PLATEAU_GAIN_FLAT in log-likelihood, at its best tau: one decision
  * over the whole search, its thresholds set by the calibration table
  * (docs/statistics.md) so that leaks, drift-free noise and cycles are
- * called plateaus in at most 5 % of windows. Then the level must hold:
+ * called plateaus in at most 5 % of windows. The rise must matter: at
+ * least twice the resolution and 1 % of the level (a page or two on a
+ * quiet series fits the model perfectly and is nothing). Then the level
+ * must hold:
  *  - the late part (from tau) is long enough to exclude the slope of
  *    concern: its 95 % interval's upper end lies below it;
  *  - it neither rises nor falls beyond doubt by a tenth of that slope or

@@ -1417,7 +1417,7 @@ static int read_samples_parallel(sqlite3 *db, const char *path,
 	assert(se->n == 0);
 	series_reserve(se, total);
 	struct scan_part parts[READ_THREADS];
-	pthread_t th[READ_THREADS];
+	pthread_t th[READ_THREADS] = {0};
 	bool started[READ_THREADS] = {false};
 	sqlite3_int64 per = rows / READ_THREADS + 1;
 	size_t ri = 0, extra_before = 0;
@@ -1425,12 +1425,13 @@ static int read_samples_parallel(sqlite3 *db, const char *path,
 		sqlite3_int64 first = lo + i * per;
 		sqlite3_int64 last = first + per - 1 < hi ? first + per - 1 : hi;
 		size_t r0 = ri, e0 = extra_before;
-		while (ri < (size_t)n_run && run[ri].rowid <= last)
+		while (run && ri < (size_t)n_run && run[ri].rowid <= last)
 			extra_before += (size_t)(run[ri++].repeats - 1);
 		parts[i] = (struct scan_part){
 			.path = path, .first = first, .last = last, .base = lo,
 			.map = map, .n_map = n_map, .se = se,
-			.run = run + r0, .n_run = ri - r0, .extra_before = e0,
+			.run = run ? run + r0 : NULL, .n_run = ri - r0,
+			.extra_before = e0,
 			.slot_first = first <= last ?
 				(size_t)(first - lo) + e0 : 0,
 			.slot_end = first <= last ?

@@ -79,8 +79,10 @@ int workload_run(enum workload_kind k, int ready_fd)
 	size_t cache_next = 0;
 	struct node *kept = NULL;
 	char one = 1;
-	if (write(ready_fd, &one, 1) != 1)
+	if (write(ready_fd, &one, 1) != 1) {
+		free(base);
 		return -1;
+	}
 	close(ready_fd);
 	for (uint64_t req = 0;; req++) {
 		serve_one_request(k);
