@@ -144,7 +144,9 @@ struct recorder {
 	bool source_set_taken;     /* source_set_new() was called */
 	bool regions_denied_noted;
 	struct gpu_recorder *gpu;
-	double wall_offset;        /* wall clock - monotonic clock; NAN */
+	double wall_offset;        /* wall clock - monotonic clock; NAN;
+				      never decreases (tick_stamp) */
+	bool clock_back_noted;
 };
 
 static void slope_add(struct slope_buf *b, double t, double y)
@@ -580,14 +582,32 @@ static void sources_request(struct recorder *rec, double t)
  * stamps: the store folds runs of equal samples into one row on that
  * condition, and the reader gives each its time back. A late (or early:
  * a signal) tick is stamped when it runs. The wall clock's offset from
- * the monotonic one is taken again whenever it has moved by more than
- * 10 ms (the clock was stepped): stamps stay wall-clock time.
+ * the monotonic one is taken again whenever it has moved forward by more
+ * than 10 ms (the clock was stepped, or the machine resumed from suspend):
+ * stamps stay wall-clock time. A step back is not followed: stamps stay
+ * ordered and their intervals right, ahead of the wall clock (noted).
  */
 static double tick_stamp(struct recorder *rec, double deadline, double mono)
 {
 	double offset = now_wall() - mono;  /* mono: read just before */
-	if (!(fabs(offset - rec->wall_offset) <= 0.01))
+	if (isnan(rec->wall_offset) || offset > rec->wall_offset + 0.01) {
+		/* the first tick, or a step forward (NTP, or a resume:
+		 * the monotonic clock stood still while suspended) */
 		rec->wall_offset = offset;
+	} else if (offset < rec->wall_offset - 0.01 &&
+		   !rec->clock_back_noted) {
+		/* A step back: stamps must stay ordered and their intervals
+		 * right, so they go on from the monotonic clock and run
+		 * ahead of the wall clock by the step. Said once. */
+		char msg[160];
+		snprintf(msg, sizeof(msg), "the wall clock was stepped back "
+			 "by %.3g s; sample times go on from the monotonic "
+			 "clock (ahead of the wall clock by that much)",
+			 rec->wall_offset - offset);
+		note("%s", msg);
+		store_note_add(rec->store, mono + rec->wall_offset, 0, msg);
+		rec->clock_back_noted = true;
+	}
 	double slack = fmin(0.25 * rec->o->interval_s, 0.05);
 	double at = fabs(mono - deadline) <= slack ? deadline : mono;
 	return at + rec->wall_offset;
