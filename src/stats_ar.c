@@ -241,6 +241,20 @@ static double mix_quantile(const struct ar_cell *g, size_t m, double centre,
 	return (lo + hi) / 2;
 }
 
+/* The median time step of n >= 2 points (the mean step when most steps
+ * are ties); 0 or NAN when the points span no time. */
+static double median_step(const double *t, size_t n)
+{
+	double *tmp = xmalloc((n - 1) * sizeof(double));
+	for (size_t i = 1; i < n; i++)
+		tmp[i - 1] = t[i] - t[i - 1];
+	double step = stats_median_inplace(tmp, n - 1);
+	free(tmp);
+	if (!(step > 0))
+		step = (t[n - 1] - t[0]) / (double)(n - 1);
+	return step;
+}
+
 int stats_ar_slope_interval(const double *t, const double *x,
 			    const double *y, size_t n, double slope,
 			    double level, struct stats_ar_result *out)
@@ -252,14 +266,7 @@ int stats_ar_slope_interval(const double *t, const double *x,
 	if (n < 3 || !isfinite(slope) || !(level > 0 && level < 1))
 		return -1;
 
-	/* median time step (the mean when most steps are ties) */
-	double *tmp = xmalloc((n - 1) * sizeof(double));
-	for (size_t i = 1; i < n; i++)
-		tmp[i - 1] = t[i] - t[i - 1];
-	double step = stats_median_inplace(tmp, n - 1);
-	free(tmp);
-	if (!(step > 0))
-		step = (t[n - 1] - t[0]) / (double)(n - 1);
+	double step = median_step(t, n);
 	if (!(step > 0))
 		step = 1;
 	out->step = step;
@@ -466,13 +473,7 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 	out->phi = NAN;
 	if (p < 1 || p > STATS_AR_MAX_COLS || n < p + 2)
 		return -1;
-	double *tmp = xmalloc((n - 1) * sizeof(double));
-	for (size_t i = 1; i < n; i++)
-		tmp[i - 1] = t[i] - t[i - 1];
-	double step = stats_median_inplace(tmp, n - 1);
-	free(tmp);
-	if (!(step > 0))
-		step = (t[n - 1] - t[0]) / (double)(n - 1);
+	double step = median_step(t, n);
 	if (!(step > 0))
 		return -1;
 	/* scale y: centred, unit spread (the likelihood is compared across
