@@ -13,7 +13,7 @@ for p in $PKGS; do
 done
 # The inference runtime of the LLM end-to-end test (tests/e2e/
 # llm_server.sh): llama.cpp's prebuilt CPU build through node-llama-cpp,
-# pinned in tests/helpers/llm/package-lock.json, from the npm registry,
+# pinned in tests/helpers/llm/package.json and package-lock.json, from the npm registry,
 # with no install scripts (no downloads, no builds) and no optional
 # packages (the CUDA/Vulkan variants). Needs Node.js 20 or later; where it
 # or npm is missing or unreachable the test is skipped, with a message.
@@ -26,7 +26,9 @@ npm_deps() {
 		return 0
 	}
 	echo "install-deps: installing node-llama-cpp (npm) for the LLM end-to-end test"
-	(cd "$here" && timeout 600 npm ci --ignore-scripts --omit=optional \
+	# npm install, not npm ci: the lock holds only this platform's optional
+	# packages, which npm ci refuses; versions still come from the lock.
+	(cd "$here" && timeout 600 npm install --ignore-scripts --omit=optional \
 		--no-audit --no-fund --loglevel=error) ||
 		echo "install-deps: npm install failed: the LLM end-to-end test will be skipped"
 }

@@ -562,7 +562,6 @@ out:
 	for (size_t i = 0; i < n_procs; i++)
 		free((char *)procs[i].cmdline);
 	free(procs);
-	for (size_t i = 0; i < n_caps; i++)
 	free(caps);
 	free(names);
 	free(froms);
