@@ -6,7 +6,19 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
 timeout 120 "$MEMTREND" demo --duration 30s --json > "$T/demo.json" 2> "$T/err" || { cat "$T/err"; fail "demo exit $?"; }
 v=$(jget "$T/demo.json" '" ".join(t["name"]+"="+t["verdict"] for t in d["targets"])')
 echo "$v"
-[ "$v" = "demo-leak=growing demo-cache=plateau demo-steady=stable" ] || fail "verdicts: $v"
+if [ -n "${SANITIZED:-}" ]; then
+	# Under ASan the steady workload's footprint wanders by about 1 MiB
+	# in 30 s (the sanitizer allocator's own bookkeeping), so the window
+	# cannot rule out the slope of concern: inconclusive is the honest
+	# verdict there; growing or plateau never is.
+	case "$v" in
+	"demo-leak=growing demo-cache=plateau demo-steady=stable" | \
+	"demo-leak=growing demo-cache=plateau demo-steady=inconclusive") ;;
+	*) fail "verdicts: $v" ;;
+	esac
+else
+	[ "$v" = "demo-leak=growing demo-cache=plateau demo-steady=stable" ] || fail "verdicts: $v"
+fi
 cap=$(jget "$T/demo.json" 'd["targets"][1]["plateau"]["cap_name"]')
 if [ -n "${SANITIZED:-}" ]; then
 	# Under ASan the cache's mappings carry 1/8 more in shadow memory, so
