@@ -336,17 +336,20 @@ static void trend_advice(const struct analysis_options *o,
 	else if (f->slope_bph != 0)
 		f->min_observation_s =
 			f->resolution / fabs(f->slope_bph) * 3600;
-	if (isfinite(f->concern_bph) && f->concern_bph > 0) {
-		/* At this resolution the window must be at least
-		 * resolution / concern; with noise, the interval's
-		 * half-width shrinks about as span^-1.5 at a fixed interval
-		 * (n grows with span). */
-		double need = f->resolution / f->concern_bph * 3600;
-		if (half > f->concern_bph)
-			need = fmax(need, f->an_span_s *
-				    pow(half / f->concern_bph, 2.0 / 3));
-		f->needed_span_s = need;
-	}
+	if (isfinite(f->concern_bph) && f->concern_bph > 0)
+		f->needed_span_s = analysis_needed(
+			f->an_span_s, half, f->slope_bph, f->concern_bph,
+			f->resolution / f->concern_bph * 3600);
+}
+
+double analysis_needed(double span, double half, double slope,
+		       double concern, double division)
+{
+	double target = slope < concern ? concern - fmax(slope, 0) : slope;
+	double need = division;
+	if (target > 0 && half > target)
+		need = fmax(need, span * pow(half / target, 2.0 / 3));
+	return need;
 }
 
 /* A plateau with a work counter: the level must have held while requests

@@ -164,6 +164,15 @@ struct target_findings {
 void analysis_run(const struct series *s, const struct analysis_options *o,
 		  struct target_findings *out);
 void analysis_release(struct target_findings *f);
+/* The window (or the work) needed in all to settle whether a slope lies
+ * below `concern`, after a window of `span` gave an interval of half-width
+ * `half` around `slope`: the interval must shrink to the distance from the
+ * slope to the nearer side of the decision (below the concern, or clear
+ * of zero when the slope is above it), and its half-width shrinks about as
+ * span^-1.5 at a steady sampling rate; never less than the division
+ * (resolution / concern). */
+double analysis_needed(double span, double half, double slope,
+		       double concern, double division);
 /* How the resolution was found, for people ("--resolution", "inferred
  * from the readings' steps", ...). */
 const char *resolution_basis_text(const struct target_findings *f);

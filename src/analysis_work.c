@@ -109,16 +109,11 @@ static void per_request_find(const struct series *s, const double *work,
 				  (pr->ci_low > 0 || pr->ci_high < 0);
 		double half = (pr->ci_high - pr->ci_low) / 2;
 		pr->detectable = fmax(q, half);
-		if (isfinite(pr->concern) && pr->concern > 0) {
-			/* As for time: at least resolution / concern
-			 * requests; with noise the half-width shrinks about
-			 * as requests^-1.5 at a steady rate. */
-			double need = f->resolution / pr->concern;
-			if (half > pr->concern)
-				need = fmax(need, pr->requests *
-					    pow(half / pr->concern, 2.0 / 3));
-			pr->needed_requests = need;
-		}
+		/* as for time (analysis_needed()), in requests */
+		if (isfinite(pr->concern) && pr->concern > 0)
+			pr->needed_requests = analysis_needed(
+				pr->requests, half, pr->slope, pr->concern,
+				f->resolution / pr->concern);
 	} else if (isfinite(pr->concern) && pr->concern > 0) {
 		pr->needed_requests = f->resolution / pr->concern;
 	}

@@ -130,34 +130,18 @@ static char *per_req_text(const struct target_findings *f, char *buf,
 	return units_format_per_request(buf, n, bytes, f->decimal_units);
 }
 
-/* The window needed in all when a window of `span` gave an interval of
- * half-width `half` around `slope` and the question is whether the
- * slope lies below `concern`: the interval must shrink to the distance
- * between the slope and the nearer side of the decision (below the
- * concern, or clear of zero when the slope is above it); the half-width
- * shrinks about as span^-1.5 at a steady sampling rate. Never less than
- * the resolution's division, and always more than what was watched:
- * watching the same span again settles nothing. */
-static double needed_total(double span, double half, double slope,
-			   double concern, double division)
-{
-	double target = slope < concern ? concern - fmax(slope, 0) : slope;
-	double need = division;
-	if (target > 0 && half > target)
-		need = fmax(need, span * pow(half / target, 2.0 / 3));
-	if (!(need > span))
-		need = span * 1.25;
-	return need;
-}
-
 /* " or >= 2,000 requests more", when the per-request division is known. */
 static void append_requests_needed(struct target_findings *f)
 {
 	const struct per_request_finding *pr = &f->per_request;
 	if (!isfinite(pr->needed_requests))
 		return;
+	/* advice is always more than what was done: the same again
+	 * settles nothing */
 	double more = pr->needed_requests - pr->requests;
-	if (more <= 0)
+	if (!(more > 0))
+		more = 0.25 * pr->requests;
+	if (!(more > 0))
 		return;
 	char a[48], b[48];
 	size_t len = strlen(f->settle);
@@ -170,14 +154,6 @@ static void append_requests_needed(struct target_findings *f)
 static void settle_window(struct target_findings *f)
 {
 	char a[48], b[48], c[48], d[48];
-	const struct per_request_finding *pr = &f->per_request;
-	/* the per-request advice, from the per-request interval */
-	if (pr->found && isfinite(pr->concern) && pr->concern > 0) {
-		double half = (pr->ci_high - pr->ci_low) / 2;
-		f->per_request.needed_requests = needed_total(
-			pr->requests, half, pr->slope, pr->concern,
-			f->resolution / pr->concern);
-	}
 	if (!isfinite(f->concern_bph) || !(f->concern_bph > 0)) {
 		snprintf(f->settle, sizeof(f->settle),
 			 "record longer; give --limit or --suspect so the "
@@ -185,13 +161,14 @@ static void settle_window(struct target_findings *f)
 		append_requests_needed(f);
 		return;
 	}
-	double half = (f->ci_high_bph - f->ci_low_bph) / 2;
-	double division = f->resolution / f->concern_bph * 3600;
-	double need = f->has_trend ?
-		needed_total(f->an_span_s, half, f->slope_bph,
-			     f->concern_bph, division) :
-		fmax(division, f->an_span_s * 1.25);
-	f->needed_span_s = need;
+	/* from the interval the verdict failed on (analysis_needed()), and
+	 * always more than what was watched: the same again settles
+	 * nothing */
+	double need = f->needed_span_s;
+	if (!isfinite(need))
+		need = f->resolution / f->concern_bph * 3600;
+	if (!(need > f->an_span_s))
+		need = 1.25 * f->an_span_s;
 	double more = need - f->an_span_s;
 	units_format_duration(a, sizeof(a), need);
 	units_format_duration(b, sizeof(b), more);
