@@ -2,11 +2,11 @@
  * stats.c - the trend statistics behind every verdict (contract in
  * stats.h; methods, bounds and proofs in docs/statistics.md).
  *
- * What it does: Theil-Sen slope and Sen's 95 % interval (the interval
- * computed exactly as scipy.stats.theilslopes 1.10 computes it, with the
- * variance widened by the Hamed-Rao factor), Mann-Kendall S, its
- * tie-corrected variance, z and p, medians, order statistics, bucketing
- * and the resolution of a series.
+ * What it does: Theil-Sen slope, Sen's textbook 95 % interval (exactly as
+ * scipy.stats.theilslopes 1.10 computes it; reference only), the interval
+ * and test verdicts use (from stats_ar.c), Mann-Kendall S and its
+ * tie-corrected variance, medians, order statistics, bucketing and the
+ * resolution of a series.
  *
  * What it does not do: I/O, diagnostics, or any interpretation of the
  * numbers (verdicts live in analysis.c and verdict.c). It never drops

@@ -1,7 +1,8 @@
 /*
- * stats.h - the trend statistics behind every verdict: Theil-Sen slope with
- * Sen's 95 % interval, Mann-Kendall test with tie correction and a
- * Hamed-Rao autocorrelation correction, medians and order statistics.
+ * stats.h - the trend statistics behind every verdict: Theil-Sen slope, its
+ * 95 % interval and test under autocorrelated noise (stats_ar.h), Sen's
+ * textbook interval for reference, Mann-Kendall S with tie correction,
+ * medians and order statistics.
  *
  * No I/O, no allocation visible to callers (scratch memory is allocated and
  * freed inside each call). Bounds on work:
@@ -13,8 +14,7 @@
  *    (O(m log m) per step), then exact enumeration once the bracket holds
  *    few pairs; O(m log m log(range/eps)) overall, O(m) memory;
  *  - Mann-Kendall S by Fenwick tree over ranks, O(m log m);
- *  - the rank autocorrelation of the Hamed-Rao correction is summed over
- *    lags 1..min(m-1, STATS_ACF_MAX_LAG), O(m * lags).
+ *  - the interval and test: O(m * STATS_AR_GRID) (stats_ar.h).
  */
 #ifndef MEMTREND_STATS_H
 #define MEMTREND_STATS_H
@@ -25,7 +25,6 @@
 
 #define STATS_EXACT_MAX 65536
 #define STATS_BUCKETS_MAX 65536
-#define STATS_ACF_MAX_LAG 512
 
 struct trend_result {
 	size_t n_raw;              /* points given */
