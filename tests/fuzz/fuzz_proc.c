@@ -19,6 +19,7 @@
 #include "probe.h"
 #include "probe_gpu.h"
 #include "regions.h"
+#include "smaps.h"
 
 static char root[64];
 static char proc[96], sys_dir[96];
@@ -106,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct gpu_usage gu;
 	probe_gpu_drm_read(proc, 1, &gu);
 	struct region_breakdown rb;
-	regions_read_smaps(proc, 1, &rb);
+	smaps_read(proc, 1, &rb);
 	regions_release(&rb);
 	return 0;
 }

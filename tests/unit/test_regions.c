@@ -30,6 +30,7 @@
 #include "common.h"
 #include "probe.h"
 #include "regions.h"
+#include "smaps.h"
 #include "render.h"
 #include "vmmap.h"
 
@@ -270,7 +271,7 @@ static void test_smaps_fixture(void **state)
 {
 	(void)state;
 	struct region_breakdown b;
-	assert_int_equal(regions_read_smaps(fx("proc-smaps"), 3001, &b),
+	assert_int_equal(smaps_read(fx("proc-smaps"), 3001, &b),
 			 PROBE_OK);
 	for (int f = 0; f < REGION_FAMILY_COUNT; f++)
 		check_family(&b, (enum region_family)f, &want_3001[f]);
@@ -296,14 +297,14 @@ static void test_smaps_old_kernel_and_thp_shmem(void **state)
 {
 	(void)state;
 	struct region_breakdown b;
-	assert_int_equal(regions_read_smaps(fx("proc-smaps"), 3005, &b),
+	assert_int_equal(smaps_read(fx("proc-smaps"), 3005, &b),
 			 PROBE_OK);
 	exact("anon fp", 110 * KIB, b.f[REGION_ANON].footprint);
 	exact("heap fp", 50 * KIB, b.f[REGION_HEAP].footprint);
 	exact("heap rss", 60 * KIB, b.f[REGION_HEAP].rss);
 	regions_release(&b);
 
-	assert_int_equal(regions_read_smaps(fx("proc-smaps"), 3006, &b),
+	assert_int_equal(smaps_read(fx("proc-smaps"), 3006, &b),
 			 PROBE_OK);
 	exact("shmem fp", 4096 * KIB, b.f[REGION_SHMEM].footprint);
 	assert_int_equal(b.f[REGION_SHMEM].mappings, 1);
@@ -311,7 +312,7 @@ static void test_smaps_old_kernel_and_thp_shmem(void **state)
 	regions_release(&b);
 
 	/* 3009: empty smaps (kernel thread): all zero, no failure */
-	assert_int_equal(regions_read_smaps(fx("proc-smaps"), 3009, &b),
+	assert_int_equal(smaps_read(fx("proc-smaps"), 3009, &b),
 			 PROBE_OK);
 	exact("total", 0, regions_total_footprint(&b));
 	regions_release(&b);
@@ -333,7 +334,7 @@ static void test_smaps_malformed(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct region_breakdown b;
 		capture_begin();
-		int rc = regions_read_smaps(fx("proc-smaps"), cases[i].pid, &b);
+		int rc = smaps_read(fx("proc-smaps"), cases[i].pid, &b);
 		const char *err = capture_end();
 		assert_int_equal(rc, PROBE_ERROR);
 		if (!strstr(err, cases[i].where) || !strstr(err, cases[i].what)) {
@@ -346,7 +347,7 @@ static void test_smaps_malformed(void **state)
 		regions_release(&b);
 	}
 	struct region_breakdown b;
-	assert_int_equal(regions_read_smaps(fx("proc-smaps"), 99999, &b),
+	assert_int_equal(smaps_read(fx("proc-smaps"), 99999, &b),
 			 PROBE_GONE);
 	regions_release(&b);
 }
@@ -357,7 +358,7 @@ static void test_smaps_escaped(void **state)
 {
 	(void)state;
 	struct region_breakdown b;
-	assert_int_equal(regions_read_smaps(fx("proc-smaps"), 3007, &b),
+	assert_int_equal(smaps_read(fx("proc-smaps"), 3007, &b),
 			 PROBE_OK);
 	assert_non_null(strchr(b.top[REGION_FILE], '\x1b'));
 	char *text = render_to_string("evil", &b, NULL, false);
@@ -387,9 +388,9 @@ static void test_diff(void **state)
 {
 	(void)state;
 	struct region_breakdown a, b, d;
-	assert_int_equal(regions_read_smaps(fx("proc-smaps"), 3005, &a),
+	assert_int_equal(smaps_read(fx("proc-smaps"), 3005, &a),
 			 PROBE_OK);
-	assert_int_equal(regions_read_smaps(fx("proc-smaps"), 3001, &b),
+	assert_int_equal(smaps_read(fx("proc-smaps"), 3001, &b),
 			 PROBE_OK);
 	regions_diff(&a, &b, &d);
 	/* anon: 849024 - 110 kB; heap: 102000 - 50; mappings 2 - 1 */
@@ -430,7 +431,7 @@ static void test_real_self(void **state)
 	(void)state;
 	unsetenv("MEMTREND_PROC_ROOT");
 	struct region_breakdown before, after, d;
-	assert_int_equal(regions_read_smaps(NULL, getpid(), &before),
+	assert_int_equal(smaps_read(NULL, getpid(), &before),
 			 PROBE_OK);
 	double rss = 0;
 	for (int f = 0; f < REGION_FAMILY_COUNT; f++)
@@ -443,7 +444,7 @@ static void test_real_self(void **state)
 	volatile char *p = malloc(big);
 	assert_non_null((void *)p);
 	memset((void *)p, 0x5a, big);
-	assert_int_equal(regions_read_smaps(NULL, getpid(), &after),
+	assert_int_equal(smaps_read(NULL, getpid(), &after),
 			 PROBE_OK);
 	regions_diff(&before, &after, &d);
 	double grown = d.f[REGION_HEAP].footprint + d.f[REGION_ANON].footprint;
@@ -464,7 +465,7 @@ static void test_real_denied_is_a_note(void **state)
 {
 	(void)state;
 	struct region_breakdown b;
-	int rc = regions_read_smaps("/proc", 1, &b);
+	int rc = smaps_read("/proc", 1, &b);
 	assert_true(rc == PROBE_OK || rc == PROBE_DENIED);
 	if (rc == PROBE_DENIED) {
 		assert_non_null(b.source_note);
@@ -503,7 +504,7 @@ static void test_large_smaps(void **state)
 	assert_int_equal(fclose(f), 0);
 	struct region_breakdown b;
 	clock_t t0 = clock();
-	assert_int_equal(regions_read_smaps(dir, 4242, &b), PROBE_OK);
+	assert_int_equal(smaps_read(dir, 4242, &b), PROBE_OK);
 	double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
 	assert_int_equal(b.f[REGION_FILE].mappings, 33334);
 	assert_int_equal(b.f[REGION_ANON].mappings, 66666);
@@ -875,15 +876,19 @@ static void test_report_file(void **state)
 	char *s = NULL;
 	size_t n = 0;
 	FILE *m = open_memstream(&s, &n);
-	assert_int_equal(regions_report_file(fx("vmmap/vmmap-summary.txt"),
-					     false, m), EXIT_OK);
+	struct vmmap_summary vs;
+	assert_int_equal(vmmap_read_file(fx("vmmap/vmmap-summary.txt"), &vs),
+			 0);
+	assert_int_equal(render_regions(m, "x", &vs.breakdown, NULL, false),
+			 0);
+	vmmap_release(&vs);
 	fclose(m);
 	assert_non_null(strstr(s, "footprint 230.7 GiB: 229.5 GiB (99 %) in "
 			       "GPU memory (IOAccelerator (graphics)); host "
 			       "heap 13.4 MiB"));
 	free(s);
 
-	/* malformed: exit 2, the file and line named, nothing written */
+	/* malformed: an error naming the file and line, nothing to release */
 	char path[] = "/tmp/memtrend-vmmap-XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
@@ -895,28 +900,20 @@ static void test_report_file(void **state)
 	assert_int_equal(write(fd, bad, sizeof(bad) - 1),
 			 (ssize_t)(sizeof(bad) - 1));
 	close(fd);
-	s = NULL;
-	n = 0;
-	m = open_memstream(&s, &n);
 	capture_begin();
-	int rc = regions_report_file(path, true, m);
+	int rc = vmmap_read_file(path, &vs);
 	const char *err = capture_end();
-	fclose(m);
-	assert_int_equal(rc, EXIT_USAGE);
-	assert_int_equal(n, 0);
+	assert_int_equal(rc, -1);
 	char want[128];
 	snprintf(want, sizeof(want), "%s:4:", path);
 	assert_non_null(strstr(err, want));
-	free(s);
 	unlink(path);
 
-	m = open_memstream(&s, &n);
 	capture_begin();
-	rc = regions_report_file("/nonexistent/vmmap.txt", false, m);
-	capture_end();
-	fclose(m);
-	free(s);
-	assert_int_equal(rc, EXIT_USAGE);
+	rc = vmmap_read_file("/nonexistent/vmmap.txt", &vs);
+	err = capture_end();
+	assert_int_equal(rc, -1);
+	assert_non_null(strstr(err, "cannot read '/nonexistent/vmmap.txt'"));
 }
 
 int main(void)

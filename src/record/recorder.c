@@ -8,7 +8,7 @@
  * skipped); samples are stamped with wall-clock UTC.
  *
  * Own footprint: nothing grows with the number of samples. Per-tick work
- * allocates nothing on the common path; the status line's slope uses a
+ * allocates nothing on the common path; the tick summary's slope uses a
  * fixed buffer that is thinned by half when full; watched processes and
  * cgroups are bounded by what exists on the machine.
  *
@@ -21,10 +21,12 @@
 #include <errno.h>
 #include <math.h>
 #include <regex.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,7 +35,7 @@
 #include "probe.h"
 #include "recorder_gpu.h"
 #include "regions.h"
-#include "render.h"
+#include "smaps.h"
 #include "source.h"
 #include "stats.h"
 #include "store.h"
@@ -45,22 +47,6 @@
 #define SLOPE_BUF 1024
 #define STOP_GRACE_S 10.0
 #define SYSTEM_INTERVAL_S 1.0
-
-static volatile sig_atomic_t stop_signal;
-static volatile sig_atomic_t child_event;
-/* The -- COMMAND's pid: only its exit cuts the sleep short. Work commands
- * (source_command.c) end many times a second at short intervals; their
- * SIGCHLDs must not cause extra ticks. */
-static volatile sig_atomic_t watched_child;
-
-static void on_stop(int sig) { stop_signal = sig; }
-static void on_child(int sig, siginfo_t *info, void *ctx)
-{
-	(void)sig;
-	(void)ctx;
-	if (watched_child && info && info->si_pid == watched_child)
-		child_event = 1;
-}
 
 struct proc_watch {
 	struct probe_proc *pp;
@@ -131,6 +117,12 @@ struct recorder {
 	double slope_bph;
 	double next_slope;
 	double status_fp;
+	const struct recorder_hooks *hooks;  /* never NULL (a default) */
+	/* The -- COMMAND's pidfd: readable once it exits, so its exit cuts
+	 * the sleep short without a SIGCHLD handler (work commands end many
+	 * times a second and must not cause ticks). -1: none or no pidfd
+	 * (Linux < 5.3: the sleep is cut into 0.1 s slices instead). */
+	int command_pidfd;
 	int command_status;
 	pid_t command_pid;
 	bool write_failed;
@@ -354,14 +346,14 @@ static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 		return;
 	const struct proc_identity *id = probe_proc_identity(w->pp);
 	struct region_breakdown b;
-	int rc = regions_read_smaps(probe_proc_root(rec->probe), id->pid, &b);
+	int rc = smaps_read(probe_proc_root(rec->probe), id->pid, &b);
 	if (rc == PROBE_OK) {
 		if (!isnan(w->mem.gpu))
 			b.f[REGION_GPU].footprint =
 				nan0(b.f[REGION_GPU].footprint) + w->mem.gpu;
 		for (int k = 0; k < REGION_FAMILY_COUNT; k++) {
 			const struct region_figures *f = &b.f[k];
-			struct store_region_row row = {
+			struct series_region_row row = {
 				region_family_names[k], f->size, f->rss,
 				f->pss, f->private_dirty, f->swap,
 				f->footprint, f->mappings, b.top[k],
@@ -477,6 +469,10 @@ static void reap_command(struct recorder *rec)
 	rec->command_status = WIFEXITED(st) ? WEXITSTATUS(st) :
 			      WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
 	rec->command_pid = 0;
+	if (rec->command_pidfd >= 0) {
+		close(rec->command_pidfd);
+		rec->command_pidfd = -1;
+	}
 }
 
 /* The machine's and the cgroups' figures: with every sample, but at most
@@ -636,9 +632,11 @@ static bool all_finished(const struct recorder *rec)
 	return true;
 }
 
-static void update_status(struct recorder *rec, double mono)
+/* Tell the caller where things stand (recorder_tick). The slope is
+ * computed only for a caller that listens, at most every 2 s. */
+static void tick_report(struct recorder *rec, double t, double mono)
 {
-	if (!rec->o->status_line)
+	if (!rec->hooks->on_tick)
 		return;
 	if (mono >= rec->next_slope && rec->slope->n >= 3) {
 		struct trend_result tr;
@@ -650,8 +648,15 @@ static void update_status(struct recorder *rec, double mono)
 		if (trend_compute(x, rec->slope->y, rec->slope->n, &tr) == 0)
 			rec->slope_bph = tr.slope * 3600;
 	}
-	render_status_line(stderr, mono - rec->t0_mono, rec->samples,
-			   rec->n_roots, rec->status_fp, rec->slope_bph);
+	struct recorder_tick tick = {
+		.t = t,
+		.elapsed_s = mono - rec->t0_mono,
+		.samples = rec->samples,
+		.targets = rec->n_roots,
+		.footprint = rec->status_fp,
+		.slope_bph = rec->slope_bph,
+	};
+	rec->hooks->on_tick(rec->hooks->ctx, &tick);
 }
 
 /* Commit, and say so once when saving fails (disk full: the file keeps
@@ -674,36 +679,73 @@ static void commit_batch(struct recorder *rec)
 	}
 }
 
-static void install_signals(void)
+static int stop_requested(const struct recorder *rec)
 {
-	struct sigaction sa = {.sa_handler = on_stop};
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a signal must cut the sleep short. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	struct sigaction sc = {.sa_sigaction = on_child,
-			       .sa_flags = SA_NOCLDSTOP | SA_SIGINFO};
-	sigemptyset(&sc.sa_mask);
-	sigaction(SIGCHLD, &sc, NULL);
+	return rec->hooks->should_stop ?
+	       rec->hooks->should_stop(rec->hooks->ctx) : 0;
 }
 
-/* Sleep to the deadline; a stop signal cuts it short unless stopping is
- * already under way (then only the command's exit does: waiting for it
- * must not turn the loop into a busy one). */
-static void sleep_until(double deadline_mono, bool stopping)
+/* Drain the caller's wake descriptor (read only what poll says is
+ * there, so a blocking one is fine too). */
+static void wake_drain(int fd)
 {
-	struct timespec ts;
-	ts.tv_sec = (time_t)deadline_mono;
-	ts.tv_nsec = (long)((deadline_mono - (double)ts.tv_sec) * 1e9);
-	if (ts.tv_nsec >= 1000000000L)
-		ts.tv_nsec = 999999999L;
-	/* A signal that is neither a stop nor the command's exit (a work
-	 * command's SIGCHLD) only resumes the sleep. */
-	while ((stopping || !stop_signal) && !child_event &&
-	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
-	       EINTR)
+	char buf[64];
+	struct pollfd p = {fd, POLLIN, 0};
+	while (poll(&p, 1, 0) > 0 && (p.revents & POLLIN) &&
+	       read(fd, buf, sizeof(buf)) > 0)
 		;
+}
+
+/*
+ * Sleep to the deadline. Cut short by a stop (should_stop(), looked at
+ * whenever a signal or the wake descriptor interrupts the sleep) unless
+ * stopping is under way already -- then only the command's exit does, so
+ * that waiting for it does not turn the loop into a busy one -- and by
+ * the -- COMMAND's exit. Any other signal (a work command's SIGCHLD under
+ * a caller's handler) only resumes the sleep.
+ */
+static void sleep_until(struct recorder *rec, double deadline_mono,
+			bool stopping)
+{
+	int wake_fd = rec->hooks->wake_fd;
+	for (;;) {
+		if (!stopping && stop_requested(rec))
+			return;
+		double left = deadline_mono - now_monotonic();
+		if (left <= 0)
+			return;
+		struct pollfd p[2];
+		nfds_t n = 0;
+		if (rec->command_pidfd >= 0)
+			p[n++] = (struct pollfd){rec->command_pidfd, POLLIN, 0};
+		if (wake_fd >= 0)
+			p[n++] = (struct pollfd){wake_fd, POLLIN, 0};
+		/* Without a pidfd the command's exit is looked for in
+		 * slices (waitid with WNOWAIT: reaping is reap_command's). */
+		bool slices = rec->command_pid && rec->command_pidfd < 0;
+		if (slices && left > 0.1)
+			left = 0.1;
+		struct timespec ts = {.tv_sec = (time_t)left};
+		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
+		int r = ppoll(n ? p : NULL, n, &ts, NULL);
+		if (r < 0 && errno != EINTR)
+			return;  /* cannot wait: tick early rather than spin */
+		for (nfds_t i = 0; r > 0 && i < n; i++) {
+			if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (p[i].fd == wake_fd)
+				wake_drain(wake_fd);
+			else
+				return;  /* the command exited */
+		}
+		if (slices) {
+			siginfo_t si = {0};
+			if (waitid(P_PID, (id_t)rec->command_pid, &si,
+				   WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    si.si_pid == rec->command_pid)
+				return;
+		}
+	}
 }
 
 static void write_meta(struct recorder *rec)
@@ -776,7 +818,7 @@ static int setup_roots(struct recorder *rec, double t)
 		if (target_spawn(o->command, &pid))
 			return EXIT_USAGE;
 		rec->command_pid = pid;
-		watched_child = pid;
+		rec->command_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 		struct root *r = &rec->roots[rec->n_roots++];
 		r->kind = ROOT_COMMAND;
 		r->pid = pid;
@@ -882,14 +924,21 @@ static void recorder_release(struct recorder *rec, double t)
 		regfree(&rec->name_re);
 	free(rec->exclude);
 	free(rec->slope);
+	if (rec->command_pidfd >= 0)
+		close(rec->command_pidfd);
+	rec->command_pidfd = -1;
 	gpu_recorder_free(rec->gpu);
 	probe_free(rec->probe);
 }
 
-int recorder_run(const struct recorder_options *o, struct recorder_result *res)
+int recorder_run(const struct recorder_options *o,
+		 const struct recorder_hooks *hooks, struct recorder_result *res)
 {
+	static const struct recorder_hooks no_hooks = {.wake_fd = -1};
 	struct recorder rec = {0};
 	rec.o = o;
+	rec.hooks = hooks ? hooks : &no_hooks;
+	rec.command_pidfd = -1;
 	rec.command_status = -1;
 	rec.slope = xcalloc(1, sizeof(*rec.slope));
 	rec.slope->stride = 1;
@@ -898,9 +947,6 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 	rec.wall_offset = NAN;
 	res->samples = 0;
 	res->command_status = -1;
-	stop_signal = 0;
-	child_event = 0;
-	watched_child = 0;
 
 	rec.probe = probe_new(o->proc_root, o->sys_root);
 	rec.store = rec.probe ? store_create(o->output, o->append) : NULL;
@@ -911,7 +957,6 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 		free(rec.slope);
 		return EXIT_RUNTIME;
 	}
-	install_signals();
 	rec.gpu = gpu_recorder_new(probe_proc_root(rec.probe), !o->no_gpu);
 	target_ancestors(rec.probe, getpid(), &rec.exclude, &rec.n_exclude);
 	write_meta(&rec);
@@ -942,22 +987,23 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 			commit_batch(&rec);
 			last_commit = mono;
 		}
-		update_status(&rec, mono);
+		tick_report(&rec, t, mono);
 
 		if (all_finished(&rec))
 			break;
 		if (isfinite(o->duration_s) &&
 		    mono - rec.t0_mono >= o->duration_s)
 			break;
-		if (stop_signal && !stopping) {
+		int stop = stopping ? 0 : stop_requested(&rec);
+		if (stop) {
 			stopping = true;
 			if (!rec.command_pid)
 				break;
 			/* A command: let it end first, so its exit status
 			 * can be passed on. A terminal's Ctrl-C reached it
 			 * already; other signals are forwarded. */
-			if (stop_signal != SIGINT)
-				kill(rec.command_pid, stop_signal);
+			if (stop != SIGINT)
+				kill(rec.command_pid, stop);
 			stop_at = mono + STOP_GRACE_S;
 		}
 		if (stopping && mono >= stop_at) {
@@ -965,16 +1011,13 @@ int recorder_run(const struct recorder_options *o, struct recorder_result *res)
 				"recording stopped", (int)rec.command_pid);
 			break;
 		}
-		child_event = 0;
 		next += o->interval_s;
 		if (next < mono)
 			next = mono + o->interval_s;  /* skip, don't burst */
 		if (isfinite(o->duration_s))
 			next = fmin(next, rec.t0_mono + o->duration_s);
-		sleep_until(next, stopping);
+		sleep_until(&rec, next, stopping);
 	}
-	if (o->status_line)
-		render_status_end(stderr);
 	t = now_wall();
 	reap_command(&rec);
 	res->samples = rec.samples;

@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "recorder.h"
+#include "render.h"
 #include "series.h"
 
 int cmd_record(int argc, char **argv);
@@ -25,9 +26,20 @@ struct report_options {
 	struct analysis_options analysis;
 };
 
-/* Analyse every target of d and render it to stdout. Returns an exit
- * code. */
-int report_dataset(const struct dataset *d, const struct report_options *o);
+/* Where --html writes: FILE is replaced only once the page is complete
+ * (written to FILE.tmp.PID next to it, then renamed); "-" is stdout. */
+struct report_html {
+	const char *path;          /* NULL: no HTML */
+	char *tmp;                 /* owned */
+	FILE *f;
+	struct render_html_options opt;
+};
+
+/* Analyse every target of d once, then render: the HTML page to html when
+ * given (may be NULL), and text or JSON to stdout unless the page goes
+ * there. Returns an exit code. (cli.c) */
+int report_dataset(const struct dataset *d, const struct report_options *o,
+		   struct report_html *html);
 
 /* record's options, shared by `record` and `watch` (cmd_record.c). */
 #define RECORD_CLI_HELP (-1)
@@ -39,6 +51,8 @@ struct record_cli {
 	size_t n_sources;
 	char *invocation;
 	bool quiet;
+	bool status_line;          /* the live line on stderr (a terminal,
+				      not --quiet) */
 };
 /* Parse argv (verb: "record" or "watch", for messages and --help).
  * EXIT_OK: *cli is ready for recorder_run(); EXIT_USAGE or EXIT_RUNTIME
@@ -50,14 +64,21 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 void record_cli_handed_over(struct record_cli *cli);
 void record_cli_release(struct record_cli *cli);
 
-/* Join argv into one string for the recording's meta (owned by caller). */
+/* Run the recorder in the foreground (record, demo): SIGINT, SIGTERM and
+ * SIGHUP stop it (their handlers are put back afterwards), and with
+ * status_line a live line on stderr shows where it stands. Returns
+ * recorder_run()'s exit code. (cli_record.c) */
+int record_foreground(const struct recorder_options *o, bool status_line,
+		      struct recorder_result *res);
+
+/* Join argv into one string (cli.c) for the recording's meta (owned by caller). */
 char *cmd_join_argv(int argc, char **argv);
 
 /* `memtrend watch` (cmd_watch.c): record's options and recording, with a
  * live full-terminal view of the first target (plain lines when stdout
  * is not a terminal). Exit code as cmd_record(). */
 int cmd_watch(int argc, char **argv);
-/* The terminal's character set is UTF-8 by LC_ALL, LC_CTYPE or LANG (no
+/* (cli.c) The terminal's character set is UTF-8 by LC_ALL, LC_CTYPE or LANG (no
  * setlocale(): the recorder's regexes stay in the C locale). */
 bool cmd_locale_utf8(void);
 

@@ -74,7 +74,7 @@ int store_source_sample_add(struct store *st, int64_t source_id, double t,
 /* One region family of a snapshot (record --regions): all bytes, NAN for
  * absent; top is the family's largest mapping (process-controlled). */
 int store_region_add(struct store *st, int64_t inc_id, double t,
-		     const struct store_region_row *r);
+		     const struct series_region_row *r);
 /* GPU memory (schema 3). One region of one process at t: source "drm"
  * (a DRM fdinfo region, summed over the process's clients) or "nvml"
  * (region "device": NVML's used memory, summed over devices); kind

@@ -1,8 +1,8 @@
 /*
  * regions.h - where a process's memory sits: a breakdown by region family
  * (heap, anonymous, stack, file-backed, shared memory, GPU device
- * mappings, other), from Linux /proc/PID/smaps (regions.c) or from a macOS
- * `vmmap --summary` output (vmmap.h). One snapshot says where memory sits,
+ * mappings, other), from Linux /proc/PID/smaps (src/probe/smaps.h) or from a
+ * macOS `vmmap --summary` output (vmmap.h). One snapshot says where memory sits,
  * not which allocations grew it; two snapshots give growth per family
  * (regions_diff).
  *
@@ -98,26 +98,6 @@ void regions_release(struct region_breakdown *b);
  * rule needs the mapping's fields and is applied by the reader. */
 enum region_family regions_family_of_path(const char *path, size_t len,
 					  const char *perms);
-
-/*
- * Read PROC_ROOT/PID/smaps (proc_root NULL: $MEMTREND_PROC_ROOT or /proc;
- * pass probe_proc_root() to follow the probe) into *out (initialised
- * here). Returns
- *   PROBE_OK     figures filled; source_note says what was read;
- *   PROBE_DENIED no ptrace access (another user's process, or
- *                ptrace_scope): figures zero, source_note says so, no
- *                message printed -- the caller notes it and carries on;
- *   PROBE_GONE   no such process (or it exited while being read);
- *   PROBE_ERROR  unreadable or malformed (message printed, naming the
- *                line).
- * Always regions_release() *out afterwards.
- */
-int regions_read_smaps(const char *proc_root, pid_t pid,
-		       struct region_breakdown *out);
-
-/* The same on any smaps-format file (fixtures, a saved copy); PROBE_GONE
- * when it does not exist. */
-int regions_read_smaps_file(const char *path, struct region_breakdown *out);
 
 /* delta = b - a, family by family (figures, mapping counts, footprint and
  * peak; NAN where either side is NAN). delta's top names are b's, its

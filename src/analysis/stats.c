@@ -1503,3 +1503,15 @@ int trend_compute_at(const double *t, const double *x, const double *y,
 	*out = r;
 	return 0;
 }
+
+/* Used by analysis.c and analysis_gpu.c alike, so it lives below both. */
+bool trend_per_hour(const struct trend_result *tr, double *slope_bph,
+		    double *ci_low_bph, double *ci_high_bph, double *p_value)
+{
+	*slope_bph = tr->slope * 3600;
+	*ci_low_bph = tr->ci_low * 3600;
+	*ci_high_bph = tr->ci_high * 3600;
+	*p_value = tr->p_value;
+	return tr->p_value < TREND_ALPHA &&
+	       (*ci_low_bph > 0 || *ci_high_bph < 0);
+}

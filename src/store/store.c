@@ -925,7 +925,7 @@ int store_source_sample_add(struct store *st, int64_t source_id, double t,
 }
 
 int store_region_add(struct store *st, int64_t inc_id, double t,
-		     const struct store_region_row *r)
+		     const struct series_region_row *r)
 {
 	sqlite3_stmt *s = row_begin(st, ST_REGION, inc_id, t);
 	if (!s)
@@ -1691,7 +1691,7 @@ static void read_regions(sqlite3 *db, struct dataset *out,
 		const char *fam = (const char *)sqlite3_column_text(s, 2);
 		if (!m || !fam)
 			continue;
-		struct store_region_row r = {
+		struct series_region_row r = {
 			.family = fam,
 			.size = col_bytes(s, 3), .rss = col_bytes(s, 4),
 			.pss = col_bytes(s, 5), .private_dirty = col_bytes(s, 6),

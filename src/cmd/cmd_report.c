@@ -2,7 +2,8 @@
  * cmd_report.c - `memtrend report FILE`: read a recording (SQLite) or a
  * CSV, analyse each target, print the verdict and its evidence as text or
  * JSON, and with --html FILE also write the HTML page (render_html.c).
- * Also report_dataset(), shared with the demo.
+ * The analysis and rendering of a dataset, shared with the demo, is
+ * report_dataset() in cli.c.
  */
 #include <getopt.h>
 #include <math.h>
@@ -54,117 +55,26 @@ static void report_usage(FILE *out)
 "Exit codes: 0 ok, 2 usage or bad input, 3 run-time failure.\n");
 }
 
-char *cmd_join_argv(int argc, char **argv)
+/* A vmmap --summary file: where that process's memory sat, as text or
+ * JSON on stdout. */
+static int report_vmmap_file(const char *path, bool json)
 {
-	size_t len = 1;
-	for (int i = 0; i < argc; i++)
-		len += strlen(argv[i]) + 1;
-	char *s = xmalloc(len), *p = s;
-	for (int i = 0; i < argc; i++)
-		p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
-	*p = '\0';
-	return s;
-}
-
-/* Where --html writes: FILE is replaced only once the page is complete
- * (written to FILE.tmp.PID next to it, then renamed); "-" is stdout. */
-struct html_target {
-	const char *path;          /* NULL: no HTML */
-	char *tmp;                 /* owned */
-	FILE *f;
-	struct render_html_options opt;
-};
-
-static int html_open(struct html_target *h)
-{
-	if (!strcmp(h->path, "-")) {
-		h->f = stdout;
-		return 0;
-	}
-	size_t len = strlen(h->path) + 32;
-	h->tmp = xmalloc(len);
-	snprintf(h->tmp, len, "%s.tmp.%ld", h->path, (long)getpid());
-	h->f = fopen(h->tmp, "wx");
-	if (!h->f) {
-		error("--html: cannot create '%s': %m", h->tmp);
-		free(h->tmp);
-		h->tmp = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-/* Finish the page: 0, or -1 after an error (nothing left behind). */
-static int html_close(struct html_target *h, int render_rc)
-{
-	if (h->f == stdout)
-		return render_rc;
-	int rc = render_rc;
-	if (fclose(h->f) && !rc)
-		rc = error("--html: cannot write '%s': %m", h->tmp);
-	else if (rc)
-		error("--html: cannot write '%s'", h->tmp);
-	if (!rc && rename(h->tmp, h->path))
-		rc = error("--html: cannot rename '%s' to '%s': %m", h->tmp,
-			   h->path);
-	if (rc)
-		unlink(h->tmp);
-	free(h->tmp);
-	h->tmp = NULL;
-	h->f = NULL;
-	return rc;
-}
-
-/* Columns of the terminal on stdout; 80 when unknown. */
-static int terminal_columns(void)
-{
-	struct winsize ws;
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
-		return ws.ws_col;
-	return 80;
-}
-
-/* Analyse every target once, then render: HTML to h when given, and text
- * or JSON to stdout unless the HTML goes there. */
-static int report_render(const struct dataset *d,
-			 const struct report_options *o,
-			 struct html_target *h)
-{
-	if (h && html_open(h))
-		return EXIT_RUNTIME;
-	struct target_findings *f = xcalloc(d->n_targets ? d->n_targets : 1,
-					    sizeof(*f));
-	for (size_t i = 0; i < d->n_targets; i++)
-		analysis_run(&d->targets[i], &o->analysis, &f[i]);
-	int rc = 0, html_rc = 0;
-	bool html_on_stdout = h && h->f == stdout;
-	if (h)
-		html_rc = html_close(h, render_html(h->f, d, f, d->n_targets,
-						    &h->opt));
-	if (html_on_stdout) {
-		rc = html_rc;
-	} else if (o->format == REPORT_JSON) {
-		rc = render_json(stdout, d, f, d->n_targets);
-	} else {
-		struct render_options ro = {.color = o->color,
-					    .plot = o->plot,
-					    .utf8 = cmd_locale_utf8(),
-					    .width = terminal_columns()};
-		rc = render_text(stdout, d, f, d->n_targets, &ro);
-	}
-	for (size_t i = 0; i < d->n_targets; i++)
-		analysis_release(&f[i]);
-	free(f);
-	if (fflush(stdout) || rc) {
+	struct vmmap_summary s;
+	if (vmmap_read_file(path, &s))
+		return EXIT_USAGE;
+	char title[400];
+	if (s.pid >= 0)
+		snprintf(title, sizeof(title), "%s [%ld]", s.process, s.pid);
+	else
+		snprintf(title, sizeof(title), "%s", *s.process ? s.process :
+			 path);
+	int rc = render_regions(stdout, title, &s.breakdown, NULL, json);
+	vmmap_release(&s);
+	if (rc || fflush(stdout)) {
 		error("cannot write the report");
 		return EXIT_RUNTIME;
 	}
-	return html_rc ? EXIT_RUNTIME : EXIT_OK;
-}
-
-int report_dataset(const struct dataset *d, const struct report_options *o)
-{
-	return report_render(d, o, NULL);
+	return EXIT_OK;
 }
 
 static int parse_cap(const char *arg, struct analysis_cap *cap)
@@ -205,7 +115,7 @@ int cmd_report(int argc, char **argv)
 	analysis_options_init(&o.analysis);
 	struct analysis_cap *caps = NULL;
 	size_t n_caps = 0, cap_cap = 0;
-	struct html_target html = {0};
+	struct report_html html = {0};
 	int rc = EXIT_USAGE, c;
 	double q;
 	optind = 1;
@@ -318,7 +228,7 @@ int cmd_report(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		rc = regions_report_file(path, o.format == REPORT_JSON, stdout);
+		rc = report_vmmap_file(path, o.format == REPORT_JSON);
 		goto out;
 	}
 	/* The HTML page stacks the components: read them only then (the
@@ -335,7 +245,7 @@ int cmd_report(int argc, char **argv)
 		dataset_release(&d);
 		goto out;
 	}
-	rc = report_render(&d, &o, html.path ? &html : NULL);
+	rc = report_dataset(&d, &o, html.path ? &html : NULL);
 	dataset_release(&d);
 out:
 	for (size_t i = 0; i < n_caps; i++)

@@ -25,7 +25,7 @@
 #include "units.h"
 
 #define ANALYSIS_CONCERN_HORIZON_S (30.0 * 86400.0) /* 30 days */
-#define ANALYSIS_ALPHA 0.05
+#define ANALYSIS_ALPHA TREND_ALPHA
 #define ANALYSIS_MAX_REASONS 16
 
 struct analysis_options {
@@ -199,10 +199,6 @@ int per_request_trend(const struct series *s, const double *work,
  * f->per_request). */
 void exhaustion_per_request(struct target_findings *f);
 
-/* A trend's slope, interval and p in bytes per hour; returns whether it
- * is significant (p < ANALYSIS_ALPHA and the interval excludes 0). */
-bool trend_per_hour(const struct trend_result *tr, double *slope_bph,
-		    double *ci_low_bph, double *ci_high_bph, double *p_value);
 /* analysis_gpu.c: the GPU component over points [lo, hi) of s. */
 void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
 			 struct gpu_finding *out);

@@ -52,6 +52,14 @@ struct trend_result {
 /* Trend of y against x. x must be non-decreasing; no NaN in x or y (the
  * caller drops missing points). n >= 2 with at least two distinct x,
  * else returns -1 and leaves *out zeroed with slope NAN. Returns 0. */
+/* The significance level of every test the verdicts use. */
+#define TREND_ALPHA 0.05
+
+/* A trend's slope, interval and p in bytes per hour; returns whether it
+ * is significant (p < TREND_ALPHA and the interval excludes 0). */
+bool trend_per_hour(const struct trend_result *tr, double *slope_bph,
+		    double *ci_low_bph, double *ci_high_bph, double *p_value);
+
 int trend_compute(const double *x, const double *y, size_t n,
 		  struct trend_result *out);
 /* The same with the regressor x apart from the times t that order the

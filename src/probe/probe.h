@@ -20,6 +20,7 @@
 #ifndef MEMTREND_PROBE_H
 #define MEMTREND_PROBE_H
 
+#include "machine.h"
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,12 +54,7 @@ struct proc_smaps {
 	double pss, pss_anon, private_dirty, swap_pss;
 };
 
-/* From /proc/meminfo and /proc/pressure/memory. NAN when absent. */
-struct sys_mem {
-	double mem_total, mem_available, swap_total, swap_free;
-	double psi_some_avg10, psi_full_avg10;  /* percent */
-	double psi_some_total, psi_full_total;  /* microseconds stalled */
-};
+/* struct sys_mem (/proc/meminfo, PSI): src/model/machine.h. */
 
 /* Memory cgroup figures. NAN when absent; max is NAN when unlimited
  * ("max" in v2, or v1's huge PAGE_COUNTER_MAX value). */

@@ -236,17 +236,6 @@ static size_t warmup_end_index(const struct series *s, const double *work,
 
 /* Each incarnation on its own: figures and a slope (when it has enough
  * points and a span). O(n) plus one bounded trend per incarnation. */
-bool trend_per_hour(const struct trend_result *tr, double *slope_bph,
-		    double *ci_low_bph, double *ci_high_bph, double *p_value)
-{
-	*slope_bph = tr->slope * 3600;
-	*ci_low_bph = tr->ci_low * 3600;
-	*ci_high_bph = tr->ci_high * 3600;
-	*p_value = tr->p_value;
-	return tr->p_value < ANALYSIS_ALPHA &&
-	       (*ci_low_bph > 0 || *ci_high_bph < 0);
-}
-
 static void incarnations_summarise(const struct series *s,
 				   struct target_findings *f)
 {

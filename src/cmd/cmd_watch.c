@@ -4,7 +4,7 @@
  * target: footprint and components, recent samples, the slope so far, the
  * verdict so far and how much longer to watch (render_watch.c draws it).
  *
- * Shape: the recorder (recorder_run(), untouched) runs in a second
+ * Shape: the recorder (recorder_run(), a library) runs in a second
  * thread; this thread is the view. Every refresh -- each interval, but at
  * least every REFRESH_MAX_S and at most every REFRESH_MIN_S -- it reads
  * the file as `report` would (store_read_dataset(): a consistent snapshot
@@ -22,17 +22,13 @@
  * finds the file unchanged (size and mtime of the file and its -wal)
  * reads nothing. The recorder never waits for the view.
  *
- * Signals: SIGINT, SIGTERM, SIGHUP and SIGCHLD are blocked in this thread
- * before the recorder thread starts and unblocked there, so the
- * recorder's handlers run in its thread and cut its sleep short. Threads
- * the recorder starts (the source thread) inherit that mask, so once the
- * recorder has installed its handlers they are wrapped: a signal that
- * lands in another thread is passed on to the recorder thread with its
- * siginfo (rt_tgsigqueueinfo), one that lands there calls the recorder's
- * handler. A stop that arrives before the recorder installed its
- * handlers is kept and passed on once it has. SIGWINCH, SIGTSTP and
- * SIGCONT are blocked in the recorder thread (its children reset their
- * masks) and only wake the view.
+ * Signals: this thread (the view) takes SIGINT, SIGTERM and SIGHUP: each
+ * sets the stop the recorder's should_stop() hook returns and writes a
+ * byte to the recorder's wake pipe, which cuts its sleep short. The
+ * recorder thread, and the threads it starts (the source thread), are
+ * born with those and SIGWINCH, SIGTSTP and SIGCONT blocked (its children
+ * reset their masks), so every signal lands here. The recorder installs
+ * no handler of its own (recorder.h).
  *
  * Terminal: on a terminal, the alternate screen with the cursor hidden,
  * echo and line editing off (signals on), redrawn from the top-left
@@ -68,7 +64,6 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -85,62 +80,35 @@
 
 /* ---- signals ------------------------------------------------------------ */
 
-/* The recorder's signals (recorder.c installs handlers for all four;
- * SIGCHLD last). */
-static const int rec_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
-static struct sigaction rec_actions[ARRAY_SIZE(rec_sigs)];
-static atomic_int captured;       /* rec_actions hold the recorder's */
-static atomic_int rec_tid;        /* the recorder thread's kernel tid */
-static volatile sig_atomic_t early_sig;   /* a stop before capture */
-static volatile sig_atomic_t stop_seen;   /* any stop signal */
+/* A stop (SIGINT, SIGTERM, SIGHUP or 'q'): the recorder's should_stop()
+ * returns it; the recorder's wake pipe cuts its sleep short. */
+static volatile sig_atomic_t stop_sig;
 static volatile sig_atomic_t winch_flag, tstp_flag, cont_flag;
 static int wake_wr = -1;          /* write end of the view's wake pipe */
+static int rec_wake_wr = -1;      /* write end of the recorder's */
+static atomic_bool rec_started;   /* the recorder's first tick is done */
 
-static pid_t thread_id(void)
+static void poke(int fd)
 {
-	return (pid_t)syscall(SYS_gettid);
-}
-
-static void wake_view(void)
-{
-	if (wake_wr >= 0) {
-		ssize_t w = write(wake_wr, "w", 1);
-		(void)w;  /* a full pipe already wakes the view */
+	if (fd >= 0) {
+		ssize_t w = write(fd, "w", 1);
+		(void)w;  /* a full pipe already wakes its reader */
 	}
 }
 
-static int rec_index(int sig)
+/* Ask the recorder to stop (from a handler or the view). Async-signal-
+ * safe: a store and two writes. */
+static void request_stop(int sig)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(rec_sigs); i++)
-		if (rec_sigs[i] == sig)
-			return (int)i;
-	return -1;
+	stop_sig = sig;
+	poke(rec_wake_wr);
+	poke(wake_wr);
 }
 
-/* The recorder's signals, before and after its handlers are installed
- * (see the top). Async-signal-safe: syscalls and atomics only. */
-static void on_rec_signal(int sig, siginfo_t *info, void *ctx)
+static void on_stop_signal(int sig)
 {
 	int saved = errno;
-	if (sig != SIGCHLD)
-		stop_seen = 1;
-	int i = rec_index(sig);
-	if (!atomic_load(&captured)) {
-		if (sig != SIGCHLD)
-			early_sig = sig;
-	} else if (thread_id() != atomic_load(&rec_tid)) {
-		pid_t tid = atomic_load(&rec_tid);
-		if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sig, info))
-			syscall(SYS_tgkill, getpid(), tid, sig);
-	} else if (i >= 0) {
-		const struct sigaction *a = &rec_actions[i];
-		if (a->sa_flags & SA_SIGINFO)
-			a->sa_sigaction(sig, info, ctx);
-		else if (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN)
-			a->sa_handler(sig);
-	}
-	if (sig != SIGCHLD)
-		wake_view();
+	request_stop(sig);
 	errno = saved;
 }
 
@@ -153,60 +121,31 @@ static void on_view_signal(int sig)
 		tstp_flag = 1;
 	else
 		cont_flag = 1;
-	wake_view();
+	poke(wake_wr);
 	errno = saved;
 }
 
-static void install(int sig, void (*h)(int, siginfo_t *, void *),
-		    int flags, const sigset_t *mask)
+static int rec_should_stop(void *ctx)
 {
-	struct sigaction sa = {.sa_sigaction = h, .sa_flags = flags |
-			       SA_SIGINFO};
-	if (mask)
-		sa.sa_mask = *mask;
-	else
-		sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	(void)ctx;
+	return stop_sig;
 }
 
-/* Once the recorder has installed its handlers: keep them, and put the
- * forwarding wrapper in their place. True when done. */
-static bool try_capture(void)
+static void rec_on_tick(void *ctx, const struct recorder_tick *tick)
 {
-	if (atomic_load(&captured))
-		return true;
-	/* All four must be the recorder's: a handler of ours kept here
-	 * would call itself. */
-	for (size_t i = 0; i < ARRAY_SIZE(rec_sigs); i++) {
-		struct sigaction *a = &rec_actions[i];
-		if (sigaction(rec_sigs[i], NULL, a) ||
-		    ((a->sa_flags & SA_SIGINFO) &&
-		     a->sa_sigaction == on_rec_signal))
-			return false;
+	(void)ctx;
+	(void)tick;
+	if (!atomic_load(&rec_started)) {
+		atomic_store(&rec_started, true);
+		poke(wake_wr);
 	}
-	atomic_store(&captured, 1);
-	for (size_t i = 0; i < ARRAY_SIZE(rec_sigs); i++)
-		install(rec_sigs[i], on_rec_signal,
-			rec_actions[i].sa_flags & ~SA_RESETHAND,
-			&rec_actions[i].sa_mask);
-	return true;
-}
-
-/* Ask the recorder to stop as SIGTERM would. */
-static void request_stop(int sig)
-{
-	stop_seen = 1;
-	if (atomic_load(&captured))
-		syscall(SYS_tgkill, getpid(), atomic_load(&rec_tid), sig);
-	else
-		early_sig = sig;
 }
 
 /* ---- the recorder thread -------------------------------------------------- */
 
 struct rec_thread {
 	const struct recorder_options *o;
-	sigset_t mask;             /* its signal mask */
+	struct recorder_hooks hooks;
 	struct recorder_result res;
 	int rc;
 	atomic_bool done;
@@ -216,9 +155,7 @@ struct rec_thread {
 static void *rec_main(void *arg)
 {
 	struct rec_thread *rt = arg;
-	atomic_store(&rec_tid, thread_id());
-	pthread_sigmask(SIG_SETMASK, &rt->mask, NULL);
-	rt->rc = recorder_run(rt->o, &rt->res);
+	rt->rc = recorder_run(rt->o, &rt->hooks, &rt->res);
 	atomic_store(&rt->done, true);
 	ssize_t w = write(rt->wake_fd, "d", 1);
 	(void)w;
@@ -378,20 +315,6 @@ static void term_size(const struct term *t, int *cols, int *rows)
 	}
 }
 
-/* UTF-8 when the locale says so (LC_ALL, else LC_CTYPE, else LANG). The
- * process's locale is left alone: the recorder's regexes must behave as
- * they do under `record`. */
-bool cmd_locale_utf8(void)
-{
-	const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
-	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
-		const char *v = getenv(vars[i]);
-		if (v && *v)
-			return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
-	}
-	return false;
-}
-
 /* ---- reading and analysing ---------------------------------------------------- */
 
 struct file_key {
@@ -496,7 +419,7 @@ static void fill_view(const struct watch *w, struct watch_view *v,
 	}
 	v->f = w->have_f ? &w->f : NULL;
 	v->components_read = w->components_read;
-	v->stopping = stop_seen;
+	v->stopping = stop_sig != 0;
 	v->ended = ended;
 	v->refresh_s = w->period_s;
 	v->refresh_cost_s = w->have_data ? w->cost_s : NAN;
@@ -560,13 +483,7 @@ static void view_loop(struct watch *w, struct rec_thread *rt, int wake_rd)
 	double next = now_monotonic();
 	bool need_draw = true;
 	while (!atomic_load(&rt->done)) {
-		bool started = try_capture();
-		if (started && early_sig) {
-			int sig = early_sig;
-			early_sig = 0;
-			syscall(SYS_tgkill, getpid(), atomic_load(&rec_tid),
-				sig);
-		}
+		bool started = atomic_load(&rec_started);
 		if (tstp_flag) {
 			tstp_flag = 0;
 			if (w->screen)
@@ -621,24 +538,47 @@ static int watch_run(struct watch *w, struct record_cli *cli)
 	wake_wr = pipefd[1];
 	snprintf(w->wal_path, sizeof(w->wal_path), "%s-wal", cli->o.output);
 
-	/* The masks: the view blocks the recorder's signals (and SIGPIPE:
-	 * a closed stdout is an error to handle, not a death); the
-	 * recorder thread keeps the original mask but leaves the view's
-	 * signals to the view. */
-	sigset_t block, orig;
-	sigemptyset(&block);
-	for (size_t i = 0; i < ARRAY_SIZE(rec_sigs); i++)
-		sigaddset(&block, rec_sigs[i]);
-	sigaddset(&block, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &block, &orig);
-	struct rec_thread rt = {.o = &cli->o, .wake_fd = pipefd[1]};
+	int recpipe[2];
+	if (pipe2(recpipe, O_CLOEXEC | O_NONBLOCK)) {
+		error("cannot create a pipe: %s", strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		wake_wr = -1;
+		return EXIT_RUNTIME;
+	}
+	rec_wake_wr = recpipe[1];
+	stop_sig = 0;
+	atomic_store(&rec_started, false);
+
+	/* Signals: the view takes the stops (they set stop_sig and wake the
+	 * recorder through its pipe) and the terminal's signals; the
+	 * recorder thread, and the threads it starts, block them all.
+	 * SIGPIPE is blocked everywhere: a closed stdout is an error to
+	 * handle, not a death. */
+	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction stop_sa = {.sa_handler = on_stop_signal};
+	sigemptyset(&stop_sa.sa_mask);
+	struct sigaction old_stop[ARRAY_SIZE(stop_sigs)];
+	for (size_t i = 0; i < ARRAY_SIZE(stop_sigs); i++)
+		sigaction(stop_sigs[i], &stop_sa, &old_stop[i]);
+	sigset_t pipe_set, rec_set, view_mask;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
+	sigemptyset(&rec_set);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_sigs); i++)
+		sigaddset(&rec_set, stop_sigs[i]);
+	sigaddset(&rec_set, SIGWINCH);
+	sigaddset(&rec_set, SIGTSTP);
+	sigaddset(&rec_set, SIGCONT);
+	struct rec_thread rt = {
+		.o = &cli->o,
+		.hooks = {.should_stop = rec_should_stop,
+			  .on_tick = rec_on_tick,
+			  .wake_fd = recpipe[0]},
+		.wake_fd = pipefd[1],
+	};
 	atomic_init(&rt.done, false);
-	rt.mask = orig;
-	sigaddset(&rt.mask, SIGWINCH);
-	sigaddset(&rt.mask, SIGTSTP);
-	sigaddset(&rt.mask, SIGCONT);
-	for (size_t i = 0; i < ARRAY_SIZE(rec_sigs); i++)
-		install(rec_sigs[i], on_rec_signal, 0, NULL);
 	struct sigaction view_sa = {.sa_handler = on_view_signal,
 				    .sa_flags = SA_RESTART};
 	sigemptyset(&view_sa.sa_mask);
@@ -676,7 +616,10 @@ static int watch_run(struct watch *w, struct record_cli *cli)
 	w->started = now_monotonic();
 	pthread_t th;
 	int rc;
+	/* The recorder thread is born with rec_set blocked. */
+	pthread_sigmask(SIG_BLOCK, &rec_set, &view_mask);
 	int e = pthread_create(&th, NULL, rec_main, &rt);
+	pthread_sigmask(SIG_SETMASK, &view_mask, NULL);
 	if (e) {
 		error("cannot start the recorder thread: %s", strerror(e));
 		rc = EXIT_RUNTIME;
@@ -689,7 +632,7 @@ static int watch_run(struct watch *w, struct record_cli *cli)
 		    rt.res.command_status >= 0)
 			rc = rt.res.command_status;
 		/* The final state, as the recorder left the file. */
-		if (atomic_load(&captured))
+		if (atomic_load(&rec_started))
 			watch_read(w, true);
 	}
 
@@ -707,9 +650,14 @@ static int watch_run(struct watch *w, struct record_cli *cli)
 	sigaction(SIGCONT, &old_cont, NULL);
 	if (tstp_installed)
 		sigaction(SIGTSTP, &old_tstp, NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_sigs); i++)
+		sigaction(stop_sigs[i], &old_stop[i], NULL);
 	wake_wr = -1;
+	rec_wake_wr = -1;
 	close(pipefd[0]);
 	close(pipefd[1]);
+	close(recpipe[0]);
+	close(recpipe[1]);
 	if (w->have_f)
 		analysis_release(&w->f);
 	if (w->have_data)
@@ -723,8 +671,6 @@ int cmd_watch(int argc, char **argv)
 	int rc = record_cli_parse(argc, argv, "watch", &cli);
 	if (rc != EXIT_OK)
 		return rc == RECORD_CLI_HELP ? EXIT_OK : rc;
-	/* The view replaces record's status line. */
-	cli.o.status_line = false;
 	struct watch w = {
 		.cli = &cli,
 		.screen = isatty(STDOUT_FILENO),

@@ -224,7 +224,7 @@ void dataset_release(struct dataset *d)
 }
 
 static void region_row_set(struct region_breakdown *b,
-			   const struct store_region_row *r)
+			   const struct series_region_row *r)
 {
 	for (int k = 0; k < REGION_FAMILY_COUNT; k++) {
 		if (strcmp(region_family_names[k], r->family) != 0)
@@ -252,7 +252,7 @@ static struct region_breakdown *region_new(void)
 }
 
 void series_add_region_row(struct series *s, uint32_t inc, double t,
-			   const struct store_region_row *r)
+			   const struct series_region_row *r)
 {
 	if (s->regions_first && inc != s->regions_inc) {
 		if (inc < s->regions_inc)

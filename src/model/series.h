@@ -34,7 +34,7 @@ enum series_component {
 extern const char *const series_component_names[COMP_COUNT];
 
 /* One family of a region snapshot, as stored (store.c) and read back. */
-struct store_region_row {
+struct series_region_row {
 	const char *family;        /* regions.h's region_family_names */
 	double size, rss, pss, private_dirty, swap, footprint;
 	long long mappings;
@@ -143,7 +143,7 @@ uint32_t series_add_incarnation(struct series *s, int64_t pid,
  * (rows of one snapshot share t). Keeps the first and the latest
  * snapshot of the latest incarnation seen. */
 void series_add_region_row(struct series *s, uint32_t inc, double t,
-			   const struct store_region_row *r);
+			   const struct series_region_row *r);
 
 /* Add one GPU region reading of incarnation inc at t (rows in time
  * order). Keeps first and last per (source, region) of the latest

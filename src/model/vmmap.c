@@ -1,7 +1,7 @@
 /*
  * vmmap.c - parsing a macOS `vmmap --summary` output into a region
- * breakdown (vmmap.h), and regions_report_file(), the glue `memtrend
- * report FILE` calls for such a file.
+ * breakdown (vmmap.h), and vmmap_read_file(), which reads one such file
+ * for `memtrend report FILE` (src/cmd/cmd_report.c renders it).
  *
  * How the table is read: the "=" line under the column titles gives the
  * columns (one run of '=' per column, the first for the region name); a
@@ -17,7 +17,6 @@
  */
 #include "vmmap.h"
 #include "common.h"
-#include "render.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -690,16 +689,16 @@ bool vmmap_is_summary_file(const char *path)
 	return yes;
 }
 
-/* ---- report of a file -------------------------------------------------- */
+/* ---- reading a file ----------------------------------------------------- */
 
-int regions_report_file(const char *path, bool json, FILE *out)
+int vmmap_read_file(const char *path, struct vmmap_summary *out)
 {
 	assert(path && out);
+	memset(out, 0, sizeof(*out));
+	regions_init(&out->breakdown);
 	FILE *f = fopen(path, "rb");
-	if (!f) {
-		error("cannot read '%s': %s", path, strerror(errno));
-		return EXIT_USAGE;
-	}
+	if (!f)
+		return error("cannot read '%s': %s", path, strerror(errno));
 	size_t cap = 1 << 16, len = 0;
 	char *buf = xmalloc(cap);
 	for (;;) {
@@ -707,9 +706,9 @@ int regions_report_file(const char *path, bool json, FILE *out)
 			if (cap >= VMMAP_FILE_MAX) {
 				fclose(f);
 				free(buf);
-				error("'%s' is larger than %u MiB: not a vmmap "
-				      "summary", path, VMMAP_FILE_MAX >> 20);
-				return EXIT_USAGE;
+				return error("'%s' is larger than %u MiB: not "
+					     "a vmmap summary", path,
+					     VMMAP_FILE_MAX >> 20);
 			}
 			cap *= 2;
 			buf = xrealloc(buf, cap);
@@ -723,31 +722,17 @@ int regions_report_file(const char *path, bool json, FILE *out)
 	fclose(f);
 	if (bad) {
 		free(buf);
-		error("cannot read '%s'", path);
-		return EXIT_USAGE;
+		return error("cannot read '%s'", path);
 	}
-	struct vmmap_summary s;
-	int rc = vmmap_parse(buf, len, &s);
+	int rc = vmmap_parse(buf, len, out);
 	free(buf);
 	if (rc) {
-		if (s.error_line)
-			error("%s:%lu: %s", path, s.error_line, s.error);
+		if (out->error_line)
+			error("%s:%lu: %s", path, out->error_line, out->error);
 		else
-			error("%s: %s", path, s.error);
-		vmmap_release(&s);
-		return EXIT_USAGE;
+			error("%s: %s", path, out->error);
+		vmmap_release(out);
+		return -1;
 	}
-	char title[400];
-	if (s.pid >= 0)
-		snprintf(title, sizeof(title), "%s [%ld]", s.process, s.pid);
-	else
-		snprintf(title, sizeof(title), "%s", *s.process ? s.process :
-			 path);
-	rc = render_regions(out, title, &s.breakdown, NULL, json);
-	vmmap_release(&s);
-	if (rc || fflush(out)) {
-		error("cannot write the report");
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
+	return 0;
 }

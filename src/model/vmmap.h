@@ -15,8 +15,7 @@
  *
  * What it does not do: run vmmap, read live macOS processes, or render
  * (render_regions() in render.h does). Pure: no I/O except
- * vmmap_report_file()/regions_report_file(), which read one file and
- * write the report.
+ * vmmap_is_summary_file() and vmmap_read_file(), which read one file.
  *
  * Family of a REGION TYPE (first match wins; the figures per family are
  * regions.h's, with footprint = DIRTY + SWAPPED, the figure closest to
@@ -96,7 +95,7 @@ enum region_family vmmap_family_of(const char *name);
  * Parse buf (need not be NUL-terminated) into *out (initialised here).
  * Returns 0, or -1 with out->error saying what is wrong and
  * out->error_line where (not printed: the caller prints it with the file
- * name, as regions_report_file() does). A file without a
+ * name, as vmmap_read_file() does). A file without a
  * REGION TYPE table, a table row whose figures do not read as sizes, a
  * table without its closing "=" line and a bad "Physical footprint" are
  * errors; nothing half-read is left in *out's figures. Always
@@ -106,13 +105,11 @@ int vmmap_parse(const char *buf, size_t len, struct vmmap_summary *out);
 void vmmap_release(struct vmmap_summary *s);
 
 /*
- * `memtrend report FILE` for a vmmap --summary FILE: read it (at most
- * 64 MiB), parse it and render the breakdown and its conclusion
- * (render_regions()) to out as text or JSON. Returns an exit code:
- * EXIT_OK; EXIT_USAGE when FILE is unreadable, not a vmmap summary or
- * malformed (message printed as "FILE:LINE: ...", nothing written to
- * out); EXIT_RUNTIME when out cannot be written.
+ * Read a vmmap --summary file (at most 64 MiB) and parse it into *out
+ * (initialised here). Returns 0, or -1 after a message ("FILE:LINE: ..."
+ * for a malformed one; unreadable, too large) with nothing left to
+ * release. On 0, vmmap_release() afterwards.
  */
-int regions_report_file(const char *path, bool json, FILE *out);
+int vmmap_read_file(const char *path, struct vmmap_summary *out);
 
 #endif

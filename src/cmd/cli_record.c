@@ -1,9 +1,11 @@
 /*
- * cmd_record.c - `memtrend record`: options, then the recorder loop.
- * With -- COMMAND, the command's exit status is passed on as memtrend's.
- * The option parser is shared with `memtrend watch` (record_cli_parse()).
+ * cli_record.c - record's options (cmd.h: struct record_cli), shared by
+ * `memtrend record` and `memtrend watch`: the usage text, getopt_long's
+ * table and the checks that turn argv into recorder options and sources.
+ * It starts nothing: recorder_run() does.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include "common.h"
 #include "http.h"
 #include "recorder.h"
+#include "render.h"
 #include "source.h"
 #include "units.h"
 
@@ -338,7 +341,7 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 	o.n_conn_ports = n_ports;
 	o.pids = pids;
 	o.n_pids = n_pids;
-	o.status_line = !quiet && isatty(STDERR_FILENO);
+	cli->status_line = !quiet && isatty(STDERR_FILENO);
 	diag_set_quiet(quiet);
 	cli->invocation = cmd_join_argv(argc, argv);
 	o.invocation = cli->invocation;
@@ -382,17 +385,45 @@ void record_cli_release(struct record_cli *cli)
 	memset(cli, 0, sizeof(*cli));
 }
 
-int cmd_record(int argc, char **argv)
+/* ---- a recording in the foreground ---------------------------------------- */
+
+static volatile sig_atomic_t foreground_stop;
+
+static void on_stop_signal(int sig) { foreground_stop = sig; }
+
+static int foreground_should_stop(void *ctx)
 {
-	struct record_cli cli;
-	int rc = record_cli_parse(argc, argv, "record", &cli);
-	if (rc != EXIT_OK)
-		return rc == RECORD_CLI_HELP ? EXIT_OK : rc;
-	struct recorder_result res;
-	rc = recorder_run(&cli.o, &res);
-	record_cli_handed_over(&cli);
-	if (rc == EXIT_OK && cli.o.command && res.command_status >= 0)
-		rc = res.command_status;
-	record_cli_release(&cli);
+	(void)ctx;
+	return foreground_stop;
+}
+
+static void foreground_on_tick(void *ctx, const struct recorder_tick *k)
+{
+	(void)ctx;
+	render_status_line(stderr, k->elapsed_s, k->samples, k->targets,
+			   k->footprint, k->slope_bph);
+}
+
+int record_foreground(const struct recorder_options *o, bool status_line,
+		      struct recorder_result *res)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction old[ARRAY_SIZE(sigs)];
+	/* No SA_RESTART: a stop must cut the recorder's sleep short. */
+	struct sigaction sa = {.sa_handler = on_stop_signal};
+	sigemptyset(&sa.sa_mask);
+	foreground_stop = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	struct recorder_hooks hooks = {
+		.should_stop = foreground_should_stop,
+		.on_tick = status_line ? foreground_on_tick : NULL,
+		.wake_fd = -1,
+	};
+	int rc = recorder_run(o, &hooks, res);
+	if (status_line)
+		render_status_end(stderr);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &old[i], NULL);
 	return rc;
 }

@@ -167,11 +167,10 @@ int cmd_demo(int argc, char **argv)
 		.n_pids = DEMO_WORKLOADS,
 		.smaps_interval_s = 60,
 		.commit_interval_s = 1,
-		.status_line = isatty(STDERR_FILENO),
 		.invocation = "memtrend demo",
 	};
 	struct recorder_result res;
-	rc = recorder_run(&ro, &res);
+	rc = record_foreground(&ro, isatty(STDERR_FILENO), &res);
 	stop_workloads(pids, DEMO_WORKLOADS);
 	memset(pids, 0, sizeof(pids));
 	if (rc != EXIT_OK)
@@ -202,7 +201,7 @@ int cmd_demo(int argc, char **argv)
 	analysis_options_init(&o.analysis);
 	o.analysis.caps = &cap;
 	o.analysis.n_caps = 1;
-	rc = report_dataset(&d, &o);
+	rc = report_dataset(&d, &o, NULL);
 	dataset_release(&d);
 	if (!json && output == tmpfile)
 		fprintf(stderr, "(the recording was temporary; keep one with "

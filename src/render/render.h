@@ -74,7 +74,7 @@ char *escape_html(char *buf, size_t n, const char *s);
 
 #include <sys/types.h>
 
-#include "probe.h"
+#include "machine.h"
 #include "regions.h"
 
 /* A region breakdown (regions.h) as a table by family plus its one-line

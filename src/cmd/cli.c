@@ -1,0 +1,128 @@
+/*
+ * cli.c - what the subcommands share (cmd.h): the report of a dataset
+ * (`report`, `demo`), the invocation string for a recording's meta, and
+ * the terminal's character set. Lives apart from the cmd_*.c files so
+ * that no subcommand calls another.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "common.h"
+#include "render.h"
+
+char *cmd_join_argv(int argc, char **argv)
+{
+	size_t len = 1;
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	char *s = xmalloc(len), *p = s;
+	for (int i = 0; i < argc; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+	*p = '\0';
+	return s;
+}
+
+/* UTF-8 when the locale says so (LC_ALL, else LC_CTYPE, else LANG). The
+ * process's locale is left alone: the recorder's regexes must behave as
+ * they do under `record`. */
+bool cmd_locale_utf8(void)
+{
+	const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && *v)
+			return strcasestr(v, "utf-8") || strcasestr(v, "utf8");
+	}
+	return false;
+}
+
+
+static int html_open(struct report_html *h)
+{
+	if (!strcmp(h->path, "-")) {
+		h->f = stdout;
+		return 0;
+	}
+	size_t len = strlen(h->path) + 32;
+	h->tmp = xmalloc(len);
+	snprintf(h->tmp, len, "%s.tmp.%ld", h->path, (long)getpid());
+	h->f = fopen(h->tmp, "wx");
+	if (!h->f) {
+		error("--html: cannot create '%s': %m", h->tmp);
+		free(h->tmp);
+		h->tmp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Finish the page: 0, or -1 after an error (nothing left behind). */
+static int html_close(struct report_html *h, int render_rc)
+{
+	if (h->f == stdout)
+		return render_rc;
+	int rc = render_rc;
+	if (fclose(h->f) && !rc)
+		rc = error("--html: cannot write '%s': %m", h->tmp);
+	else if (rc)
+		error("--html: cannot write '%s'", h->tmp);
+	if (!rc && rename(h->tmp, h->path))
+		rc = error("--html: cannot rename '%s' to '%s': %m", h->tmp,
+			   h->path);
+	if (rc)
+		unlink(h->tmp);
+	free(h->tmp);
+	h->tmp = NULL;
+	h->f = NULL;
+	return rc;
+}
+
+/* Columns of the terminal on stdout; 80 when unknown. */
+static int terminal_columns(void)
+{
+	struct winsize ws;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
+}
+
+int report_dataset(const struct dataset *d, const struct report_options *o,
+		   struct report_html *h)
+{
+	if (h && html_open(h))
+		return EXIT_RUNTIME;
+	struct target_findings *f = xcalloc(d->n_targets ? d->n_targets : 1,
+					    sizeof(*f));
+	for (size_t i = 0; i < d->n_targets; i++)
+		analysis_run(&d->targets[i], &o->analysis, &f[i]);
+	int rc = 0, html_rc = 0;
+	bool html_on_stdout = h && h->f == stdout;
+	if (h)
+		html_rc = html_close(h, render_html(h->f, d, f, d->n_targets,
+						    &h->opt));
+	if (html_on_stdout) {
+		rc = html_rc;
+	} else if (o->format == REPORT_JSON) {
+		rc = render_json(stdout, d, f, d->n_targets);
+	} else {
+		struct render_options ro = {.color = o->color,
+					    .plot = o->plot,
+					    .utf8 = cmd_locale_utf8(),
+					    .width = terminal_columns()};
+		rc = render_text(stdout, d, f, d->n_targets, &ro);
+	}
+	for (size_t i = 0; i < d->n_targets; i++)
+		analysis_release(&f[i]);
+	free(f);
+	if (fflush(stdout) || rc) {
+		error("cannot write the report");
+		return EXIT_RUNTIME;
+	}
+	return html_rc ? EXIT_RUNTIME : EXIT_OK;
+}
+

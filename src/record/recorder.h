@@ -1,0 +1,93 @@
+/*
+ * recorder.h - the sampling loop behind `record`, `watch` and the demo, as
+ * a library: resolves targets, samples them through the probe at a fixed
+ * interval, writes samples to the store in batched transactions, follows
+ * restarts (by name) and descendants, and stops when its caller says so
+ * (hooks.should_stop), at the duration, or when every target is gone.
+ *
+ * What it does not do: parse options (src/cmd/cli_record.c), install
+ * signal handlers, draw anything or exit the process. The caller owns
+ * signals: a handler that sets what should_stop() returns, installed
+ * without SA_RESTART, cuts the recorder's sleep short (so does a byte on
+ * hooks.wake_fd, for a caller in another thread). The -- COMMAND's exit
+ * is seen through a pidfd, not SIGCHLD.
+ */
+#ifndef MEMTREND_RECORDER_H
+#define MEMTREND_RECORDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct recorder_options {
+	const char *output;        /* recording file */
+	bool append;               /* add to an existing recording */
+	double interval_s;         /* > 0 */
+	double duration_s;         /* NAN: until stopped or targets gone */
+	const pid_t *pids;         /* -p, may be several */
+	size_t n_pids;
+	const char *name_regex;    /* --name, or NULL */
+	char *const *command;      /* -- COMMAND ARGS..., or NULL */
+	bool children;             /* --children */
+	bool smaps;                /* --smaps */
+	bool regions;              /* --regions: smaps region snapshots of
+				      each root process at start and end */
+	double smaps_interval_s;   /* rate of smaps_rollup reads */
+	bool no_gpu;               /* --no-gpu: no DRM fdinfo, no NVML */
+	double commit_interval_s;  /* how often a batch is committed */
+	const char *proc_root;     /* NULL: default */
+	const char *sys_root;      /* NULL: default */
+	const char *invocation;    /* memtrend's command line, for meta */
+	/* Work counter and gauges (source.h); the recorder takes ownership
+	 * of the sources (freed even when it fails to start). */
+	struct source **sources;
+	size_t n_sources;
+	double source_timeout_s;   /* > 0 when there are sources */
+	/* --conn-port: ESTABLISHED connections to these local ports. */
+	const uint16_t *conn_ports;
+	size_t n_conn_ports;
+};
+
+struct source;
+
+/* What the caller hears after every tick (the status line of `record`,
+ * the view of `watch`). Figures of the first root target. */
+struct recorder_tick {
+	double t;                  /* the tick's stamp (UTC seconds) */
+	double elapsed_s;          /* since recording started */
+	uint64_t samples;          /* process samples written so far */
+	size_t targets;            /* root targets */
+	double footprint;          /* latest footprint, NAN before one */
+	double slope_bph;          /* Theil-Sen over the recent samples
+				      (at most 1024, thinned), updated
+				      every 2 s; NAN before 3 */
+};
+
+struct recorder_hooks {
+	void *ctx;                 /* passed back to every hook */
+	/* Polled at every tick and whenever the sleep is cut short: 0 goes
+	 * on; non-zero stops (a -- COMMAND is given STOP_GRACE_S to end,
+	 * and is sent this number as a signal unless it is SIGINT, which a
+	 * terminal delivered to it already). NULL: never. */
+	int (*should_stop)(void *ctx);
+	/* After every tick, in the recorder's thread; must not block. */
+	void (*on_tick)(void *ctx, const struct recorder_tick *tick);
+	/* A readable descriptor cuts the sleep short (the caller writes a
+	 * byte; the recorder drains it). -1: none. */
+	int wake_fd;
+};
+
+struct recorder_result {
+	uint64_t samples;          /* process samples written */
+	int command_status;        /* -- COMMAND's exit code (128+signal
+				      when killed), -1 when none */
+};
+
+/* Run until done. hooks may be NULL (no stop but the duration or the
+ * targets' end). Returns an exit code (common.h): EXIT_OK, EXIT_USAGE (no
+ * such PID, bad regex, command not found) or EXIT_RUNTIME (the store or
+ * probe failed). */
+int recorder_run(const struct recorder_options *o,
+		 const struct recorder_hooks *hooks, struct recorder_result *r);
+
+#endif
