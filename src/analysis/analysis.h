@@ -20,6 +20,7 @@
 #include "plateau.h"
 #include "restarts.h"
 #include "series.h"
+#include "slope.h"
 #include "steps.h"
 #include "stats.h"
 #include "units.h"
@@ -67,7 +68,7 @@ struct incarnation_summary {
 	double start, end;         /* first and last sample */
 	double fp_first, fp_last, fp_min, fp_max;
 	bool has_slope;
-	double slope_bph, ci_low_bph, ci_high_bph, p_value;
+	struct slope slope;        /* per hour */
 };
 
 /* Footprint against the work counter (analysis_work.c). */
@@ -78,7 +79,7 @@ struct per_request_finding {
 	double requests;           /* work done in the analysed window */
 	double rate_per_h;         /* requests per hour over the window */
 	struct trend_result trend; /* bytes per request */
-	double slope, ci_low, ci_high, p_value;
+	struct slope slope;        /* bytes per request */
 	bool significant;
 	double detectable;         /* max(resolution / requests, CI half) */
 	double concern;            /* per-request slope of concern; NAN */
@@ -96,7 +97,7 @@ struct gpu_finding {
 	double growth;             /* last - first */
 	double footprint_growth;   /* the footprint's, same two points */
 	bool has_trend;
-	double slope_bph, ci_low_bph, ci_high_bph, p_value;
+	struct slope slope;        /* the GPU component's, per hour */
 	bool significant;          /* p < alpha and CI excludes 0 */
 };
 
@@ -123,7 +124,8 @@ struct target_findings {
 
 	bool has_trend;            /* enough points for a slope */
 	struct trend_result trend; /* slope in bytes per second */
-	double slope_bph, ci_low_bph, ci_high_bph, p_value;
+	struct slope slope;        /* the same per hour, the interval
+				      widened by the resolution */
 	bool significant;          /* p < alpha and CI excludes 0 */
 	double detectable_bph;     /* max(resolution/span, CI half-width) */
 

@@ -92,10 +92,10 @@ static void trend_reason(struct target_findings *f)
 	reason(f, "%sTheil-Sen slope %s (95 %% interval %s to %s), trend "
 	       "test %s; %s",
 	       f->trend_on_floors ? "cycle floors: " : "",
-	       rate_text(f, a, sizeof(a), f->slope_bph),
-	       rate_text(f, b, sizeof(b), f->ci_low_bph),
-	       rate_text(f, c, sizeof(c), f->ci_high_bph),
-	       p_text(p, sizeof(p), f->p_value), wander);
+	       rate_text(f, a, sizeof(a), f->slope.estimate),
+	       rate_text(f, b, sizeof(b), f->slope.low),
+	       rate_text(f, c, sizeof(c), f->slope.high),
+	       p_text(p, sizeof(p), f->slope.p), wander);
 }
 
 /* "memory cycles every 10 min (1 GiB up and down): the trend is the one
@@ -195,11 +195,11 @@ static void per_request_reason(struct target_findings *f)
 		return;
 	reason(f, "per request: %s (95 %% interval %s to %s) over %s "
 	       "requests, %s; detectable %s",
-	       per_req_text(f, a, sizeof(a), pr->slope),
-	       per_req_text(f, b, sizeof(b), pr->ci_low),
-	       per_req_text(f, c, sizeof(c), pr->ci_high),
+	       per_req_text(f, a, sizeof(a), pr->slope.estimate),
+	       per_req_text(f, b, sizeof(b), pr->slope.low),
+	       per_req_text(f, c, sizeof(c), pr->slope.high),
 	       units_format_count(d, sizeof(d), pr->requests),
-	       p_text(p, sizeof(p), pr->p_value),
+	       p_text(p, sizeof(p), pr->slope.p),
 	       per_req_text(f, e, sizeof(e), pr->detectable));
 }
 
@@ -476,9 +476,9 @@ void verdict_decide(struct target_findings *f)
 		       units_format_time(c, sizeof(c), f->plateau.since));
 		reason(f, "since then the slope is %s (95 %% interval %s to "
 		       "%s): below the slope of concern (%s)",
-		       rate_text(f, a, sizeof(a), f->plateau.late_slope_bph),
-		       rate_text(f, b, sizeof(b), f->plateau.late_ci_low_bph),
-		       rate_text(f, c, sizeof(c), f->plateau.late_ci_high_bph),
+		       rate_text(f, a, sizeof(a), f->plateau.late.estimate),
+		       rate_text(f, b, sizeof(b), f->plateau.late.low),
+		       rate_text(f, c, sizeof(c), f->plateau.late.high),
 		       rate_text(f, d, sizeof(d), f->concern_bph));
 		if (f->plateau.cap_name) {
 			double pct = 100 * (1 - f->plateau.level /
@@ -505,27 +505,27 @@ void verdict_decide(struct target_findings *f)
 		return;
 	}
 
-	bool time_grows = f->significant && f->slope_bph > 0;
+	bool time_grows = f->significant && f->slope.estimate > 0;
 	bool per_request_grows = pr->found && pr->significant &&
-		pr->slope > 0 && !(f->significant && f->slope_bph < 0);
+		pr->slope.estimate > 0 && !(f->significant && f->slope.estimate < 0);
 	if (time_grows || per_request_grows) {
 		f->verdict = VERDICT_GROWING;
 		if (time_grows)
 			reason(f, "%s rises %s (95 %% interval %s to %s), %s",
 			       f->trend_on_floors ? "the floor of each cycle" :
 			       "footprint",
-			       rate_text(f, a, sizeof(a), f->slope_bph),
-			       rate_text(f, b, sizeof(b), f->ci_low_bph),
-			       rate_text(f, c, sizeof(c), f->ci_high_bph),
-			       p_text(d, sizeof(d), f->p_value));
+			       rate_text(f, a, sizeof(a), f->slope.estimate),
+			       rate_text(f, b, sizeof(b), f->slope.low),
+			       rate_text(f, c, sizeof(c), f->slope.high),
+			       p_text(d, sizeof(d), f->slope.p));
 		else
 			reason(f, "footprint grows per request: %s (95 %% "
 			       "interval %s to %s), %s, though over time the "
 			       "slope cannot be told from zero",
-			       per_req_text(f, a, sizeof(a), pr->slope),
-			       per_req_text(f, b, sizeof(b), pr->ci_low),
-			       per_req_text(f, c, sizeof(c), pr->ci_high),
-			       p_text(d, sizeof(d), pr->p_value));
+			       per_req_text(f, a, sizeof(a), pr->slope.estimate),
+			       per_req_text(f, b, sizeof(b), pr->slope.low),
+			       per_req_text(f, c, sizeof(c), pr->slope.high),
+			       p_text(d, sizeof(d), pr->slope.p));
 		shape_reasons(f);
 		if (f->plateau.approaching)
 			reason(f, "the growth slows (%s in the first third of "
@@ -541,7 +541,7 @@ void verdict_decide(struct target_findings *f)
 		else if (!f->plateau.candidate)
 			reason(f, "no plateau: rising then holding fits no "
 			       "better than a straight line");
-		if (isfinite(f->concern_bph) && f->slope_bph < f->concern_bph)
+		if (isfinite(f->concern_bph) && f->slope.estimate < f->concern_bph)
 			reason(f, "slower than the slope of concern (%s: %s)",
 			       rate_text(f, a, sizeof(a), f->concern_bph),
 			       f->concern_source);
@@ -555,7 +555,7 @@ void verdict_decide(struct target_findings *f)
 		if (isfinite(f->exhaustion.requests_left))
 			reason(f, "at %s, about %s more requests reach it",
 			       per_req_text(f, a, sizeof(a),
-					    f->per_request.slope),
+					    f->per_request.slope.estimate),
 			       units_format_count(b, sizeof(b),
 						  f->exhaustion.requests_left));
 		per_request_reason(f);
@@ -568,9 +568,9 @@ void verdict_decide(struct target_findings *f)
 	 * and the interval's upper end stays below it -- per request too,
 	 * when the work is known. */
 	bool per_request_unseen = pr->found && isfinite(pr->concern) &&
-		(pr->detectable > pr->concern || pr->ci_high > pr->concern);
+		(pr->detectable > pr->concern || pr->slope.high > pr->concern);
 	if (!isfinite(f->concern_bph) || f->detectable_bph > f->concern_bph ||
-	    f->ci_high_bph > f->concern_bph || per_request_unseen) {
+	    f->slope.high > f->concern_bph || per_request_unseen) {
 		f->verdict = VERDICT_INCONCLUSIVE;
 		reason(f, "this window could not have seen a slope below "
 		       "about %s per %s (%s)",
@@ -593,7 +593,7 @@ void verdict_decide(struct target_findings *f)
 			       "than %s, and the slope of concern per request "
 			       "is %s",
 			       per_req_text(f, a, sizeof(a),
-					    fmax(pr->detectable, pr->ci_high)),
+					    fmax(pr->detectable, pr->slope.high)),
 			       per_req_text(f, b, sizeof(b), pr->concern));
 		trend_reason(f);
 		shape_reasons(f);
@@ -605,10 +605,10 @@ void verdict_decide(struct target_findings *f)
 	}
 
 	f->verdict = VERDICT_STABLE;
-	if (f->significant && f->slope_bph < 0)
+	if (f->significant && f->slope.estimate < 0)
 		reason(f, "footprint declines %s, %s",
-		       rate_text(f, a, sizeof(a), f->slope_bph),
-		       p_text(b, sizeof(b), f->p_value));
+		       rate_text(f, a, sizeof(a), f->slope.estimate),
+		       p_text(b, sizeof(b), f->slope.p));
 	else
 		trend_reason(f);
 	reason(f, "the window could have seen a slope of %s or more; the "

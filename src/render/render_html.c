@@ -1365,16 +1365,17 @@ static void figures_table(struct ctx *c)
 	kv_row(out, "resolution", v);
 	if (f->has_trend) {
 		snprintf(v, sizeof(v), "%s (95 %% interval %s to %s)%s, over "
-			 "%s from %s", slope_s(c, b1, sizeof(b1), f->slope_bph),
-			 slope_s(c, b2, sizeof(b2), f->ci_low_bph),
-			 slope_s(c, b3, sizeof(b3), f->ci_high_bph),
+			 "%s from %s",
+			 slope_s(c, b1, sizeof(b1), f->slope.estimate),
+			 slope_s(c, b2, sizeof(b2), f->slope.low),
+			 slope_s(c, b3, sizeof(b3), f->slope.high),
 			 f->trend.bucketed ? " [bucket medians]" : "",
 			 dur_s(b4, sizeof(b4), f->an_span_s),
 			 time_s(b5, sizeof(b5), f->an_start));
 		kv_row(out, "slope", v);
 		snprintf(v, sizeof(v), "p = %s (autocorrelation-aware: "
 			 "interval x%.2f wider than for independent "
-			 "readings)%s", p_s(b1, sizeof(b1), f->p_value),
+			 "readings)%s", p_s(b1, sizeof(b1), f->slope.p),
 			 sqrt(f->trend.variance_inflation),
 			 f->trend_on_floors ? "; on the cycles' floors" : "");
 		kv_row(out, "trend test", v);
@@ -1453,10 +1454,10 @@ static void per_request_table(struct ctx *c)
 	kv_row(out, "requests", v);
 	if (pr->found) {
 		snprintf(v, sizeof(v), "%s (95 %% interval %s to %s), p = %s",
-			 per_req_s(c, b1, sizeof(b1), pr->slope),
-			 per_req_s(c, b2, sizeof(b2), pr->ci_low),
-			 per_req_s(c, b3, sizeof(b3), pr->ci_high),
-			 p_s(b4, sizeof(b4), pr->p_value));
+			 per_req_s(c, b1, sizeof(b1), pr->slope.estimate),
+			 per_req_s(c, b2, sizeof(b2), pr->slope.low),
+			 per_req_s(c, b3, sizeof(b3), pr->slope.high),
+			 p_s(b4, sizeof(b4), pr->slope.p));
 		kv_row(out, "per-request slope", v);
 		kv_row(out, "detectable",
 		       per_req_s(c, b1, sizeof(b1), pr->detectable));
@@ -1605,7 +1606,7 @@ static void incarnations_table(struct ctx *c)
 			seen ? size_s(c, b3, sizeof(b3), is->fp_first) : "",
 			seen ? size_s(c, b4, sizeof(b4), is->fp_last) : "",
 			seen && is->has_slope ?
-			slope_s(c, b5, sizeof(b5), is->slope_bph) : "");
+			slope_s(c, b5, sizeof(b5), is->slope.estimate) : "");
 		if (in->comm) {
 			fputs("<code class=\"comm\">", out);
 			put_esc(out, in->comm);
@@ -1762,10 +1763,10 @@ static void gpu_table(struct ctx *c)
 		if (g->has_trend) {
 			snprintf(v, sizeof(v), "%s (95 %% interval %s to %s), "
 				 "p = %s", slope_s(c, b1, sizeof(b1),
-						   g->slope_bph),
-				 slope_s(c, b2, sizeof(b2), g->ci_low_bph),
-				 slope_s(c, b3, sizeof(b3), g->ci_high_bph),
-				 p_s(b4, sizeof(b4), g->p_value));
+						   g->slope.estimate),
+				 slope_s(c, b2, sizeof(b2), g->slope.low),
+				 slope_s(c, b3, sizeof(b3), g->slope.high),
+				 p_s(b4, sizeof(b4), g->slope.p));
 			kv_row(out, "GPU slope", v);
 		}
 		fputs("</table>\n", out);

@@ -107,9 +107,9 @@ static void print_work(FILE *out, const struct target_findings *f)
 	if (pr->found)
 		fprintf(out, "  per request %s  (95 %% interval %s to %s), "
 			"p = %.3g; detectable %s\n",
-			per_req(b1, sizeof(b1), pr->slope),
-			per_req(b2, sizeof(b2), pr->ci_low),
-			per_req(b3, sizeof(b3), pr->ci_high), pr->p_value,
+			per_req(b1, sizeof(b1), pr->slope.estimate),
+			per_req(b2, sizeof(b2), pr->slope.low),
+			per_req(b3, sizeof(b3), pr->slope.high), pr->slope.p,
 			per_req(b4, sizeof(b4), pr->detectable));
 	if (isfinite(pr->needed_requests))
 		fprintf(out, "  min. work   %s requests to see %s\n",
@@ -172,9 +172,10 @@ static void print_gpu(FILE *out, const struct target_findings *f)
 			size_or_na(b2, sizeof(b2), g->max));
 		if (g->has_trend)
 			fprintf(out, "              slope %s (95 %% interval %s "
-				"to %s)\n", rate(b1, sizeof(b1), g->slope_bph),
-				rate(b2, sizeof(b2), g->ci_low_bph),
-				rate(b3, sizeof(b3), g->ci_high_bph));
+				"to %s)\n",
+				rate(b1, sizeof(b1), g->slope.estimate),
+				rate(b2, sizeof(b2), g->slope.low),
+				rate(b3, sizeof(b3), g->slope.high));
 	}
 	for (size_t i = 0; i < s->n_gpu_regions; i++) {
 		const struct series_gpu_region *r = &s->gpu_regions[i];
@@ -249,8 +250,8 @@ static void print_incarnations(FILE *out, const struct target_findings *f)
 			dur_or_na(b2, sizeof(b2), is->end - is->start),
 			is->samples, size_or_na(b3, sizeof(b3), is->fp_first),
 			size_or_na(b4, sizeof(b4), is->fp_last),
-			is->has_slope ? rate(b5, sizeof(b5), is->slope_bph) :
-			NA);
+			is->has_slope ?
+			rate(b5, sizeof(b5), is->slope.estimate) : NA);
 	}
 }
 
@@ -370,13 +371,13 @@ static void print_target(FILE *out, const struct target_findings *f,
 		"inferred from the readings");
 	if (f->has_trend) {
 		fprintf(out, "  slope       %s  (95 %% interval %s to %s)%s\n",
-			rate(b1, sizeof(b1), f->slope_bph),
-			rate(b2, sizeof(b2), f->ci_low_bph),
-			rate(b3, sizeof(b3), f->ci_high_bph),
+			rate(b1, sizeof(b1), f->slope.estimate),
+			rate(b2, sizeof(b2), f->slope.low),
+			rate(b3, sizeof(b3), f->slope.high),
 			f->trend.bucketed ? "  [bucket medians]" : "");
 		fprintf(out, "  trend test  p = %.3g (autocorrelation-aware: "
 			"interval x%.2f wider than for independent "
-			"readings)%s\n", f->p_value,
+			"readings)%s\n", f->slope.p,
 			sqrt(f->trend.variance_inflation),
 			f->trend_on_floors ? "; on the cycles' floors" : "");
 		if (f->periodic.found)

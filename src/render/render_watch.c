@@ -452,9 +452,9 @@ static void add_slope(struct frame *fr, const struct watch_view *v)
 	char line[400];
 	snprintf(line, sizeof(line), "%-*s%s  (95 %% interval %s to %s), "
 		 "p = %.2g", LABEL_W, "slope",
-		 fslope(v, a, sizeof(a), f->slope_bph),
-		 fslope(v, b, sizeof(b), f->ci_low_bph),
-		 fslope(v, c, sizeof(c), f->ci_high_bph), f->p_value);
+		 fslope(v, a, sizeof(a), f->slope.estimate),
+		 fslope(v, b, sizeof(b), f->slope.low),
+		 fslope(v, c, sizeof(c), f->slope.high), f->slope.p);
 	char more[80];
 	snprintf(more, sizeof(more), ", detectable %s",
 		 units_format_slope(d, sizeof(d), f->detectable_bph, dec(v)));
@@ -480,7 +480,7 @@ static void add_work(struct frame *fr, const struct watch_view *v)
 		if (pr->found)
 			at += (size_t)snprintf(line + at, sizeof(line) - at,
 				", %s", units_format_per_request(c, sizeof(c),
-					pr->slope, dec(v)));
+					pr->slope.estimate, dec(v)));
 	} else if (pr->recorded) {
 		at += (size_t)snprintf(line + at, sizeof(line) - at,
 				       "no readings yet");
@@ -664,9 +664,9 @@ int render_watch_line(FILE *out, const struct watch_view *v)
 		f->samples, fsize(v, a, sizeof(a), f->fp_last));
 	if (f->has_trend)
 		fprintf(out, "  slope %s (%s to %s)",
-			fslope(v, a, sizeof(a), f->slope_bph),
-			fslope(v, b, sizeof(b), f->ci_low_bph),
-			fslope(v, c, sizeof(c), f->ci_high_bph));
+			fslope(v, a, sizeof(a), f->slope.estimate),
+			fslope(v, b, sizeof(b), f->slope.low),
+			fslope(v, c, sizeof(c), f->slope.high));
 	const struct per_request_finding *pr = &f->per_request;
 	if (pr->recorded && pr->known)
 		fprintf(out, "  requests %s",

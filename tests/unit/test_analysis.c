@@ -115,13 +115,15 @@ static void test_verdict_table(void **state)
 		struct target_findings f;
 		analysis_run(&s, &o, &f);
 		print_message("case '%s': %s (slope %g B/h, detectable %g)\n",
-			      c->name, verdict_name(f.verdict), f.slope_bph,
+			      c->name, verdict_name(f.verdict),
+			      f.slope.estimate,
 			      f.detectable_bph);
 		assert_string_equal(verdict_name(f.verdict),
 				    verdict_name(c->expect));
 		assert_true(f.n_reasons >= 1);
 		if (!isnan(c->expect_slope_bph))
-			assert_float_equal(f.slope_bph, c->expect_slope_bph,
+			assert_float_equal(f.slope.estimate,
+					   c->expect_slope_bph,
 					   1e-6 * fmax(1, c->expect_slope_bph));
 		if (!isnan(c->expect_detectable_bph))
 			assert_float_equal(f.detectable_bph,
@@ -226,7 +228,7 @@ static void test_restart_slope_from_latest(void **state)
 	struct target_findings f;
 	analysis_run(&s, &o, &f);
 	assert_int_equal(f.analysed_inc, 1);
-	assert_float_equal(f.slope_bph, 0, 1e-9);
+	assert_float_equal(f.slope.estimate, 0, 1e-9);
 	assert_int_equal(f.verdict, VERDICT_STABLE);
 	assert_int_equal(f.n_incarnations, 2);
 	analysis_release(&f);
@@ -395,11 +397,11 @@ static void test_per_request_slope(void **state)
 	assert_true(pr->recorded && pr->known && pr->found);
 	/* 5 active stretches of 119 increments of 10. */
 	assert_float_equal(pr->requests, 5 * 119 * 10, 1e-9);
-	assert_float_equal(pr->slope, 2048, 1e-9);
+	assert_float_equal(pr->slope.estimate, 2048, 1e-9);
 	/* A perfect line, yet the interval keeps what the resolution leaves
 	 * open: 20,480 B over 5,950 requests either side (by hand). */
-	assert_float_equal(pr->ci_low, 2048 - 20480.0 / 5950, 1e-9);
-	assert_float_equal(pr->ci_high, 2048 + 20480.0 / 5950, 1e-9);
+	assert_float_equal(pr->slope.low, 2048 - 20480.0 / 5950, 1e-9);
+	assert_float_equal(pr->slope.high, 2048 + 20480.0 / 5950, 1e-9);
 	/* Every step of the footprint is 5 pages, so the inferred resolution
 	 * is 20,480 B; detectable = max(20480 / 5950, half-width 0). */
 	assert_float_equal(f.resolution, 20480, 1e-9);
@@ -554,7 +556,7 @@ static void test_gpu_component(void **state)
 	assert_float_equal(f.gpu.footprint_growth, GiB, 0);
 	assert_float_equal(f.gpu.share_last, 0.75, 1e-12);
 	assert_true(f.gpu.has_trend && f.gpu.significant);
-	assert_float_equal(f.gpu.slope_bph, 256 * MiB, 1);
+	assert_float_equal(f.gpu.slope.estimate, 256 * MiB, 1);
 	assert_float_equal(f.concern_bph, 7 * GiB / 720, 1e-3);
 	bool said = false;
 	for (size_t i = 0; i < f.n_reasons; i++)
@@ -609,7 +611,7 @@ static void test_per_request_release_at_idle(void **state)
 	 * 1 % of the ~100 MiB footprint. */
 	assert_float_equal(f.idle.largest_decline, 65536 * 119, 1e-9);
 	assert_true(f.per_request.found);
-	assert_true(f.per_request.slope > 0);
+	assert_true(f.per_request.slope.estimate > 0);
 	analysis_release(&f);
 	series_release(&s);
 }
@@ -669,7 +671,7 @@ static void test_counter_reset_and_stable(void **state)
 	struct target_findings f;
 	analysis_run(&s, &o, &f);
 	assert_float_equal(f.per_request.requests, 990, 1e-9);
-	assert_float_equal(f.per_request.slope, 0, 1e-12);
+	assert_float_equal(f.per_request.slope.estimate, 0, 1e-12);
 	assert_float_equal(f.per_request.detectable, 4096.0 / 990, 1e-9);
 	assert_int_equal(f.verdict, VERDICT_STABLE);
 	analysis_release(&f);

@@ -390,10 +390,10 @@ static void test_watch_view(void **state)
 	f.fp_first = f.fp_min = 100 * MiB;
 	f.fp_last = f.fp_max = 101 * MiB;
 	f.has_trend = true;
-	f.slope_bph = 1 * MiB;
-	f.ci_low_bph = -10 * MiB;
-	f.ci_high_bph = 12 * MiB;
-	f.p_value = 0.3;
+	f.slope.estimate = 1 * MiB;
+	f.slope.low = -10 * MiB;
+	f.slope.high = 12 * MiB;
+	f.slope.p = 0.3;
 	f.detectable_bph = 11 * MiB;
 	f.concern_bph = 50 * MiB;
 	f.needed_span_s = 4 * 3600;
