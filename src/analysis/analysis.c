@@ -555,6 +555,7 @@ void analysis_release(struct target_findings *f)
 	step_findings_release(&f->steps);
 	periodic_finding_release(&f->periodic);
 	attribution_finding_release(&f->attribution);
+	reason_list_release(&f->reasons);
 }
 
 const char *resolution_basis_text(const struct target_findings *f)

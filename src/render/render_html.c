@@ -350,40 +350,29 @@ struct ctx {
 	double t_lo, t_hi;         /* time axis */
 };
 
+/* The formatters are render_reason.c's, in the target's units. */
 static char *size_s(const struct ctx *c, char *buf, size_t n, double v)
 {
-	if (!isfinite(v)) {
-		snprintf(buf, n, "n/a");
-		return buf;
-	}
-	return units_format_size_in(buf, n, v, c->decimal);
+	return render_size(buf, n, v, c->decimal);
 }
 
 static char *slope_s(const struct ctx *c, char *buf, size_t n, double bph)
 {
-	if (!isfinite(bph)) {
-		snprintf(buf, n, "n/a");
-		return buf;
-	}
-	return units_format_slope(buf, n, bph, c->decimal);
+	return render_rate(buf, n, bph, c->decimal);
 }
 
 static char *per_req_s(const struct ctx *c, char *buf, size_t n, double v)
 {
-	if (!isfinite(v)) {
-		snprintf(buf, n, "n/a");
-		return buf;
-	}
-	return units_format_per_request(buf, n, v, c->decimal);
+	return render_per_request(buf, n, v, c->decimal);
 }
 
 static char *dur_s(char *buf, size_t n, double s)
 {
-	if (!isfinite(s)) {
-		snprintf(buf, n, isinf(s) ? "never" : "n/a");
+	if (isinf(s)) {
+		snprintf(buf, n, "never");
 		return buf;
 	}
-	return units_format_duration(buf, n, s);
+	return render_duration(buf, n, s);
 }
 
 static char *time_s(char *buf, size_t n, double t)
@@ -393,11 +382,7 @@ static char *time_s(char *buf, size_t n, double t)
 
 static char *p_s(char *buf, size_t n, double p)
 {
-	if (!isfinite(p))
-		snprintf(buf, n, "n/a");
-	else
-		snprintf(buf, n, "%.3g", p);
-	return buf;
+	return render_p_value(buf, n, p, 3);
 }
 
 /* <tr><th>key</th><td>escaped value</td></tr> */
@@ -1323,16 +1308,20 @@ static void verdict_block(struct ctx *c)
 	const struct target_findings *f = c->f;
 	FILE *out = c->out;
 	fputs("<ul class=\"reasons\">\n", out);
-	for (size_t i = 0; i < f->n_reasons; i++) {
+	for (size_t i = 0; i < f->reasons.n; i++) {
+		char *r = render_reason_string(f, &f->reasons.r[i]);
 		fputs("<li>", out);
-		put_esc(out, f->reasons[i]);
+		put_esc(out, r);
 		fputs("</li>\n", out);
+		free(r);
 	}
 	fputs("</ul>\n", out);
-	if (f->settle[0]) {
+	char *settle = render_settle_string(f);
+	if (settle) {
 		fputs("<p class=\"settle\">To settle it: ", out);
-		put_esc(out, f->settle);
+		put_esc(out, settle);
 		fputs("</p>\n", out);
+		free(settle);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 #include "regions.h"
@@ -38,6 +39,18 @@ static json_t *safe_string(const char *s)
 {
 	char b[4096];
 	return json_string(escape_utf8(b, sizeof(b), s ? s : ""));
+}
+
+/* A string of any length made valid UTF-8 (U+FFFD, 3 bytes, for each
+ * invalid byte at most), and freed. */
+static json_t *owned_string(char *s)
+{
+	size_t cap = 3 * strlen(s) + 4;
+	char *b = xmalloc(cap);
+	json_t *j = json_string(escape_utf8(b, cap, s));
+	free(b);
+	free(s);
+	return j;
 }
 
 /* DESIGN.md's {bytes_per_request, ci95_low, ci95_high, requests} plus the
@@ -339,11 +352,13 @@ static json_t *target_json(const struct target_findings *f)
 	json_object_set_new(t, "span_s", json_real(f->span_s));
 	json_object_set_new(t, "verdict", json_string(verdict_name(f->verdict)));
 	json_t *reasons = json_array();
-	for (size_t i = 0; i < f->n_reasons; i++)
-		json_array_append_new(reasons, safe_string(f->reasons[i]));
+	for (size_t i = 0; i < f->reasons.n; i++)
+		json_array_append_new(reasons, owned_string(
+			render_reason_string(f, &f->reasons.r[i])));
 	json_object_set_new(t, "reasons", reasons);
-	json_object_set_new(t, "settle", f->settle[0] ?
-			    safe_string(f->settle) : json_null());
+	char *settle = render_settle_string(f);
+	json_object_set_new(t, "settle", settle ? owned_string(settle) :
+			    json_null());
 	json_object_set_new(t, "resolution_bytes", num_or_null(f->resolution));
 	static const char *const basis[] = {"given", "steps", "source",
 					    "shared", "unknown"};
