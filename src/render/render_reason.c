@@ -21,7 +21,7 @@
 
 #define NA "n/a"
 
-/* ---- shared formatters ---------------------------------------------------- */
+/* ---- shared formatters --------------------------------------------- */
 
 char *render_size(char *buf, size_t n, double bytes, bool decimal)
 {
@@ -68,7 +68,7 @@ char *render_p_value(char *buf, size_t n, double p, int digits)
 	return buf;
 }
 
-/* ---- the sentences -------------------------------------------------------- */
+/* ---- the sentences ------------------------------------------------- */
 
 /* The figures inside a sentence, as verdicts have always said them: the
  * units' own format (no "n/a" substitute), sizes in the source's units. */
@@ -370,8 +370,8 @@ int render_reason(FILE *out, const struct target_findings *f,
 			p_w(&w, 1, r->u.trend.slope.p));
 		break;
 	case REASON_DETECTABLE:
-		fprintf(out, "the window could have seen a slope of %s or more; "
-			"the slope of concern is %s (%s)",
+		fprintf(out, "the window could have seen a slope of %s or "
+			"more; the slope of concern is %s (%s)",
 			rate_w(&w, 0, r->u.detectable.detectable_bph),
 			rate_w(&w, 1, r->u.detectable.concern_bph),
 			f->concern_source);
@@ -397,8 +397,8 @@ int render_reason(FILE *out, const struct target_findings *f,
 		      "the notes): no per-request slope", out);
 		break;
 	case REASON_PER_REQUEST:
-		fprintf(out, "per request: %s (95 %% interval %s to %s) over %s "
-			"requests, %s; detectable %s",
+		fprintf(out, "per request: %s (95 %% interval %s to %s) over "
+			"%s requests, %s; detectable %s",
 			per_req_w(&w, 0, r->u.per_request.slope.estimate),
 			per_req_w(&w, 1, r->u.per_request.slope.low),
 			per_req_w(&w, 2, r->u.per_request.slope.high),
