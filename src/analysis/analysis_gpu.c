@@ -27,8 +27,7 @@ void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
 	memset(out, 0, sizeof(*out));
 	out->first = out->last = out->max = out->share_last = NAN;
 	out->growth = out->footprint_growth = NAN;
-	out->slope_bph = out->ci_low_bph = out->ci_high_bph = NAN;
-	out->p_value = NAN;
+	out->slope = SLOPE_NONE;
 	const double *g = s->comp[COMP_GPU];
 	if (!g)
 		return;
@@ -61,10 +60,10 @@ void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
 	if (m >= GPU_MIN_TREND_POINTS && x[m - 1] > x[0] &&
 	    trend_compute(x, y, m, &tr) == 0) {
 		out->has_trend = true;
-		out->significant = trend_per_hour(&tr, &out->slope_bph,
-						  &out->ci_low_bph,
-						  &out->ci_high_bph,
-						  &out->p_value);
+		out->significant = trend_per_hour(&tr, &out->slope.estimate,
+						  &out->slope.low,
+						  &out->slope.high,
+						  &out->slope.p);
 	}
 	free(x);
 	free(y);

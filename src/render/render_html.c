@@ -350,40 +350,29 @@ struct ctx {
 	double t_lo, t_hi;         /* time axis */
 };
 
+/* The formatters are render_reason.c's, in the target's units. */
 static char *size_s(const struct ctx *c, char *buf, size_t n, double v)
 {
-	if (!isfinite(v)) {
-		snprintf(buf, n, "n/a");
-		return buf;
-	}
-	return units_format_size_in(buf, n, v, c->decimal);
+	return render_size(buf, n, v, c->decimal);
 }
 
 static char *slope_s(const struct ctx *c, char *buf, size_t n, double bph)
 {
-	if (!isfinite(bph)) {
-		snprintf(buf, n, "n/a");
-		return buf;
-	}
-	return units_format_slope(buf, n, bph, c->decimal);
+	return render_rate(buf, n, bph, c->decimal);
 }
 
 static char *per_req_s(const struct ctx *c, char *buf, size_t n, double v)
 {
-	if (!isfinite(v)) {
-		snprintf(buf, n, "n/a");
-		return buf;
-	}
-	return units_format_per_request(buf, n, v, c->decimal);
+	return render_per_request(buf, n, v, c->decimal);
 }
 
 static char *dur_s(char *buf, size_t n, double s)
 {
-	if (!isfinite(s)) {
-		snprintf(buf, n, isinf(s) ? "never" : "n/a");
+	if (isinf(s)) {
+		snprintf(buf, n, "never");
 		return buf;
 	}
-	return units_format_duration(buf, n, s);
+	return render_duration(buf, n, s);
 }
 
 static char *time_s(char *buf, size_t n, double t)
@@ -393,11 +382,7 @@ static char *time_s(char *buf, size_t n, double t)
 
 static char *p_s(char *buf, size_t n, double p)
 {
-	if (!isfinite(p))
-		snprintf(buf, n, "n/a");
-	else
-		snprintf(buf, n, "%.3g", p);
-	return buf;
+	return render_p_value(buf, n, p, 3);
 }
 
 /* <tr><th>key</th><td>escaped value</td></tr> */
@@ -1323,16 +1308,20 @@ static void verdict_block(struct ctx *c)
 	const struct target_findings *f = c->f;
 	FILE *out = c->out;
 	fputs("<ul class=\"reasons\">\n", out);
-	for (size_t i = 0; i < f->n_reasons; i++) {
+	for (size_t i = 0; i < f->reasons.n; i++) {
+		char *r = render_reason_string(f, &f->reasons.r[i]);
 		fputs("<li>", out);
-		put_esc(out, f->reasons[i]);
+		put_esc(out, r);
 		fputs("</li>\n", out);
+		free(r);
 	}
 	fputs("</ul>\n", out);
-	if (f->settle[0]) {
+	char *settle = render_settle_string(f);
+	if (settle) {
 		fputs("<p class=\"settle\">To settle it: ", out);
-		put_esc(out, f->settle);
+		put_esc(out, settle);
 		fputs("</p>\n", out);
+		free(settle);
 	}
 }
 
@@ -1365,16 +1354,17 @@ static void figures_table(struct ctx *c)
 	kv_row(out, "resolution", v);
 	if (f->has_trend) {
 		snprintf(v, sizeof(v), "%s (95 %% interval %s to %s)%s, over "
-			 "%s from %s", slope_s(c, b1, sizeof(b1), f->slope_bph),
-			 slope_s(c, b2, sizeof(b2), f->ci_low_bph),
-			 slope_s(c, b3, sizeof(b3), f->ci_high_bph),
+			 "%s from %s",
+			 slope_s(c, b1, sizeof(b1), f->slope.estimate),
+			 slope_s(c, b2, sizeof(b2), f->slope.low),
+			 slope_s(c, b3, sizeof(b3), f->slope.high),
 			 f->trend.bucketed ? " [bucket medians]" : "",
 			 dur_s(b4, sizeof(b4), f->an_span_s),
 			 time_s(b5, sizeof(b5), f->an_start));
 		kv_row(out, "slope", v);
 		snprintf(v, sizeof(v), "p = %s (autocorrelation-aware: "
 			 "interval x%.2f wider than for independent "
-			 "readings)%s", p_s(b1, sizeof(b1), f->p_value),
+			 "readings)%s", p_s(b1, sizeof(b1), f->slope.p),
 			 sqrt(f->trend.variance_inflation),
 			 f->trend_on_floors ? "; on the cycles' floors" : "");
 		kv_row(out, "trend test", v);
@@ -1453,10 +1443,10 @@ static void per_request_table(struct ctx *c)
 	kv_row(out, "requests", v);
 	if (pr->found) {
 		snprintf(v, sizeof(v), "%s (95 %% interval %s to %s), p = %s",
-			 per_req_s(c, b1, sizeof(b1), pr->slope),
-			 per_req_s(c, b2, sizeof(b2), pr->ci_low),
-			 per_req_s(c, b3, sizeof(b3), pr->ci_high),
-			 p_s(b4, sizeof(b4), pr->p_value));
+			 per_req_s(c, b1, sizeof(b1), pr->slope.estimate),
+			 per_req_s(c, b2, sizeof(b2), pr->slope.low),
+			 per_req_s(c, b3, sizeof(b3), pr->slope.high),
+			 p_s(b4, sizeof(b4), pr->slope.p));
 		kv_row(out, "per-request slope", v);
 		kv_row(out, "detectable",
 		       per_req_s(c, b1, sizeof(b1), pr->detectable));
@@ -1605,7 +1595,7 @@ static void incarnations_table(struct ctx *c)
 			seen ? size_s(c, b3, sizeof(b3), is->fp_first) : "",
 			seen ? size_s(c, b4, sizeof(b4), is->fp_last) : "",
 			seen && is->has_slope ?
-			slope_s(c, b5, sizeof(b5), is->slope_bph) : "");
+			slope_s(c, b5, sizeof(b5), is->slope.estimate) : "");
 		if (in->comm) {
 			fputs("<code class=\"comm\">", out);
 			put_esc(out, in->comm);
@@ -1762,10 +1752,10 @@ static void gpu_table(struct ctx *c)
 		if (g->has_trend) {
 			snprintf(v, sizeof(v), "%s (95 %% interval %s to %s), "
 				 "p = %s", slope_s(c, b1, sizeof(b1),
-						   g->slope_bph),
-				 slope_s(c, b2, sizeof(b2), g->ci_low_bph),
-				 slope_s(c, b3, sizeof(b3), g->ci_high_bph),
-				 p_s(b4, sizeof(b4), g->p_value));
+						   g->slope.estimate),
+				 slope_s(c, b2, sizeof(b2), g->slope.low),
+				 slope_s(c, b3, sizeof(b3), g->slope.high),
+				 p_s(b4, sizeof(b4), g->slope.p));
 			kv_row(out, "GPU slope", v);
 		}
 		fputs("</table>\n", out);
