@@ -350,7 +350,7 @@ static void plateau_check_work(const struct series *s, const double *work,
 		return;
 	struct trend_result late;
 	double late_requests = 0;
-	int rc = per_request_trend(s, work, lo, hi, f->plateau.tau, &late,
+	int rc = analysis_work_trend(s, work, lo, hi, f->plateau.tau, &late,
 				   &late_requests);
 	/* checked on every candidate, whatever else it failed: "flat only
 	 * while idle" is the reason that explains the shape */
@@ -498,7 +498,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	double *work = NULL;
 	if (s->requests) {
 		work = xmalloc((s->n ? s->n : 1) * sizeof(double));
-		work_counter_increase(s->requests, s->n, work);
+		idle_work_increase(s->requests, s->n, work);
 	}
 	analysis_work_run(s, work, lo, hi, o, f);
 
@@ -520,7 +520,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	 * not flattened. */
 	if (f->has_trend && !f->plateau.found)
 		exhaustion_find(s, o, f);
-	exhaustion_per_request(f);
+	analysis_work_exhaustion(f);
 	/* Steps within the analysed incarnation only (a restart is not a
 	 * step; restarts_find() reports it), and not in a cycle (each
 	 * collection would be one). */
@@ -541,7 +541,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		attribution_find(s, warmup_end_index(s, work, lo, hi, warmup),
 				 hi, &f->attribution);
 	free(work);
-	gpu_finding_compute(s, lo, hi, &f->gpu);
+	analysis_gpu_compute(s, lo, hi, &f->gpu);
 	incarnations_summarise(s, f);
 	verdict_decide(f);
 }

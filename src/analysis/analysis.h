@@ -186,7 +186,7 @@ double analysis_concern_bph(const struct series *s,
 			    double fp_max, bool decimal, char *source,
 			    size_t source_len, double *limit_out);
 /* analysis_work.c: the per-request slope over points [lo, hi) of s,
- * given work (the counter's cumulative increase, work_counter_increase()),
+ * given work (the counter's cumulative increase, idle_work_increase()),
  * and the idle windows with growth accounting. Fills f->per_request and
  * f->idle; needs f->resolution, f->concern_bph and the analysed window. */
 void analysis_work_run(const struct series *s, const double *work,
@@ -195,16 +195,16 @@ void analysis_work_run(const struct series *s, const double *work,
 /* The per-request slope over points [lo, hi) whose time is >= from (one
  * point per step of the counter); -1 when too few. *requests: the work
  * done there. */
-int per_request_trend(const struct series *s, const double *work,
-		      size_t lo, size_t hi, double from,
-		      struct trend_result *tr, double *requests);
+int analysis_work_trend(const struct series *s, const double *work,
+			size_t lo, size_t hi, double from,
+			struct trend_result *tr, double *requests);
 /* Requests left until the exhaustion limit (needs f->exhaustion and
  * f->per_request). */
-void exhaustion_per_request(struct target_findings *f);
+void analysis_work_exhaustion(struct target_findings *f);
 
 /* analysis_gpu.c: the GPU component over points [lo, hi) of s. */
-void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
-			 struct gpu_finding *out);
+void analysis_gpu_compute(const struct series *s, size_t lo, size_t hi,
+			  struct gpu_finding *out);
 /* verdict.c: the decision alone, over the few facts it rests on (the
  * rules of docs/verdicts.md, in order). */
 struct verdict_facts {

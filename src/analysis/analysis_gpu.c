@@ -1,6 +1,6 @@
 /*
  * analysis_gpu.c - device-local GPU memory as a component of the
- * footprint (gpu_finding_compute, analysis.h).
+ * footprint (analysis_gpu_compute, analysis.h).
  *
  * The footprint already holds the GPU memory (the recorder adds it); this
  * says how much of it, and of its growth, sits on the device, with the
@@ -21,8 +21,8 @@
 
 #define GPU_MIN_TREND_POINTS 3
 
-void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
-			 struct gpu_finding *out)
+void analysis_gpu_compute(const struct series *s, size_t lo, size_t hi,
+			  struct gpu_finding *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->first = out->last = out->max = out->share_last = NAN;

@@ -38,9 +38,9 @@ static void per_request_concern(const struct analysis_options *o,
 	}
 }
 
-int per_request_trend(const struct series *s, const double *work,
-		      size_t lo, size_t hi, double from,
-		      struct trend_result *tr, double *requests)
+int analysis_work_trend(const struct series *s, const double *work,
+			size_t lo, size_t hi, double from,
+			struct trend_result *tr, double *requests)
 {
 	size_t m = 0;
 	size_t cap = hi > lo ? hi - lo : 1;
@@ -69,7 +69,7 @@ int per_request_trend(const struct series *s, const double *work,
 	}
 	*requests = isnan(first) ? NAN : last - first;
 	int rc = -1;
-	/* Cumulative work never decreases (work_counter_increase()), so x
+	/* Cumulative work never decreases (idle_work_increase()), so x
 	 * is already in the order trend_compute_at() wants. */
 	if (m >= MIN_WORK_POINTS && *requests > 0)
 		rc = trend_compute_at(t, x, y, m, tr);
@@ -85,7 +85,7 @@ static void per_request_find(const struct series *s, const double *work,
 	struct per_request_finding *pr = &f->per_request;
 	pr->recorded = true;
 	double requests;
-	int rc = per_request_trend(s, work, lo, hi, -INFINITY, &pr->trend,
+	int rc = analysis_work_trend(s, work, lo, hi, -INFINITY, &pr->trend,
 				   &requests);
 	if (isfinite(requests)) {
 		pr->known = true;
@@ -121,7 +121,7 @@ static void per_request_find(const struct series *s, const double *work,
 
 /* "At 48 MiB per request, about 3,100 more requests": the headroom left
  * under the exhaustion limit over the per-request slope. */
-void exhaustion_per_request(struct target_findings *f)
+void analysis_work_exhaustion(struct target_findings *f)
 {
 	struct exhaustion_finding *e = &f->exhaustion;
 	const struct per_request_finding *pr = &f->per_request;

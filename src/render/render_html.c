@@ -15,7 +15,7 @@
  * What it does not do: compute anything a verdict depends on. It reads
  * findings (analysis.h) and the series; what it derives is for drawing
  * only (pixel columns, the reset-free request count from idle.h's
- * work_counter_increase(), which gauges get a bytes axis by
+ * idle_work_increase(), which gauges get a bytes axis by
  * attribution.h's name rule).
  *
  * Safety: every string a process or a file controls (target name, comm,
@@ -1839,7 +1839,7 @@ static void setup_ctx(struct ctx *c, const struct target_findings *f)
 	c->work_total = 0;
 	if (s->requests && s->n) {
 		c->work = xmalloc(s->n * sizeof(double));
-		c->work_total = work_counter_increase(s->requests, s->n,
+		c->work_total = idle_work_increase(s->requests, s->n,
 						      c->work);
 	}
 	c->gap_s = gap_threshold(s);

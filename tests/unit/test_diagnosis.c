@@ -197,7 +197,7 @@ static void idle_of(const struct series *s, struct idle_findings *f)
 {
 	double *work = malloc(s->n * sizeof(double));
 	assert_non_null(work);
-	work_counter_increase(s->requests, s->n, work);
+	idle_work_increase(s->requests, s->n, work);
 	idle_findings_compute(s, work, NULL, f);
 	free(work);
 }
