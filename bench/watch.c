@@ -12,6 +12,7 @@
  *
  *   bench_watch [-r REPEATS] [-m MAX_POINTS] [-N] FILE.db
  *
+ * -m: the live series' bound (default LIVE_POINTS, as watch). *
  * -N: the new path only (for profiling it; the old_ figures print as 0).
  *
  * The new path is fed from the file's first target (its points appended
@@ -40,7 +41,6 @@
 #include "live.h"
 #include "store.h"
 
-#define DEFAULT_MAX_POINTS 8192   /* as cmd_watch.c's LIVE_POINTS */
 
 static double now_s(void)
 {
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 {
 	int repeats = 3;
 	bool new_only = false;
-	size_t max_points = DEFAULT_MAX_POINTS;
+	size_t max_points = LIVE_POINTS;  /* as watch */
 	const char *path = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)

@@ -40,6 +40,9 @@
 #include "series.h"
 
 #define LIVE_RECENT 1024          /* newest footprints kept unthinned */
+#define LIVE_POINTS 4096          /* watch's bound on kept points: its
+				     analysis takes 20-40 ms at this size
+				     (bench_watch) */
 
 /* One sample: footprint and components (NAN when not read). */
 struct live_sample {

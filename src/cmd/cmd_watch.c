@@ -95,8 +95,6 @@
 #define STARTUP_POLL_S 0.02       /* until the recorder has started */
 #define LOG_TAIL 4096             /* bytes looked at for the last line */
 #define LOG_LINE 512
-#define LIVE_POINTS 4096          /* the analysis so far: at most this
-				     many points (live.h) */
 
 /* ---- signals ------------------------------------------------------------ */
 
