@@ -772,6 +772,21 @@ static void sleep_until(struct recorder *rec, double deadline_mono,
 		/* Without a pidfd the command's exit is looked for in
 		 * slices (waitid with WNOWAIT: reaping is reap_command's). */
 		bool slices = rec->command_pid && rec->command_pidfd < 0;
+		if (!n && !slices) {
+			/* Nothing to watch but the clock (record -p, --name):
+			 * sleep to the absolute deadline, as bench_floor
+			 * does; a signal (EINTR) goes round the loop. */
+			struct timespec at = {.tv_sec = (time_t)deadline_mono};
+			at.tv_nsec = (long)((deadline_mono -
+					     (double)at.tv_sec) * 1e9);
+			if (at.tv_nsec > 999999999L)
+				at.tv_nsec = 999999999L;
+			int e = clock_nanosleep(CLOCK_MONOTONIC,
+						TIMER_ABSTIME, &at, NULL);
+			if (e != EINTR)
+				return;  /* the deadline, or cannot wait */
+			continue;
+		}
 		if (slices && left > 0.1)
 			left = 0.1;
 		struct timespec ts = {.tv_sec = (time_t)left};
