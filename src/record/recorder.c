@@ -3,9 +3,10 @@
  *
  * Shape of one tick: each root target (its process, its descendants and
  * their sum) -> system figures and each distinct memory cgroup (at most
- * once a second) -> commit when the batch is old enough. Ticks are scheduled on CLOCK_MONOTONIC absolute
- * deadlines (no drift, no burst after a stall: a missed deadline is
- * skipped); samples are stamped with wall-clock UTC.
+ * once a second) -> commit when the batch is old enough -> the on_tick
+ * hook. Ticks are scheduled on CLOCK_MONOTONIC absolute deadlines (no
+ * drift, no burst after a stall: a missed deadline is skipped); samples
+ * are stamped with wall-clock UTC.
  *
  * Own footprint: nothing grows with the number of samples. Per-tick work
  * allocates nothing on the common path; the tick summary's slope uses a
@@ -15,6 +16,15 @@
  * Cost: a process sample is one pread of /proc/PID/status through a kept
  * fd plus one prepared INSERT inside the open transaction. Name and
  * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
+ * Around that work the loop adds three clock reads (vDSO), two
+ * should_stop() calls, a few stores into the tick summary (the on_tick
+ * hook's `first`) and one sleep: clock_nanosleep() to the absolute
+ * deadline when there is nothing else to wait for (as bench_floor
+ * sleeps), ppoll() on the wake descriptor or the command's pidfd
+ * otherwise. No getenv(), no allocation. Measured with bench section a
+ * (status, idle target, 10 ms, shared 2-core VM, so noisy): recorder
+ * 1.05-1.25x the sleeping floor, about what bench_tick's sleeping loop
+ * of the same library calls costs.
  */
 #include "recorder.h"
 
