@@ -350,8 +350,10 @@ def cpu_rows(tag, label, mode, pid, n, peer_argv, peer_label, tight_n,
         passmiss(r <= CPU_TARGET))
     row("%s tick work, every sample different, vs floor, tight" % label,
         us(tick_unequal), us(tight), ratio(tick_unequal, tight))
+    r = ratio(rec.steady, sleep_us)
     row("%s recorder vs floor, sleeping %d ms" % (label, INTERVAL_MS),
-        us(rec.steady), us(sleep_us), ratio(rec.steady, sleep_us))
+        us(rec.steady), us(sleep_us), r, "≤ %.1f×" % CPU_TARGET,
+        passmiss(r <= CPU_TARGET))
     row("%s recorder vs psutil %s" % (label, peer_label),
         us(rec.steady), us(ps_us), ratio(rec.steady, ps_us))
     row("%s recorder, whole process, vs psutil" % label,
