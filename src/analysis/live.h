@@ -20,6 +20,11 @@
  * the figure); a reading newer than every kept point waits for the next
  * one and shows on the newest sample in a snapshot.
  *
+ * Every incarnation is listed in a snapshot, but one that lasted less
+ * than a stride may have no point left in it (as a report of a
+ * recording thinned the same way would show): the analysis then sees the
+ * restart only through the incarnation list.
+ *
  * What it does not do: read files, keep every sample (the caller does
  * not get the full series back: a report reads the file for that), or
  * decide when to analyse. Not thread-safe: one thread feeds and reads.
