@@ -11,13 +11,16 @@ SAN   ?= build-san
 WERROR ?=
 MESON_WERROR := $(if $(WERROR),--werror,)
 
-.PHONY: all deps demo test unit bench calibrate fuzz analyze clean
+.PHONY: all deps test-deps demo test unit bench calibrate fuzz analyze clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 deps:
 	@./scripts/install-deps.sh
+
+test-deps:
+	@./scripts/install-deps.sh --quiet
 
 $(BUILD)/build.ninja:
 	@./scripts/install-deps.sh --quiet --build-only
@@ -30,8 +33,12 @@ $(SAN)/build.ninja:
 demo: all
 	./$(BUILD)/memtrend demo
 
-test: all $(SAN)/build.ninja
-	@./scripts/install-deps.sh --quiet
+# The test dependencies first, then a reconfigure: a build set up by
+# `make demo` (build dependencies only) did not see cmocka.
+test: test-deps all $(SAN)/build.ninja
+	@meson setup --reconfigure $(BUILD) > /dev/null
+	@meson setup --reconfigure $(SAN) > /dev/null
+	ninja -C $(BUILD)
 	ninja -C $(SAN)
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
 	meson test -C $(SAN) --print-errorlogs --num-processes 2

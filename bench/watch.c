@@ -129,7 +129,7 @@ int main(int argc, char **argv)
 		best_read = fmin(best_read, t1 - t0);
 		best_an = fmin(best_an, t2 - t1);
 		old_verdict = f.verdict;
-		old_slope = f.slope_bph;
+		old_slope = f.slope.estimate;
 		analysis_release(&f);
 		if (have_keep)
 			dataset_release(&d);
@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 		best_snap = fmin(best_snap, t2 - t1);
 		best_new = fmin(best_new, t3 - t2);
 		new_verdict = f.verdict;
-		new_slope = f.slope_bph;
+		new_slope = f.slope.estimate;
 		analysis_release(&f);
 		series_release(&a);
 	}

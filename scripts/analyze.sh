@@ -8,11 +8,18 @@ flags="-std=c17 -D_GNU_SOURCE -DMEMTREND_VERSION=\"analyze\" -O1 -fanalyzer"
 # Every layer's headers (the build gives each layer fewer; see meson.build).
 for d in src/*/; do flags="$flags -I$d"; done
 flags="$flags $(pkg-config --cflags libcurl jansson sqlite3 2>/dev/null)"
+# The HTML report's assets as the build embeds them (src/render/meson.build).
+gen=$(mktemp -d)
+python3 scripts/embed_assets.py --c "$gen/render_html_assets.c" \
+	--h "$gen/render_html_assets.h" src/render/assets/report.css \
+	src/render/assets/report_head.js src/render/assets/report.js || exit 1
+flags="$flags -I$gen"
 out=$(mktemp)
-for f in src/*/*.c; do
+for f in src/*/*.c "$gen/render_html_assets.c"; do
 	# shellcheck disable=SC2086
 	gcc $flags -c "$f" -o /dev/null >> "$out" 2>&1
 done
+rm -rf "$gen"
 n=$(grep -c "warning:\|error:" "$out")
 if [ "$n" != 0 ]; then
 	cat "$out"

@@ -1,12 +1,20 @@
 #!/bin/sh
 # Install the Debian packages memtrend needs to build and test, if missing.
 # Uses sudo when not root. --quiet prints nothing when all are present;
-# --build-only leaves out the npm packages of the tests.
+# --build-only installs only what building needs (`make demo`): no test
+# servers, browsers, fuzzing compiler or npm packages.
 set -e
-PKGS="gcc meson ninja-build pkg-config libsqlite3-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
-      sqlite3 python3 python3-psutil python3-scipy sysstat procps tmux
+# Building: the compiler, Meson (and its python3), the libraries.
+BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-dev libcurl4-openssl-dev"
+# Testing, fuzzing, benchmarks: cmocka, the real servers of the end-to-end
+# tests, Chromium for the HTML checks, clang for libFuzzer, the peers.
+TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat procps tmux
       clang libclang-rt-dev
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk"
+case " $* " in
+*" --build-only "*) PKGS=$BUILD_PKGS ;;
+*) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+esac
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -34,7 +42,7 @@ npm_deps() {
 }
 if [ -z "$missing" ]; then
 	npm_deps "$@"
-	[ "$1" = "--quiet" ] || echo "install-deps: all build and test dependencies present"
+	[ "${1:-}" = "--quiet" ] || echo "install-deps: all build and test dependencies present"
 	exit 0
 fi
 echo "install-deps: installing:$missing"

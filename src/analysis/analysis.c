@@ -128,7 +128,7 @@ static void exhaustion_find(const struct series *s,
 {
 	struct exhaustion_finding *e = &f->exhaustion;
 	memset(e, 0, sizeof(*e));
-	if (!f->significant || f->slope_bph <= 0)
+	if (!f->significant || f->slope.estimate <= 0)
 		return;
 	const char *src;
 	double beside;
@@ -143,10 +143,10 @@ static void exhaustion_find(const struct series *s,
 		e->eta_s = e->eta_low_s = e->eta_high_s = 0;
 		return;
 	}
-	e->eta_s = headroom / f->slope_bph * 3600;
-	e->eta_low_s = f->ci_high_bph > 0 ? headroom / f->ci_high_bph * 3600 :
+	e->eta_s = headroom / f->slope.estimate * 3600;
+	e->eta_low_s = f->slope.high > 0 ? headroom / f->slope.high * 3600 :
 					    INFINITY;
-	e->eta_high_s = f->ci_low_bph > 0 ? headroom / f->ci_low_bph * 3600 :
+	e->eta_high_s = f->slope.low > 0 ? headroom / f->slope.low * 3600 :
 					    INFINITY;
 }
 
@@ -279,15 +279,12 @@ static void incarnations_summarise(const struct series *s,
 		if ((s->n_incs ? s->inc[lo] : 0) == f->analysed_inc) {
 			/* Already computed: the verdict's own slope. */
 			is->has_slope = f->has_trend;
-			is->slope_bph = f->slope_bph;
-			is->ci_low_bph = f->ci_low_bph;
-			is->ci_high_bph = f->ci_high_bph;
-			is->p_value = f->p_value;
+			is->slope = f->slope;
 		} else if (m >= MIN_TREND_POINTS && is->end > is->start &&
 			   trend_compute(x, y, m, &tr) == 0) {
 			is->has_slope = true;
-			trend_per_hour(&tr, &is->slope_bph, &is->ci_low_bph,
-				       &is->ci_high_bph, &is->p_value);
+			trend_per_hour(&tr, &is->slope.estimate, &is->slope.low,
+				       &is->slope.high, &is->slope.p);
 		}
 		lo = hi;
 	}
@@ -300,14 +297,14 @@ static void incarnations_summarise(const struct series *s,
  * leaves open (two readings a quantum apart could hide that much). */
 static void trend_set(struct target_findings *f, const struct trend_result *tr)
 {
-	trend_per_hour(tr, &f->slope_bph, &f->ci_low_bph, &f->ci_high_bph,
-		       &f->p_value);
+	trend_per_hour(tr, &f->slope.estimate, &f->slope.low, &f->slope.high,
+		       &f->slope.p);
 	double q = f->resolution / f->an_span_s * 3600;
-	f->ci_low_bph = fmin(f->ci_low_bph, f->slope_bph - q);
-	f->ci_high_bph = fmax(f->ci_high_bph, f->slope_bph + q);
-	f->significant = f->p_value < ANALYSIS_ALPHA &&
-			 (f->ci_low_bph > 0 || f->ci_high_bph < 0);
-	double half = (f->ci_high_bph - f->ci_low_bph) / 2;
+	f->slope.low = fmin(f->slope.low, f->slope.estimate - q);
+	f->slope.high = fmax(f->slope.high, f->slope.estimate + q);
+	f->significant = f->slope.p < ANALYSIS_ALPHA &&
+			 (f->slope.low > 0 || f->slope.high < 0);
+	double half = (f->slope.high - f->slope.low) / 2;
 	f->detectable_bph = fmax(q, half);
 }
 
@@ -315,19 +312,19 @@ static void trend_set(struct target_findings *f, const struct trend_result *tr)
 static void trend_advice(const struct analysis_options *o,
 			 struct target_findings *f)
 {
-	double half = (f->ci_high_bph - f->ci_low_bph) / 2;
+	double half = (f->slope.high - f->slope.low) / 2;
 	/* The division, for --suspect when given (the slope the user asks
 	 * about), else for the measured slope. */
 	f->concern_is_suspect = o && o->has_suspect &&
 				o->suspect.basis == RATE_PER_HOUR;
 	if (f->concern_is_suspect)
 		f->min_observation_s = f->resolution / o->suspect.bytes * 3600;
-	else if (f->slope_bph != 0)
+	else if (f->slope.estimate != 0)
 		f->min_observation_s =
-			f->resolution / fabs(f->slope_bph) * 3600;
+			f->resolution / fabs(f->slope.estimate) * 3600;
 	if (isfinite(f->concern_bph) && f->concern_bph > 0)
 		f->needed_span_s = analysis_needed(
-			f->an_span_s, half, f->slope_bph, f->concern_bph,
+			f->an_span_s, half, f->slope.estimate, f->concern_bph,
 			f->resolution / f->concern_bph * 3600);
 }
 
@@ -353,7 +350,7 @@ static void plateau_check_work(const struct series *s, const double *work,
 		return;
 	struct trend_result late;
 	double late_requests = 0;
-	int rc = per_request_trend(s, work, lo, hi, f->plateau.tau, &late,
+	int rc = analysis_work_trend(s, work, lo, hi, f->plateau.tau, &late,
 				   &late_requests);
 	/* checked on every candidate, whatever else it failed: "flat only
 	 * while idle" is the reason that explains the shape */
@@ -377,8 +374,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	f->n_incarnations = s->n_incs ? s->n_incs : 1;
 	f->start = f->end = f->an_start = f->an_end = NAN;
 	f->fp_first = f->fp_last = f->fp_min = f->fp_max = NAN;
-	f->slope_bph = f->ci_low_bph = f->ci_high_bph = NAN;
-	f->p_value = NAN;
+	f->slope = SLOPE_NONE;
 	f->detectable_bph = NAN;
 	f->min_observation_s = f->needed_span_s = NAN;
 	f->concern_limit = NAN;
@@ -502,7 +498,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	double *work = NULL;
 	if (s->requests) {
 		work = xmalloc((s->n ? s->n : 1) * sizeof(double));
-		work_counter_increase(s->requests, s->n, work);
+		idle_work_increase(s->requests, s->n, work);
 	}
 	analysis_work_run(s, work, lo, hi, o, f);
 
@@ -524,7 +520,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	 * not flattened. */
 	if (f->has_trend && !f->plateau.found)
 		exhaustion_find(s, o, f);
-	exhaustion_per_request(f);
+	analysis_work_exhaustion(f);
 	/* Steps within the analysed incarnation only (a restart is not a
 	 * step; restarts_find() reports it), and not in a cycle (each
 	 * collection would be one). */
@@ -545,7 +541,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		attribution_find(s, warmup_end_index(s, work, lo, hi, warmup),
 				 hi, &f->attribution);
 	free(work);
-	gpu_finding_compute(s, lo, hi, &f->gpu);
+	analysis_gpu_compute(s, lo, hi, &f->gpu);
 	incarnations_summarise(s, f);
 	verdict_decide(f);
 }
@@ -559,6 +555,7 @@ void analysis_release(struct target_findings *f)
 	step_findings_release(&f->steps);
 	periodic_finding_release(&f->periodic);
 	attribution_finding_release(&f->attribution);
+	reason_list_release(&f->reasons);
 }
 
 const char *resolution_basis_text(const struct target_findings *f)

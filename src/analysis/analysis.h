@@ -18,15 +18,16 @@
 #include "idle.h"
 #include "periodic.h"
 #include "plateau.h"
+#include "reason.h"
 #include "restarts.h"
 #include "series.h"
+#include "slope.h"
 #include "steps.h"
 #include "stats.h"
 #include "units.h"
 
 #define ANALYSIS_CONCERN_HORIZON_S (30.0 * 86400.0) /* 30 days */
 #define ANALYSIS_ALPHA TREND_ALPHA
-#define ANALYSIS_MAX_REASONS 16
 
 struct analysis_options {
 	double resolution;         /* --resolution; NAN = infer */
@@ -67,7 +68,7 @@ struct incarnation_summary {
 	double start, end;         /* first and last sample */
 	double fp_first, fp_last, fp_min, fp_max;
 	bool has_slope;
-	double slope_bph, ci_low_bph, ci_high_bph, p_value;
+	struct slope slope;        /* per hour */
 };
 
 /* Footprint against the work counter (analysis_work.c). */
@@ -78,7 +79,7 @@ struct per_request_finding {
 	double requests;           /* work done in the analysed window */
 	double rate_per_h;         /* requests per hour over the window */
 	struct trend_result trend; /* bytes per request */
-	double slope, ci_low, ci_high, p_value;
+	struct slope slope;        /* bytes per request */
 	bool significant;
 	double detectable;         /* max(resolution / requests, CI half) */
 	double concern;            /* per-request slope of concern; NAN */
@@ -96,7 +97,7 @@ struct gpu_finding {
 	double growth;             /* last - first */
 	double footprint_growth;   /* the footprint's, same two points */
 	bool has_trend;
-	double slope_bph, ci_low_bph, ci_high_bph, p_value;
+	struct slope slope;        /* the GPU component's, per hour */
 	bool significant;          /* p < alpha and CI excludes 0 */
 };
 
@@ -123,7 +124,8 @@ struct target_findings {
 
 	bool has_trend;            /* enough points for a slope */
 	struct trend_result trend; /* slope in bytes per second */
-	double slope_bph, ci_low_bph, ci_high_bph, p_value;
+	struct slope slope;        /* the same per hour, the interval
+				      widened by the resolution */
 	bool significant;          /* p < alpha and CI excludes 0 */
 	double detectable_bph;     /* max(resolution/span, CI half-width) */
 
@@ -153,9 +155,10 @@ struct target_findings {
 	double idle_min_s;         /* shortest idle window looked for */
 
 	enum verdict verdict;
-	char reasons[ANALYSIS_MAX_REASONS][320];
-	size_t n_reasons;
-	char settle[320];          /* what would settle an inconclusive one */
+	struct reason_list reasons; /* owned; as data: render_reason()
+				       says them */
+	struct settle settle;      /* what would settle an inconclusive one
+				      (SETTLE_NONE otherwise) */
 };
 
 /* Analyse s. Always fills *out (a series with too few points gets an
@@ -183,7 +186,7 @@ double analysis_concern_bph(const struct series *s,
 			    double fp_max, bool decimal, char *source,
 			    size_t source_len, double *limit_out);
 /* analysis_work.c: the per-request slope over points [lo, hi) of s,
- * given work (the counter's cumulative increase, work_counter_increase()),
+ * given work (the counter's cumulative increase, idle_work_increase()),
  * and the idle windows with growth accounting. Fills f->per_request and
  * f->idle; needs f->resolution, f->concern_bph and the analysed window. */
 void analysis_work_run(const struct series *s, const double *work,
@@ -192,18 +195,53 @@ void analysis_work_run(const struct series *s, const double *work,
 /* The per-request slope over points [lo, hi) whose time is >= from (one
  * point per step of the counter); -1 when too few. *requests: the work
  * done there. */
-int per_request_trend(const struct series *s, const double *work,
-		      size_t lo, size_t hi, double from,
-		      struct trend_result *tr, double *requests);
+int analysis_work_trend(const struct series *s, const double *work,
+			size_t lo, size_t hi, double from,
+			struct trend_result *tr, double *requests);
 /* Requests left until the exhaustion limit (needs f->exhaustion and
  * f->per_request). */
-void exhaustion_per_request(struct target_findings *f);
+void analysis_work_exhaustion(struct target_findings *f);
 
 /* analysis_gpu.c: the GPU component over points [lo, hi) of s. */
-void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
-			 struct gpu_finding *out);
-/* verdict.c: decide f->verdict, reasons and settle text from the
- * findings already filled in. */
+void analysis_gpu_compute(const struct series *s, size_t lo, size_t hi,
+			  struct gpu_finding *out);
+/* verdict.c: the decision alone, over the few facts it rests on (the
+ * rules of docs/verdicts.md, in order). */
+struct verdict_facts {
+	bool has_trend;            /* >= 3 points with a time span */
+	bool resolution_unknown;   /* readings never changed, no unit */
+	bool work_recorded, work_known; /* a counter; readings in the window */
+	double requests;           /* work done in the window */
+	bool cycles;               /* memory cycles */
+	size_t whole_cycles;       /* ... whole cycles watched */
+	bool plateau;              /* plateau_find() found one */
+	bool significant;          /* the time slope: p < alpha, CI clear */
+	struct slope slope;        /* per hour */
+	double detectable_bph, concern_bph;
+	bool pr_found, pr_significant; /* the per-request slope */
+	struct slope pr_slope;     /* per request */
+	double pr_detectable, pr_concern;
+};
+/* The rule that decides, first that applies (docs/verdicts.md). */
+enum verdict_rule {
+	RULE_TOO_FEW,              /* 1: too few samples or no span */
+	RULE_RESOLUTION_UNKNOWN,   /* 1: readings that cannot show a slope */
+	RULE_NO_WORK,              /* 2 */
+	RULE_FEW_CYCLES,           /* 3 */
+	RULE_PLATEAU,              /* 4 */
+	RULE_GROWING,              /* 5 */
+	RULE_UNSEEN,               /* 6 */
+	RULE_STABLE,               /* 7 */
+};
+void verdict_facts_of(const struct target_findings *f,
+		      struct verdict_facts *out);
+enum verdict_rule verdict_rule_of(const struct verdict_facts *v);
+enum verdict verdict_of_rule(enum verdict_rule r);
+/* verdict_of_rule(verdict_rule_of(facts of f)). */
+enum verdict verdict_of(const struct target_findings *f);
+/* Decide f->verdict and fill f->reasons and f->settle (as data) from the
+ * findings already filled in. f->reasons is reused: f must come from
+ * analysis_run() or be zeroed. */
 void verdict_decide(struct target_findings *f);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * analysis_gpu.c - device-local GPU memory as a component of the
- * footprint (gpu_finding_compute, analysis.h).
+ * footprint (analysis_gpu_compute, analysis.h).
  *
  * The footprint already holds the GPU memory (the recorder adds it); this
  * says how much of it, and of its growth, sits on the device, with the
@@ -21,14 +21,13 @@
 
 #define GPU_MIN_TREND_POINTS 3
 
-void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
-			 struct gpu_finding *out)
+void analysis_gpu_compute(const struct series *s, size_t lo, size_t hi,
+			  struct gpu_finding *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->first = out->last = out->max = out->share_last = NAN;
 	out->growth = out->footprint_growth = NAN;
-	out->slope_bph = out->ci_low_bph = out->ci_high_bph = NAN;
-	out->p_value = NAN;
+	out->slope = SLOPE_NONE;
 	const double *g = s->comp[COMP_GPU];
 	if (!g)
 		return;
@@ -61,10 +60,10 @@ void gpu_finding_compute(const struct series *s, size_t lo, size_t hi,
 	if (m >= GPU_MIN_TREND_POINTS && x[m - 1] > x[0] &&
 	    trend_compute(x, y, m, &tr) == 0) {
 		out->has_trend = true;
-		out->significant = trend_per_hour(&tr, &out->slope_bph,
-						  &out->ci_low_bph,
-						  &out->ci_high_bph,
-						  &out->p_value);
+		out->significant = trend_per_hour(&tr, &out->slope.estimate,
+						  &out->slope.low,
+						  &out->slope.high,
+						  &out->slope.p);
 	}
 	free(x);
 	free(y);

@@ -38,9 +38,9 @@ static void per_request_concern(const struct analysis_options *o,
 	}
 }
 
-int per_request_trend(const struct series *s, const double *work,
-		      size_t lo, size_t hi, double from,
-		      struct trend_result *tr, double *requests)
+int analysis_work_trend(const struct series *s, const double *work,
+			size_t lo, size_t hi, double from,
+			struct trend_result *tr, double *requests)
 {
 	size_t m = 0;
 	size_t cap = hi > lo ? hi - lo : 1;
@@ -69,7 +69,7 @@ int per_request_trend(const struct series *s, const double *work,
 	}
 	*requests = isnan(first) ? NAN : last - first;
 	int rc = -1;
-	/* Cumulative work never decreases (work_counter_increase()), so x
+	/* Cumulative work never decreases (idle_work_increase()), so x
 	 * is already in the order trend_compute_at() wants. */
 	if (m >= MIN_WORK_POINTS && *requests > 0)
 		rc = trend_compute_at(t, x, y, m, tr);
@@ -85,7 +85,7 @@ static void per_request_find(const struct series *s, const double *work,
 	struct per_request_finding *pr = &f->per_request;
 	pr->recorded = true;
 	double requests;
-	int rc = per_request_trend(s, work, lo, hi, -INFINITY, &pr->trend,
+	int rc = analysis_work_trend(s, work, lo, hi, -INFINITY, &pr->trend,
 				   &requests);
 	if (isfinite(requests)) {
 		pr->known = true;
@@ -96,24 +96,24 @@ static void per_request_find(const struct series *s, const double *work,
 	per_request_concern(o, f);
 	if (rc == 0) {
 		pr->found = true;
-		pr->slope = pr->trend.slope;
-		pr->ci_low = pr->trend.ci_low;
-		pr->ci_high = pr->trend.ci_high;
+		pr->slope.estimate = pr->trend.slope;
+		pr->slope.low = pr->trend.ci_low;
+		pr->slope.high = pr->trend.ci_high;
 		/* the readings' resolution over the work done: no interval
 		 * is narrower than that leaves open */
 		double q = f->resolution / pr->requests;
-		pr->ci_low = fmin(pr->ci_low, pr->slope - q);
-		pr->ci_high = fmax(pr->ci_high, pr->slope + q);
-		pr->p_value = pr->trend.p_value;
-		pr->significant = pr->p_value < ANALYSIS_ALPHA &&
-				  (pr->ci_low > 0 || pr->ci_high < 0);
-		double half = (pr->ci_high - pr->ci_low) / 2;
+		pr->slope.low = fmin(pr->slope.low, pr->slope.estimate - q);
+		pr->slope.high = fmax(pr->slope.high, pr->slope.estimate + q);
+		pr->slope.p = pr->trend.p_value;
+		pr->significant = pr->slope.p < ANALYSIS_ALPHA &&
+				  (pr->slope.low > 0 || pr->slope.high < 0);
+		double half = (pr->slope.high - pr->slope.low) / 2;
 		pr->detectable = fmax(q, half);
 		/* as for time (analysis_needed()), in requests */
 		if (isfinite(pr->concern) && pr->concern > 0)
 			pr->needed_requests = analysis_needed(
-				pr->requests, half, pr->slope, pr->concern,
-				f->resolution / pr->concern);
+				pr->requests, half, pr->slope.estimate,
+				pr->concern, f->resolution / pr->concern);
 	} else if (isfinite(pr->concern) && pr->concern > 0) {
 		pr->needed_requests = f->resolution / pr->concern;
 	}
@@ -121,18 +121,19 @@ static void per_request_find(const struct series *s, const double *work,
 
 /* "At 48 MiB per request, about 3,100 more requests": the headroom left
  * under the exhaustion limit over the per-request slope. */
-void exhaustion_per_request(struct target_findings *f)
+void analysis_work_exhaustion(struct target_findings *f)
 {
 	struct exhaustion_finding *e = &f->exhaustion;
 	const struct per_request_finding *pr = &f->per_request;
 	e->requests_left = e->requests_left_low = e->requests_left_high = NAN;
-	if (!e->found || !pr->found || !pr->significant || !(pr->slope > 0))
+	if (!e->found || !pr->found || !pr->significant ||
+	    !(pr->slope.estimate > 0))
 		return;
 	double headroom = fmax(e->limit_bytes - f->fp_last, 0);
-	e->requests_left = headroom / pr->slope;
-	e->requests_left_low = pr->ci_high > 0 ? headroom / pr->ci_high :
+	e->requests_left = headroom / pr->slope.estimate;
+	e->requests_left_low = pr->slope.high > 0 ? headroom / pr->slope.high :
 						 INFINITY;
-	e->requests_left_high = pr->ci_low > 0 ? headroom / pr->ci_low :
+	e->requests_left_high = pr->slope.low > 0 ? headroom / pr->slope.low :
 						 INFINITY;
 }
 
@@ -142,7 +143,7 @@ void analysis_work_run(const struct series *s, const double *work,
 {
 	struct per_request_finding *pr = &f->per_request;
 	memset(pr, 0, sizeof(*pr));
-	pr->slope = pr->ci_low = pr->ci_high = pr->p_value = NAN;
+	pr->slope = SLOPE_NONE;
 	pr->detectable = pr->concern = pr->needed_requests = NAN;
 	if (work)
 		per_request_find(s, work, lo, hi, o, f);

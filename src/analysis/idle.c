@@ -28,7 +28,7 @@ void idle_options_default(struct idle_options *o)
 	o->resolution = 0;
 }
 
-double work_counter_increase(const double *raw, size_t n, double *out)
+double idle_work_increase(const double *raw, size_t n, double *out)
 {
 	double total = 0, prev = 0;
 	bool seen = false;

@@ -7,7 +7,7 @@
  *
  * An idle window is a maximal run of consecutive points [a, b] of one
  * incarnation, after that incarnation's warm-up, such that:
- *  - the work array (work_counter_increase() of the requests counter) is
+ *  - the work array (idle_work_increase() of the requests counter) is
  *    known at every point and the same at a and b (no increase between
  *    any two consecutive points; a missing work point breaks the run:
  *    unknown is not idle -- except a gap between two equal readings of
@@ -108,9 +108,9 @@ struct idle_findings {
  * non-decreasing over its known points. raw may be NULL (all gaps).
  * Returns the total increase (0 when fewer than two points are known).
  * O(n). */
-double work_counter_increase(const double *raw, size_t n, double *out);
+double idle_work_increase(const double *raw, size_t n, double *out);
 
-/* Fills *out (zeroed first). work: the output of work_counter_increase()
+/* Fills *out (zeroed first). work: the output of idle_work_increase()
  * for s->requests (length s->n), or NULL when the series has no work
  * counter (then work_known = false, no windows, and the growth accounting
  * still splits growth_net into warm-up (default rule: the first

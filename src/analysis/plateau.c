@@ -186,8 +186,8 @@ void plateau_find(const double *t, const double *y, size_t n,
 	memset(out, 0, sizeof(*out));
 	out->cap_bytes = out->approach_level = NAN;
 	out->level = out->since = out->tau = NAN;
-	out->late_slope_bph = out->late_ci_low_bph = NAN;
-	out->late_ci_high_bph = out->early_slope_bph = NAN;
+	out->late = SLOPE_NONE;
+	out->early_slope_bph = NAN;
 	out->rejected = PLATEAU_NO_MODEL;
 	if (n < 2 * PLATEAU_MIN_PART || !(t[n - 1] > t[0]))
 		return;
@@ -209,10 +209,10 @@ void plateau_find(const double *t, const double *y, size_t n,
 			/* no narrower than the resolution leaves open */
 			double q = pp->resolution > 0 ?
 				pp->resolution / (bx[m - 1] - bx[k]) : 0;
-			out->late_slope_bph = late.slope * 3600;
-			out->late_ci_low_bph = fmin(late.ci_low,
+			out->late.estimate = late.slope * 3600;
+			out->late.low = fmin(late.ci_low,
 						    late.slope - q) * 3600;
-			out->late_ci_high_bph = fmax(late.ci_high,
+			out->late.high = fmax(late.ci_high,
 						     late.slope + q) * 3600;
 		}
 		/* where it started: the median of the first 5 % (>= 3) */
@@ -235,16 +235,16 @@ void plateau_find(const double *t, const double *y, size_t n,
 		}
 		double limit = isfinite(pp->concern_bph) && pp->concern_bph > 0 ?
 			pp->concern_bph : out->early_slope_bph / 2;
-		if (!isfinite(out->late_ci_high_bph))
+		if (!isfinite(out->late.high))
 			out->rejected = PLATEAU_SHORT;
-		else if (out->late_ci_low_bph > 0 &&
-			 out->late_ci_high_bph >= limit)
+		else if (out->late.low > 0 &&
+			 out->late.high >= limit)
 			out->rejected = PLATEAU_RISING;
-		else if (out->late_ci_high_bph >= limit)
+		else if (out->late.high >= limit)
 			out->rejected = PLATEAU_SHORT;
-		else if (out->late_ci_low_bph > PLATEAU_NEGLIGIBLE * limit)
+		else if (out->late.low > PLATEAU_NEGLIGIBLE * limit)
 			out->rejected = PLATEAU_RISING;
-		else if (out->late_ci_high_bph < -PLATEAU_NEGLIGIBLE * limit)
+		else if (out->late.high < -PLATEAU_NEGLIGIBLE * limit)
 			out->rejected = PLATEAU_FALLING;
 		else if (late_min < start + 0.5 * (out->level - start))
 			out->rejected = PLATEAU_RETURNED;

@@ -41,6 +41,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "slope.h"
+
 #define PLATEAU_POINTS 512
 #define PLATEAU_TAUS 37        /* tau at 5 %, 7.5 %, ..., 95 % */
 #define PLATEAU_MIN_PART 6
@@ -93,7 +95,7 @@ struct plateau_finding {
 	double since;              /* Unix seconds the level was reached */
 	double tau;                /* Unix seconds of the fitted bend */
 	double early_slope_bph;    /* the fitted growth before tau */
-	double late_slope_bph, late_ci_low_bph, late_ci_high_bph;
+	struct slope late;         /* after tau, per hour; p unused (NAN) */
 	double cap_bytes;          /* NAN unless at a cap */
 	const char *cap_name;      /* NULL unless at a cap */
 	/* Growth that slows down but has not stopped: the level it heads

@@ -1,116 +1,172 @@
 /*
  * verdict.c - the decision rules: from findings to one of inconclusive,
- * stable, growing, plateau, each with the reasons that support it and, for
+ * stable, growing, plateau, with the reasons that support it and, for
  * inconclusive, what would settle it.
  *
- * Rules, in order (README "Reading a verdict" documents them for users):
- *  1. too few points or no time span          -> inconclusive
+ * Two parts. verdict_rule_of() is the decision alone, over a few facts
+ * (struct verdict_facts), the rules of docs/verdicts.md in order:
+ *  1. too few points or no time span, or readings that never changed and
+ *     share no unit                          -> inconclusive
  *  2. a work counter that did not increase    -> inconclusive (a leak per
  *                                                 request cannot show)
- *  3. early growth then a flat late part      -> plateau (at a cap if the
- *                                                 level is just under one)
- *  4. significant rise (p < 0.05, CI > 0)     -> growing
- *  5. the window cannot see the slope of concern (detectable > concern,
+ *  3. memory cycles, fewer than 3 whole ones  -> inconclusive
+ *  4. rising then holding, the level held     -> plateau
+ *  5. significant rise (p < 0.05, CI > 0), or per request while the time
+ *     slope is not significantly negative     -> growing
+ *  6. the window cannot see the slope of concern (detectable > concern,
  *     or the interval reaches above it; per request too when work is
  *     known)                                  -> inconclusive
- *  6. otherwise                               -> stable
- * Idle windows and growth accounting add reasons to every verdict.
- * Never more confident than the data: rule 4 comes before "stable", and
- * the interval and p-value it uses are autocorrelation-corrected.
- * No I/O: the text goes into the findings for renderers to print.
+ *  7. otherwise                               -> stable
+ * verdict_decide() then records the evidence for the rule that applied as
+ * reason codes with their figures (reason.h): idle windows, restarts,
+ * steps, attribution and GPU memory add reasons to every verdict from
+ * rule 2 on. Never more confident than the data: rule 5 comes before
+ * "stable", and the interval and p-value it uses are
+ * autocorrelation-corrected.
+ * No I/O and no text: render_reason.c says the reasons in English.
  */
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
 #include "common.h"
 
-static void reason(struct target_findings *f, const char *fmt, ...)
-	PRINTF_LIKE(2, 3);
-
-static void reason(struct target_findings *f, const char *fmt, ...)
+struct reason *reason_list_add(struct reason_list *l, enum reason_code c)
 {
-	if (f->n_reasons >= ANALYSIS_MAX_REASONS)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->reasons[f->n_reasons++], sizeof(f->reasons[0]), fmt, ap);
-	va_end(ap);
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->r = xrealloc(l->r, l->cap * sizeof(*l->r));
+	}
+	struct reason *r = &l->r[l->n++];
+	memset(r, 0, sizeof(*r));
+	r->code = c;
+	return r;
 }
 
-/* Sizes in the units the source used: decimal for readings that came in
- * whole decimal units ("21 GB"), binary otherwise. */
-static char *fsize(const struct target_findings *f, char *buf, size_t n,
-		   double bytes)
+void reason_list_release(struct reason_list *l)
 {
-	return units_format_size_in(buf, n, bytes, f->decimal_units);
+	free(l->r);
+	l->r = NULL;
+	l->n = l->cap = 0;
 }
 
-static char *span_text(char *buf, size_t n, double s)
+/* ---- the decision -------------------------------------------------------- */
+
+void verdict_facts_of(const struct target_findings *f,
+		      struct verdict_facts *out)
 {
-	if (s < 3600)
-		snprintf(buf, n, "%.0f s", s);
-	else
-		units_format_duration(buf, n, s);
-	return buf;
+	const struct per_request_finding *pr = &f->per_request;
+	*out = (struct verdict_facts){
+		.has_trend = f->has_trend,
+		.resolution_unknown =
+			f->resolution_basis == RESOLUTION_UNKNOWN,
+		.work_recorded = pr->recorded,
+		.work_known = pr->known,
+		.requests = pr->requests,
+		.cycles = f->periodic.found,
+		.whole_cycles = f->periodic.n_floors,
+		.plateau = f->plateau.found,
+		.significant = f->significant,
+		.slope = f->slope,
+		.detectable_bph = f->detectable_bph,
+		.concern_bph = f->concern_bph,
+		.pr_found = pr->found,
+		.pr_significant = pr->significant,
+		.pr_slope = pr->slope,
+		.pr_detectable = pr->detectable,
+		.pr_concern = pr->concern,
+	};
 }
 
-static char *rate_text(const struct target_findings *f, char *buf,
-		       size_t n, double bph)
+/* Rule 5's two ways to grow. */
+static bool time_grows(const struct verdict_facts *v)
 {
-	return units_format_slope(buf, n, bph, f->decimal_units);
+	return v->significant && v->slope.estimate > 0;
 }
 
-static const char *p_text(char *buf, size_t n, double p)
+static bool per_request_grows(const struct verdict_facts *v)
 {
-	if (p < 1e-6)
-		snprintf(buf, n, "p < 1e-6");
-	else
-		snprintf(buf, n, "p = %.2g", p);
-	return buf;
+	return v->pr_found && v->pr_significant && v->pr_slope.estimate > 0 &&
+	       !(v->significant && v->slope.estimate < 0);
+}
+
+/* Rule 6 per request: the window could not have seen the per-request
+ * slope of concern. */
+static bool per_request_unseen(const struct verdict_facts *v)
+{
+	return v->pr_found && isfinite(v->pr_concern) &&
+	       (v->pr_detectable > v->pr_concern ||
+		v->pr_slope.high > v->pr_concern);
+}
+
+enum verdict_rule verdict_rule_of(const struct verdict_facts *v)
+{
+	if (!v->has_trend)
+		return RULE_TOO_FEW;
+	if (v->resolution_unknown)
+		return RULE_RESOLUTION_UNKNOWN;
+	if (v->work_recorded && v->work_known && !(v->requests > 0))
+		return RULE_NO_WORK;
+	if (v->cycles && v->whole_cycles < PERIODIC_MIN_CYCLES)
+		return RULE_FEW_CYCLES;
+	if (v->plateau)
+		return RULE_PLATEAU;
+	if (time_grows(v) || per_request_grows(v))
+		return RULE_GROWING;
+	/* Stable needs both: the window could resolve the slope of
+	 * concern, and the interval's upper end stays below it -- per
+	 * request too, when the work is known. */
+	if (!isfinite(v->concern_bph) || v->detectable_bph > v->concern_bph ||
+	    v->slope.high > v->concern_bph || per_request_unseen(v))
+		return RULE_UNSEEN;
+	return RULE_STABLE;
+}
+
+enum verdict verdict_of_rule(enum verdict_rule r)
+{
+	switch (r) {
+	case RULE_PLATEAU: return VERDICT_PLATEAU;
+	case RULE_GROWING: return VERDICT_GROWING;
+	case RULE_STABLE: return VERDICT_STABLE;
+	default: return VERDICT_INCONCLUSIVE;
+	}
+}
+
+enum verdict verdict_of(const struct target_findings *f)
+{
+	struct verdict_facts v;
+	verdict_facts_of(f, &v);
+	return verdict_of_rule(verdict_rule_of(&v));
+}
+
+/* ---- the evidence -------------------------------------------------------- */
+
+static struct reason *add(struct target_findings *f, enum reason_code c)
+{
+	return reason_list_add(&f->reasons, c);
 }
 
 static void trend_reason(struct target_findings *f)
 {
-	char a[48], b[48], c[48], p[32], ct[48];
-	const struct trend_result *tr = &f->trend;
-	char wander[160];
-	if (!isfinite(tr->corr_time) || tr->corr_time <= 0)
-		snprintf(wander, sizeof(wander), "the readings vary "
-			 "independently");
-	else if (isinf(tr->corr_time))
-		snprintf(wander, sizeof(wander), "the readings wander "
-			 "together over longer than the window, which widens "
-			 "the interval x%.2g", sqrt(tr->variance_inflation));
-	else
-		snprintf(wander, sizeof(wander), "the readings wander "
-			 "together over about %s, which widens the interval "
-			 "x%.2g", span_text(ct, sizeof(ct), tr->corr_time),
-			 sqrt(tr->variance_inflation));
-	reason(f, "%sTheil-Sen slope %s (95 %% interval %s to %s), trend "
-	       "test %s; %s",
-	       f->trend_on_floors ? "cycle floors: " : "",
-	       rate_text(f, a, sizeof(a), f->slope_bph),
-	       rate_text(f, b, sizeof(b), f->ci_low_bph),
-	       rate_text(f, c, sizeof(c), f->ci_high_bph),
-	       p_text(p, sizeof(p), f->p_value), wander);
+	struct reason *r = add(f, REASON_TREND);
+	r->u.trend.on_floors = f->trend_on_floors;
+	r->u.trend.slope = f->slope;
+	r->u.trend.corr_time_s = f->trend.corr_time;
+	r->u.trend.inflation = f->trend.variance_inflation;
 }
 
-/* "memory cycles every 10 min (1 GiB up and down): the trend is the one
- * of the 17 cycles' floors". */
+/* The cycles' floors the trend was taken from. */
 static void periodic_reason(struct target_findings *f)
 {
 	const struct periodic_finding *pf = &f->periodic;
-	char a[48], b[48];
 	if (!pf->found || pf->n_floors < PERIODIC_MIN_CYCLES)
 		return;
-	reason(f, "memory cycles about every %s, swinging by %s: the trend "
-	       "is taken from the lowest reading of each of the %zu whole "
-	       "cycles, what persists across them",
-	       span_text(a, sizeof(a), pf->period_s),
-	       fsize(f, b, sizeof(b), pf->amplitude), pf->n_floors);
+	struct reason *r = add(f, REASON_CYCLES);
+	r->u.cycles.period_s = pf->period_s;
+	r->u.cycles.swing = pf->amplitude;
+	r->u.cycles.watched = pf->cycles;
+	r->u.cycles.whole = pf->n_floors;
 }
 
 static void incarnation_reason(struct target_findings *f)
@@ -118,47 +174,35 @@ static void incarnation_reason(struct target_findings *f)
 	const struct series *s = f->series;
 	if (f->n_incarnations < 2 || !s->n_incs)
 		return;
-	reason(f, "%zu incarnations (restarts); the slope is taken from "
-	       "incarnation %zu (pid %lld, %zu samples), never across a "
-	       "restart", f->n_incarnations, f->analysed_inc + 1,
-	       (long long)s->incs[f->analysed_inc].pid, f->analysed_samples);
+	struct reason *r = add(f, REASON_INCARNATIONS);
+	r->u.incarnations.count = f->n_incarnations;
+	r->u.incarnations.analysed = f->analysed_inc + 1;
+	r->u.incarnations.pid = (long long)s->incs[f->analysed_inc].pid;
+	r->u.incarnations.samples = f->analysed_samples;
 }
 
-static char *per_req_text(const struct target_findings *f, char *buf,
-			  size_t n, double bytes)
-{
-	return units_format_per_request(buf, n, bytes, f->decimal_units);
-}
-
-/* " or >= 2,000 requests more", when the per-request division is known. */
-static void append_requests_needed(struct target_findings *f)
+/* "or >= 2,000 requests more", when the per-request division is known:
+ * always more than what was done, the same again settles nothing. */
+static void settle_requests_more(struct target_findings *f)
 {
 	const struct per_request_finding *pr = &f->per_request;
+	f->settle.requests_more = NAN;
 	if (!isfinite(pr->needed_requests))
 		return;
-	/* advice is always more than what was done: the same again
-	 * settles nothing */
 	double more = pr->needed_requests - pr->requests;
 	if (!(more > 0))
 		more = 0.25 * pr->requests;
 	if (!(more > 0))
 		return;
-	char a[48], b[48];
-	size_t len = strlen(f->settle);
-	snprintf(f->settle + len, sizeof(f->settle) - len,
-		 "%sor >= %s requests more (to see %s)", len ? "; " : "",
-		 units_format_count(a, sizeof(a), more),
-		 per_req_text(f, b, sizeof(b), pr->concern));
+	f->settle.requests_more = more;
+	f->settle.concern_per_request = pr->concern;
 }
 
 static void settle_window(struct target_findings *f)
 {
-	char a[48], b[48], c[48], d[48];
 	if (!isfinite(f->concern_bph) || !(f->concern_bph > 0)) {
-		snprintf(f->settle, sizeof(f->settle),
-			 "record longer; give --limit or --suspect so the "
-			 "slope of concern is known");
-		append_requests_needed(f);
+		f->settle.code = SETTLE_NO_CONCERN;
+		settle_requests_more(f);
 		return;
 	}
 	/* from the interval the verdict failed on (analysis_needed()), and
@@ -169,38 +213,29 @@ static void settle_window(struct target_findings *f)
 		need = f->resolution / f->concern_bph * 3600;
 	if (!(need > f->an_span_s))
 		need = 1.25 * f->an_span_s;
-	double more = need - f->an_span_s;
-	units_format_duration(a, sizeof(a), need);
-	units_format_duration(b, sizeof(b), more);
-	snprintf(f->settle, sizeof(f->settle),
-		 "watch >= %s in all (about %s more) at resolution %s to see "
-		 "a slope of %s", a, b,
-		 fsize(f, c, sizeof(c), f->resolution),
-		 rate_text(f, d, sizeof(d), f->concern_bph));
-	append_requests_needed(f);
+	f->settle.code = SETTLE_WINDOW;
+	f->settle.need_s = need;
+	f->settle.more_s = need - f->an_span_s;
+	f->settle.resolution = f->resolution;
+	f->settle.concern_bph = f->concern_bph;
+	settle_requests_more(f);
 }
 
 static void per_request_reason(struct target_findings *f)
 {
 	const struct per_request_finding *pr = &f->per_request;
-	char a[48], b[48], c[48], d[48], e[48], p[32];
 	if (!pr->recorded)
 		return;
 	if (!pr->known) {
-		reason(f, "the work counter gave no readings in the window "
-		       "(see the notes): no per-request slope");
+		add(f, REASON_PER_REQUEST_NO_READINGS);
 		return;
 	}
 	if (!pr->found)
 		return;
-	reason(f, "per request: %s (95 %% interval %s to %s) over %s "
-	       "requests, %s; detectable %s",
-	       per_req_text(f, a, sizeof(a), pr->slope),
-	       per_req_text(f, b, sizeof(b), pr->ci_low),
-	       per_req_text(f, c, sizeof(c), pr->ci_high),
-	       units_format_count(d, sizeof(d), pr->requests),
-	       p_text(p, sizeof(p), pr->p_value),
-	       per_req_text(f, e, sizeof(e), pr->detectable));
+	struct reason *r = add(f, REASON_PER_REQUEST);
+	r->u.per_request.slope = pr->slope;
+	r->u.per_request.requests = pr->requests;
+	r->u.per_request.detectable = pr->detectable;
 }
 
 /* Idle windows and where the growth happened: context.md's decisive
@@ -209,25 +244,21 @@ static void per_request_reason(struct target_findings *f)
 static void idle_reasons(struct target_findings *f)
 {
 	const struct idle_findings *id = &f->idle;
-	char a[48], b[48], c[48], d[48];
+	struct reason *r;
 	if (!id->work_known)
 		return;
 	if (id->n == 0) {
-		reason(f, "no idle window (>= %s without requests%s) in the "
-		       "recording", span_text(a, sizeof(a), f->idle_min_s),
-		       f->series->connections ? " and connections" : "");
-	} else if (id->released) {
-		reason(f, "%zu idle window%s (longest %s): memory was released "
-		       "while idle (up to %s)", id->n, id->n == 1 ? "" : "s",
-		       units_format_duration(a, sizeof(a), id->longest_s),
-		       fsize(f, b, sizeof(b), id->largest_decline));
+		r = add(f, REASON_IDLE_NONE);
+		r->u.idle_none.min_s = f->idle_min_s;
+		r->u.idle_none.connections = f->series->connections != NULL;
 	} else {
-		reason(f, "%zu idle window%s (longest %s): nothing was "
-		       "released while idle (largest decline %s)", id->n,
-		       id->n == 1 ? "" : "s",
-		       units_format_duration(a, sizeof(a), id->longest_s),
-		       fsize(f, b, sizeof(b), isfinite(id->largest_decline) ?
-			     fmax(id->largest_decline, 0) : 0));
+		r = add(f, id->released ? REASON_IDLE_RELEASED :
+			REASON_IDLE_KEPT);
+		r->u.idle.windows = id->n;
+		r->u.idle.longest_s = id->longest_s;
+		r->u.idle.decline = id->released ? id->largest_decline :
+			isfinite(id->largest_decline) ?
+			fmax(id->largest_decline, 0) : 0;
 	}
 	/* windows in which memory rose: growth without work (a start-up
 	 * longer than the default, or background activity), not a window
@@ -243,380 +274,282 @@ static void idle_reasons(struct target_findings *f)
 			most = fmax(most, rise);
 		}
 	}
-	if (rising)
-		reason(f, "memory rose by up to %s in %zu idle window%s, "
-		       "without requests: a start-up or background work, not "
-		       "memory kept from requests", fsize(f, a, sizeof(a), most),
-		       rising, rising == 1 ? "" : "s");
-	if (id->n && fabs(id->growth_net) >= 2 * f->resolution)
-		reason(f, "net growth %s: %s while requests ran, %s in idle "
-		       "windows, %s during start-up",
-		       fsize(f, a, sizeof(a), id->growth_net),
-		       fsize(f, b, sizeof(b), id->growth_active),
-		       fsize(f, c, sizeof(c), id->growth_idle),
-		       fsize(f, d, sizeof(d), id->growth_warmup));
-}
-
-/* "the restart at 09:00 released 42.3 GiB (pid 4242 -> 5151: 244.5 GiB
- * before, 202.2 GiB after warm-up, first idle window)". */
-static void restart_reasons(struct target_findings *f)
-{
-	const struct restart_findings *rf = &f->restarts;
-	char a[48], b[48], c[48], d[48];
-	if (!rf->n)
-		return;
-	if (rf->n > 1)
-		reason(f, "%zu restarts gave back %s in all", rf->n,
-		       fsize(f, a, sizeof(a), rf->recovered_total));
-	for (size_t i = 0; i < rf->n && i < 3; i++) {
-		const struct restart *r = &rf->r[i];
-		if (!isfinite(r->recovered))
-			continue;
-		reason(f, "the restart at %s %s %s (pid %lld -> %lld: %s "
-		       "before, %s after warm-up, by the %s)",
-		       units_format_time(a, sizeof(a), r->time),
-		       r->recovered >= 0 ? "released" : "ended",
-		       r->recovered >= 0 ?
-		       fsize(f, b, sizeof(b), r->recovered) :
-		       (snprintf(b, sizeof(b), "%s higher",
-				 fsize(f, d, sizeof(d), -r->recovered)), b),
-		       (long long)r->old_pid, (long long)r->new_pid,
-		       fsize(f, c, sizeof(c), r->before),
-		       fsize(f, d, sizeof(d), r->after), r->floor_rule);
+	if (rising) {
+		r = add(f, REASON_IDLE_ROSE);
+		r->u.idle_rose.most = most;
+		r->u.idle_rose.windows = rising;
+	}
+	if (id->n && fabs(id->growth_net) >= 2 * f->resolution) {
+		r = add(f, REASON_GROWTH_SPLIT);
+		r->u.growth.net = id->growth_net;
+		r->u.growth.active = id->growth_active;
+		r->u.growth.idle = id->growth_idle;
+		r->u.growth.warmup = id->growth_warmup;
 	}
 }
 
-/* "steps: +6 GiB at 03:10, +9 GiB at 05:40 (2 in all)". */
+/* The restarts and what each released (the first 3). */
+static void restart_reasons(struct target_findings *f)
+{
+	const struct restart_findings *rf = &f->restarts;
+	if (!rf->n)
+		return;
+	if (rf->n > 1) {
+		struct reason *r = add(f, REASON_RESTARTS_TOTAL);
+		r->u.restarts.count = rf->n;
+		r->u.restarts.recovered = rf->recovered_total;
+	}
+	for (size_t i = 0; i < rf->n && i < 3; i++) {
+		const struct restart *rs = &rf->r[i];
+		if (!isfinite(rs->recovered))
+			continue;
+		struct reason *r = add(f, REASON_RESTART);
+		r->u.restart.time = rs->time;
+		r->u.restart.recovered = rs->recovered;
+		r->u.restart.before = rs->before;
+		r->u.restart.after = rs->after;
+		r->u.restart.old_pid = (long long)rs->old_pid;
+		r->u.restart.new_pid = (long long)rs->new_pid;
+		r->u.restart.floor_rule = rs->floor_rule;
+	}
+}
+
 static void step_reasons(struct target_findings *f)
 {
 	const struct step_findings *sf = &f->steps;
 	if (!sf->n)
 		return;
-	char text[300], a[48], b[48];
-	size_t len = 0;
-	for (size_t i = 0; i < sf->n && i < 4 && len < sizeof(text); i++) {
-		const struct step *st = &sf->steps[i];
-		fsize(f, a, sizeof(a), st->change);
-		len += (size_t)snprintf(text + len, sizeof(text) - len,
-					"%s%s%s at %s", i ? ", " : "",
-					st->change > 0 ? "+" : "", a,
-					units_format_time(b, sizeof(b),
-							  st->time));
+	struct reason *r = add(f, REASON_STEPS);
+	r->u.steps.count = sf->n;
+	for (size_t i = 0; i < sf->n && i < REASON_STEPS_SHOWN; i++) {
+		r->u.steps.change[i] = sf->steps[i].change;
+		r->u.steps.time[i] = sf->steps[i].time;
+		r->u.steps.shown = i + 1;
 	}
-	reason(f, "%zu step%s in the footprint: %s%s", sf->n,
-	       sf->n == 1 ? "" : "s", text, sf->n > 4 ? ", ..." : "");
 }
 
-/* "the gauges explain 5.1 GiB of +28.6 GiB growth (prompt_cache 5.1
- * GiB); 23.5 GiB unattributed". */
 static void attribution_reason(struct target_findings *f)
 {
 	const struct attribution_finding *at = &f->attribution;
 	if (!at->found)
 		return;
-	char items[200], a[48], b[48], c[48];
-	size_t len = 0;
-	items[0] = '\0';
-	for (size_t i = 0; i < at->n && len < sizeof(items); i++) {
-		const struct attribution_item *it = &at->items[i];
-		if (!it->counted)
-			continue;
-		/* Gauge names may come from a CSV header: the renderers
-		 * escape every reason for their medium. */
-		len += (size_t)snprintf(items + len, sizeof(items) - len,
-					"%s%.48s %s", len ? ", " : "", it->name,
-					fsize(f, a, sizeof(a), it->explained));
-	}
-	reason(f, "the gauges explain %s of %s growth (%s); %s "
-	       "unattributed",
-	       fsize(f, a, sizeof(a), at->explained_total),
-	       fsize(f, b, sizeof(b), at->growth), items,
-	       fsize(f, c, sizeof(c), at->unattributed));
+	struct reason *r = add(f, REASON_ATTRIBUTION);
+	r->u.attribution.explained = at->explained_total;
+	r->u.attribution.growth = at->growth;
+	r->u.attribution.unattributed = at->unattributed;
 }
 
-/* "GPU memory (device-local) is 229.5 GiB, 99 % of the footprint; it
- * grew +28.0 GiB of the footprint's +28.6 GiB". */
 static void gpu_reason(struct target_findings *f)
 {
 	const struct gpu_finding *g = &f->gpu;
 	if (!g->recorded || !g->samples)
 		return;
-	char a[48], b[48], c[48], share[32] = "";
-	if (isfinite(g->share_last))
-		snprintf(share, sizeof(share), ", %.0f %% of the footprint",
-			 100 * g->share_last);
-	if (isfinite(g->footprint_growth) &&
-	    fabs(g->footprint_growth) >= f->resolution &&
-	    fabs(g->growth) >= f->resolution)
-		reason(f, "GPU memory (device-local) is %s%s; it changed by "
-		       "%s of the footprint's %s", fsize(f, a, sizeof(a),
-		       g->last), share, fsize(f, b, sizeof(b), g->growth),
-		       fsize(f, c, sizeof(c), g->footprint_growth));
-	else
-		reason(f, "GPU memory (device-local) is %s%s; it did not "
-		       "change by the resolution or more", fsize(f, a,
-		       sizeof(a), g->last), share);
+	struct reason *r = add(f, REASON_GPU);
+	r->u.gpu.changed = isfinite(g->footprint_growth) &&
+			   fabs(g->footprint_growth) >= f->resolution &&
+			   fabs(g->growth) >= f->resolution;
+	r->u.gpu.last = g->last;
+	r->u.gpu.share = g->share_last;
+	r->u.gpu.growth = g->growth;
+	r->u.gpu.footprint_growth = g->footprint_growth;
 }
 
 /* The cycle the trend was taken across, or a level that was not a
  * plateau and why. */
 static void shape_reasons(struct target_findings *f)
 {
-	char a[48], b[48];
 	if (f->trend_on_floors)
 		periodic_reason(f);
-	if (f->plateau.candidate && !f->plateau.found)
-		reason(f, "it levelled off at %s since %s, but %s: not a "
-		       "plateau", fsize(f, a, sizeof(a), f->plateau.level),
-		       units_format_time(b, sizeof(b), f->plateau.since),
-		       plateau_reject_text(f->plateau.rejected));
+	if (f->plateau.candidate && !f->plateau.found) {
+		struct reason *r = add(f, REASON_LEVEL_REJECTED);
+		r->u.rejected.level = f->plateau.level;
+		r->u.rejected.since = f->plateau.since;
+		r->u.rejected.why = f->plateau.rejected;
+	}
 }
 
-static void diagnosis_reasons(struct target_findings *f)
+/* What every verdict from rule 2 on ends with. */
+static void context_reasons(struct target_findings *f, bool per_request)
 {
+	if (per_request)
+		per_request_reason(f);
+	idle_reasons(f);
 	gpu_reason(f);
 	restart_reasons(f);
 	step_reasons(f);
 	attribution_reason(f);
 }
 
+static void too_few(struct target_findings *f)
+{
+	struct reason *r = add(f, REASON_TOO_FEW);
+	r->u.too_few.samples = f->analysed_samples;
+	r->u.too_few.span_s = f->an_span_s;
+	settle_window(f);
+}
+
 static void no_work(struct target_findings *f)
 {
-	char a[48], b[48], c[48];
 	const struct per_request_finding *pr = &f->per_request;
-	f->verdict = VERDICT_INCONCLUSIVE;
-	reason(f, "no work was done in the window: the requests counter did "
-	       "not increase over %s, so memory that grows per request "
-	       "cannot show, whatever the time slope says",
-	       span_text(a, sizeof(a), f->an_span_s));
+	add(f, REASON_NO_WORK)->u.duration = f->an_span_s;
 	trend_reason(f);
-	if (isfinite(pr->needed_requests))
-		snprintf(f->settle, sizeof(f->settle),
-			 "record while the service takes requests: >= %s "
-			 "requests at resolution %s to see %s",
-			 units_format_count(a, sizeof(a), pr->needed_requests),
-			 fsize(f, b, sizeof(b), f->resolution),
-			 per_req_text(f, c, sizeof(c), pr->concern));
+	if (isfinite(pr->needed_requests)) {
+		f->settle.code = SETTLE_WORK;
+		f->settle.requests = pr->needed_requests;
+		f->settle.resolution = f->resolution;
+		f->settle.concern_per_request = pr->concern;
+	} else {
+		f->settle.code = SETTLE_WORK_UNSIZED;
+	}
+	context_reasons(f, false);
+}
+
+static void few_cycles(struct target_findings *f)
+{
+	const struct periodic_finding *pf = &f->periodic;
+	struct reason *r = add(f, REASON_CYCLES_TOO_FEW);
+	r->u.cycles.period_s = pf->period_s;
+	r->u.cycles.swing = pf->amplitude;
+	r->u.cycles.watched = pf->cycles;
+	r->u.cycles.whole = pf->n_floors;
+	r->u.cycles.needed = PERIODIC_MIN_CYCLES;
+	trend_reason(f);
+	context_reasons(f, true);
+	double need = (PERIODIC_MIN_CYCLES + 0.5) * pf->period_s;
+	f->settle.code = SETTLE_CYCLES;
+	f->settle.cycles = PERIODIC_MIN_CYCLES;
+	f->settle.need_s = need;
+	f->settle.more_s = need - f->an_span_s;
+}
+
+static void plateau(struct target_findings *f)
+{
+	const struct plateau_finding *p = &f->plateau;
+	struct reason *r = add(f, REASON_PLATEAU_GREW);
+	r->u.plateau.early_bph = p->early_slope_bph;
+	r->u.plateau.level = p->level;
+	r->u.plateau.since = p->since;
+	r = add(f, REASON_PLATEAU_LATE);
+	r->u.late.late = p->late;
+	r->u.late.concern_bph = f->concern_bph;
+	if (p->cap_name) {
+		r = add(f, REASON_PLATEAU_AT_CAP);
+		r->u.cap.level = p->level;
+		r->u.cap.cap_bytes = p->cap_bytes;
+		r->u.cap.name = p->cap_name;
+	} else {
+		add(f, REASON_PLATEAU_NO_CAP);
+	}
+	context_reasons(f, true);
+}
+
+static void growing(struct target_findings *f, const struct verdict_facts *v)
+{
+	struct reason *r;
+	if (time_grows(v)) {
+		r = add(f, REASON_RISES);
+		r->u.trend.on_floors = f->trend_on_floors;
+		r->u.trend.slope = f->slope;
+	} else {
+		add(f, REASON_GROWS_PER_REQUEST)->u.slope =
+			f->per_request.slope;
+	}
+	shape_reasons(f);
+	if (f->plateau.approaching) {
+		r = add(f, REASON_APPROACH);
+		r->u.approach.early_bph = f->plateau.approach_early_bph;
+		r->u.approach.late_bph = f->plateau.approach_late_bph;
+		r->u.approach.level = f->plateau.approach_level;
+	} else if (!f->plateau.candidate) {
+		add(f, REASON_NO_PLATEAU);
+	}
+	if (isfinite(f->concern_bph) && f->slope.estimate < f->concern_bph)
+		add(f, REASON_SLOWER_THAN_CONCERN)->u.rate = f->concern_bph;
+	if (f->exhaustion.found && isfinite(f->exhaustion.eta_s)) {
+		r = add(f, REASON_EXHAUSTION);
+		r->u.exhaustion.limit_source = f->exhaustion.limit_source;
+		r->u.exhaustion.limit = f->exhaustion.limit_bytes;
+		r->u.exhaustion.eta_s = f->exhaustion.eta_s;
+	}
+	if (isfinite(f->exhaustion.requests_left)) {
+		r = add(f, REASON_REQUESTS_LEFT);
+		r->u.requests_left.per_request = f->per_request.slope.estimate;
+		r->u.requests_left.requests = f->exhaustion.requests_left;
+	}
+	context_reasons(f, true);
+}
+
+static void unseen(struct target_findings *f, const struct verdict_facts *v)
+{
+	const struct per_request_finding *pr = &f->per_request;
+	struct reason *r = add(f, REASON_UNSEEN);
+	r->u.unseen.resolution = f->resolution;
+	r->u.unseen.span_s = f->an_span_s;
+	r->u.unseen.detectable_bph = f->detectable_bph;
+	if (isfinite(f->concern_bph)) {
+		add(f, REASON_CONCERN)->u.rate = f->concern_bph;
+		r = add(f, REASON_DIVISION);
+		r->u.division.resolution = f->resolution;
+		r->u.division.concern_bph = f->concern_bph;
+		r->u.division.min_s = f->resolution / f->concern_bph * 3600;
+	}
+	if (per_request_unseen(v)) {
+		r = add(f, REASON_UNSEEN_PER_REQUEST);
+		r->u.unseen_per_request.seen = fmax(pr->detectable,
+						    pr->slope.high);
+		r->u.unseen_per_request.concern = pr->concern;
+	}
+	trend_reason(f);
+	shape_reasons(f);
+	context_reasons(f, true);
+	settle_window(f);
+}
+
+static void stable(struct target_findings *f)
+{
+	if (f->significant && f->slope.estimate < 0)
+		add(f, REASON_DECLINES)->u.trend.slope = f->slope;
 	else
-		snprintf(f->settle, sizeof(f->settle),
-			 "record while the service takes requests (give "
-			 "--suspect SIZE/req for how many)");
+		trend_reason(f);
+	struct reason *r = add(f, REASON_DETECTABLE);
+	r->u.detectable.detectable_bph = f->detectable_bph;
+	r->u.detectable.concern_bph = f->concern_bph;
+	shape_reasons(f);
+	context_reasons(f, true);
 }
 
 void verdict_decide(struct target_findings *f)
 {
-	char a[48], b[48], c[48], d[48];
-	f->n_reasons = 0;
-	f->settle[0] = '\0';
+	f->reasons.n = 0;
+	memset(&f->settle, 0, sizeof(f->settle));
+	f->settle.code = SETTLE_NONE;
+	f->settle.requests_more = NAN;
 
-	if (!f->has_trend) {
-		f->verdict = VERDICT_INCONCLUSIVE;
-		reason(f, "only %zu sample%s over %s: too few for a slope",
-		       f->analysed_samples,
-		       f->analysed_samples == 1 ? "" : "s",
-		       span_text(a, sizeof(a), f->an_span_s));
-		settle_window(f);
+	struct verdict_facts v;
+	verdict_facts_of(f, &v);
+	enum verdict_rule rule = verdict_rule_of(&v);
+	f->verdict = verdict_of_rule(rule);
+
+	if (rule == RULE_TOO_FEW) {
+		too_few(f);
 		return;
 	}
 	incarnation_reason(f);
-
-	if (f->resolution_basis == RESOLUTION_UNKNOWN) {
-		f->verdict = VERDICT_INCONCLUSIVE;
-		reason(f, "the %zu readings never changed and share no unit "
-		       "(no trailing zeros, not whole pages): what slope they "
-		       "could have shown cannot be told", f->analysed_samples);
-		snprintf(f->settle, sizeof(f->settle),
-			 "give --resolution (the smallest step the source "
-			 "could show, e.g. 1GB for a tool that prints whole "
-			 "GB), or record longer until the readings change");
+	if (rule == RULE_RESOLUTION_UNKNOWN) {
+		add(f, REASON_RESOLUTION_UNKNOWN)->u.samples =
+			f->analysed_samples;
+		f->settle.code = SETTLE_RESOLUTION;
 		return;
 	}
 	if (f->resolution_basis == RESOLUTION_SHARED)
-		reason(f, "the readings never changed; the unit they share "
-		       "puts the resolution at %s (inferred: give "
-		       "--resolution if the source could show finer)",
-		       fsize(f, a, sizeof(a), f->resolution));
+		add(f, REASON_RESOLUTION_SHARED)->u.size = f->resolution;
 
-	const struct per_request_finding *pr = &f->per_request;
-	if (pr->recorded && pr->known && !(pr->requests > 0)) {
-		no_work(f);
-		idle_reasons(f);
-		diagnosis_reasons(f);
-		return;
+	switch (rule) {
+	case RULE_NO_WORK: no_work(f); break;
+	case RULE_FEW_CYCLES: few_cycles(f); break;
+	case RULE_PLATEAU: plateau(f); break;
+	case RULE_GROWING: growing(f, &v); break;
+	case RULE_UNSEEN: unseen(f, &v); break;
+	default: stable(f); break;
 	}
-
-	const struct periodic_finding *pf = &f->periodic;
-	if (pf->found && pf->n_floors < PERIODIC_MIN_CYCLES) {
-		f->verdict = VERDICT_INCONCLUSIVE;
-		reason(f, "memory cycles about every %s (a collector, or a "
-		       "load that comes and goes), swinging by %s; %.1f "
-		       "cycles watched, and fewer than %d cannot tell a trend "
-		       "from the cycle", span_text(a, sizeof(a), pf->period_s),
-		       fsize(f, b, sizeof(b), pf->amplitude), pf->cycles,
-		       PERIODIC_MIN_CYCLES);
-		trend_reason(f);
-		per_request_reason(f);
-		idle_reasons(f);
-		diagnosis_reasons(f);
-		double need = (PERIODIC_MIN_CYCLES + 0.5) * pf->period_s;
-		units_format_duration(a, sizeof(a), need);
-		units_format_duration(b, sizeof(b), need - f->an_span_s);
-		snprintf(f->settle, sizeof(f->settle),
-			 "watch >= %d cycles (%s in all, about %s more)",
-			 PERIODIC_MIN_CYCLES, a, b);
-		return;
-	}
-
-	if (f->plateau.found) {
-		f->verdict = VERDICT_PLATEAU;
-		reason(f, "grew at %s, then held %s since %s: rising then "
-		       "holding fits better than a straight line",
-		       rate_text(f, a, sizeof(a), f->plateau.early_slope_bph),
-		       fsize(f, b, sizeof(b), f->plateau.level),
-		       units_format_time(c, sizeof(c), f->plateau.since));
-		reason(f, "since then the slope is %s (95 %% interval %s to "
-		       "%s): below the slope of concern (%s)",
-		       rate_text(f, a, sizeof(a), f->plateau.late_slope_bph),
-		       rate_text(f, b, sizeof(b), f->plateau.late_ci_low_bph),
-		       rate_text(f, c, sizeof(c), f->plateau.late_ci_high_bph),
-		       rate_text(f, d, sizeof(d), f->concern_bph));
-		if (f->plateau.cap_name) {
-			double pct = 100 * (1 - f->plateau.level /
-					    f->plateau.cap_bytes);
-			char where[64];
-			if (pct > 0.05)
-				snprintf(where, sizeof(where), "%.1f %% below",
-					 pct);
-			else
-				snprintf(where, sizeof(where), "at");
-			reason(f, "the level sits %s the %s (%s): retention at "
-			       "the cap, not a leak; it stays unless the cap "
-			       "is lowered", where, f->plateau.cap_name,
-			       fsize(f, a, sizeof(a),
-						 f->plateau.cap_bytes));
-		} else {
-			reason(f, "no known cap near this level: memory that "
-			       "stopped growing but is not given back; give "
-			       "--cap if the service has one");
-		}
-		per_request_reason(f);
-		idle_reasons(f);
-		diagnosis_reasons(f);
-		return;
-	}
-
-	bool time_grows = f->significant && f->slope_bph > 0;
-	bool per_request_grows = pr->found && pr->significant &&
-		pr->slope > 0 && !(f->significant && f->slope_bph < 0);
-	if (time_grows || per_request_grows) {
-		f->verdict = VERDICT_GROWING;
-		if (time_grows)
-			reason(f, "%s rises %s (95 %% interval %s to %s), %s",
-			       f->trend_on_floors ? "the floor of each cycle" :
-			       "footprint",
-			       rate_text(f, a, sizeof(a), f->slope_bph),
-			       rate_text(f, b, sizeof(b), f->ci_low_bph),
-			       rate_text(f, c, sizeof(c), f->ci_high_bph),
-			       p_text(d, sizeof(d), f->p_value));
-		else
-			reason(f, "footprint grows per request: %s (95 %% "
-			       "interval %s to %s), %s, though over time the "
-			       "slope cannot be told from zero",
-			       per_req_text(f, a, sizeof(a), pr->slope),
-			       per_req_text(f, b, sizeof(b), pr->ci_low),
-			       per_req_text(f, c, sizeof(c), pr->ci_high),
-			       p_text(d, sizeof(d), pr->p_value));
-		shape_reasons(f);
-		if (f->plateau.approaching)
-			reason(f, "the growth slows (%s in the first third of "
-			       "the window, %s in the last): if it keeps "
-			       "slowing this way it levels off near %s -- an "
-			       "extrapolation, not a cap",
-			       rate_text(f, a, sizeof(a),
-					 f->plateau.approach_early_bph),
-			       rate_text(f, b, sizeof(b),
-					 f->plateau.approach_late_bph),
-			       fsize(f, c, sizeof(c),
-				     f->plateau.approach_level));
-		else if (!f->plateau.candidate)
-			reason(f, "no plateau: rising then holding fits no "
-			       "better than a straight line");
-		if (isfinite(f->concern_bph) && f->slope_bph < f->concern_bph)
-			reason(f, "slower than the slope of concern (%s: %s)",
-			       rate_text(f, a, sizeof(a), f->concern_bph),
-			       f->concern_source);
-		if (f->exhaustion.found && isfinite(f->exhaustion.eta_s))
-			reason(f, "at this rate it reaches the %s (%s) in %s",
-			       f->exhaustion.limit_source,
-			       fsize(f, a, sizeof(a),
-						 f->exhaustion.limit_bytes),
-			       units_format_duration(b, sizeof(b),
-						     f->exhaustion.eta_s));
-		if (isfinite(f->exhaustion.requests_left))
-			reason(f, "at %s, about %s more requests reach it",
-			       per_req_text(f, a, sizeof(a),
-					    f->per_request.slope),
-			       units_format_count(b, sizeof(b),
-						  f->exhaustion.requests_left));
-		per_request_reason(f);
-		idle_reasons(f);
-		diagnosis_reasons(f);
-		return;
-	}
-
-	/* Stable needs both: the window could resolve the slope of concern,
-	 * and the interval's upper end stays below it -- per request too,
-	 * when the work is known. */
-	bool per_request_unseen = pr->found && isfinite(pr->concern) &&
-		(pr->detectable > pr->concern || pr->ci_high > pr->concern);
-	if (!isfinite(f->concern_bph) || f->detectable_bph > f->concern_bph ||
-	    f->ci_high_bph > f->concern_bph || per_request_unseen) {
-		f->verdict = VERDICT_INCONCLUSIVE;
-		reason(f, "this window could not have seen a slope below "
-		       "about %s per %s (%s)",
-		       fsize(f, a, sizeof(a), f->resolution),
-		       span_text(b, sizeof(b), f->an_span_s),
-		       rate_text(f, c, sizeof(c), f->detectable_bph));
-		if (isfinite(f->concern_bph)) {
-			reason(f, "the slope of concern is %s (%s)",
-			       rate_text(f, a, sizeof(a), f->concern_bph),
-			       f->concern_source);
-			reason(f, "the division: resolution %s / %s = %s of "
-			       "observation at least",
-			       fsize(f, a, sizeof(a), f->resolution),
-			       rate_text(f, b, sizeof(b), f->concern_bph),
-			       units_format_duration(c, sizeof(c),
-				       f->resolution / f->concern_bph * 3600));
-		}
-		if (per_request_unseen)
-			reason(f, "per request it could not have seen less "
-			       "than %s, and the slope of concern per request "
-			       "is %s",
-			       per_req_text(f, a, sizeof(a),
-					    fmax(pr->detectable, pr->ci_high)),
-			       per_req_text(f, b, sizeof(b), pr->concern));
-		trend_reason(f);
-		shape_reasons(f);
-		per_request_reason(f);
-		idle_reasons(f);
-		diagnosis_reasons(f);
-		settle_window(f);
-		return;
-	}
-
-	f->verdict = VERDICT_STABLE;
-	if (f->significant && f->slope_bph < 0)
-		reason(f, "footprint declines %s, %s",
-		       rate_text(f, a, sizeof(a), f->slope_bph),
-		       p_text(b, sizeof(b), f->p_value));
-	else
-		trend_reason(f);
-	reason(f, "the window could have seen a slope of %s or more; the "
-	       "slope of concern is %s (%s)",
-	       rate_text(f, a, sizeof(a), f->detectable_bph),
-	       rate_text(f, b, sizeof(b), f->concern_bph), f->concern_source);
-	shape_reasons(f);
-	per_request_reason(f);
-	idle_reasons(f);
-	diagnosis_reasons(f);
 }

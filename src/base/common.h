@@ -19,7 +19,7 @@
 #define MEMTREND_VERSION "0.1.0"
 #endif
 
-/* Named exit codes (DESIGN.md contract). */
+/* Named exit codes (docs/design.md, "Errors and exit codes"). */
 enum memtrend_exit {
 	EXIT_OK = 0,           /* success */
 	EXIT_GATE_FAILED = 1,  /* a check (gate) failed */

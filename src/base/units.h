@@ -3,7 +3,7 @@
  * sizes (bytes), durations (seconds), rates (bytes/hour or bytes/request)
  * and timestamps (ISO 8601 / Unix seconds).
  *
- * Contract (DESIGN.md): SIZE is a number with B, KiB/MiB/GiB/TiB (binary) or
+ * Contract (docs/design.md, "Formats"): SIZE is a number with B, KiB/MiB/GiB/TiB (binary) or
  * kB/KB/MB/GB/TB (decimal), bare = bytes; a space between number and unit
  * is allowed ("21 GB"), units are case-sensitive except that "kb"/"KB"/"kB"
  * all mean 1000. DUR is 15s, 5m, 2h, 1d, 250ms or bare seconds (fractions

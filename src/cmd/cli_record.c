@@ -14,12 +14,84 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "options.h"
 #include "common.h"
 #include "http.h"
 #include "recorder.h"
 #include "render.h"
 #include "source.h"
 #include "units.h"
+
+enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
+       OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT, OPT_WORK_CMD,
+       OPT_WORK, OPT_WORK_LOG, OPT_MATCH, OPT_WORK_TIMEOUT, OPT_CONN_PORT,
+       OPT_GAUGE, OPT_REGIONS, OPT_NO_GPU };
+
+/* record's (and watch's) options: getopt_long, --help and the man page
+ * check all read this table (options.h). */
+const struct cli_option record_options[] = {
+	CLI_SECTION("targets"),
+	CLI_OPT('p', "pid", 'p', "PID", "a process; repeatable"),
+	CLI_OPT(0, "name", OPT_NAME, "REGEX", "the oldest process whose "
+		"name or command line matches (POSIX extended regex); waits "
+		"for it and follows it across restarts"),
+	CLI_TEXT("  -- COMMAND ARGS...     start COMMAND, record it until it "
+		 "exits, and exit\n                         with its status"),
+	CLI_OPT(0, "children", OPT_CHILDREN, NULL, "also record every "
+		"descendant and their sum"),
+	CLI_SECTION("work and other figures (read each sample, alongside "
+		    "memory)"),
+	CLI_OPT(0, "work-cmd", OPT_WORK_CMD, "CMD", "a shell command "
+		"printing a cumulative counter (requests, tokens), e.g. "
+		"redis-cli info stats | sed -n "
+		"'s/^total_commands_processed://p'"),
+	CLI_OPT(0, "work", OPT_WORK, "URL#METRIC", "a counter scraped from "
+		"a Prometheus/OpenMetrics endpoint; METRIC{label=\"v\",...} "
+		"sums the series that match (=, !=, =~, !~)"),
+	CLI_OPT(0, "work-log", OPT_WORK_LOG, "FILE", "count lines appended "
+		"to FILE that match"),
+	CLI_OPT(0, "match", OPT_MATCH, "REGEX", "... this extended regex "
+		"(follows rotation)"),
+	CLI_OPT(0, "work-timeout", OPT_WORK_TIMEOUT, "DUR", "limit per "
+		"reading of a command or endpoint (default: the interval)"),
+	CLI_OPT(0, "conn-port", OPT_CONN_PORT, "PORT", "count ESTABLISHED "
+		"TCP connections to this local port (IPv4 and IPv6); "
+		"repeatable"),
+	CLI_OPT(0, "gauge", OPT_GAUGE, "NAME=CMD|NAME=URL#METRIC", "another "
+		"figure to record (e.g. the server's own cache size), used to "
+		"attribute growth; repeatable"),
+	CLI_TEXT("  A failing source records a gap and a warning; memory "
+		 "sampling goes on."),
+	CLI_SECTION("options"),
+	CLI_OPT('o', "output", 'o', "FILE", "the recording (required; must "
+		"not exist unless --append)"),
+	CLI_OPT(0, "append", OPT_APPEND, NULL, "add to an existing "
+		"recording"),
+	CLI_OPT('i', "interval", 'i', "DUR", "time between samples "
+		"(default 15s; e.g. 500ms)"),
+	CLI_OPT('d', "duration", 'd', "DUR", "stop after DUR"),
+	CLI_OPT(0, "smaps", OPT_SMAPS, NULL, "also read smaps_rollup (pss, "
+		"swap_pss, ...): costs up to milliseconds on large processes"),
+	CLI_OPT(0, "smaps-interval", OPT_SMAPS_INTERVAL, "DUR", "how often "
+		"with --smaps (default: 4 x interval, at least 60s)"),
+	CLI_OPT(0, "regions", OPT_REGIONS, NULL, "where the memory sits: a "
+		"snapshot of smaps by region family (heap, anonymous, stack, "
+		"file, shmem, GPU) at start and end; the report shows growth "
+		"per family"),
+	CLI_OPT(0, "no-gpu", OPT_NO_GPU, NULL, "do not read GPU memory (DRM "
+		"fdinfo, NVIDIA NVML; read by default: device memory is part "
+		"of the footprint; NVML from $MEMTREND_NVML_LIB if set)"),
+	CLI_OPT('q', "quiet", 'q', NULL, "no live status line, no notes"),
+	CLI_OPT(0, "proc-root", OPT_PROC_ROOT, "DIR", "read DIR instead of "
+		"/proc (for tests)"),
+	CLI_OPT(0, "sys-root", OPT_SYS_ROOT, "DIR", "read DIR instead of "
+		"/sys (for tests)"),
+	CLI_OPT(0, "commit-interval", OPT_COMMIT, "DUR", "how often the "
+		"open batch is committed (default 1s): a crash loses at most "
+		"this much"),
+	CLI_OPT('h', "help", 'h', NULL, "this help"),
+	CLI_END_ROW,
+};
 
 static void record_usage(FILE *out, const char *verb)
 {
@@ -36,56 +108,8 @@ static void record_usage(FILE *out, const char *verb)
 "Sample a service's memory into FILE (SQLite) until Ctrl-C, --duration, or\n"
 "until every target is gone. 'memtrend report FILE' reads it, also while\n"
 "recording goes on.\n");
+	cli_options_help(out, record_options);
 	fprintf(out,
-"\n"
-"targets:\n"
-"  -p, --pid PID          a process; repeatable\n"
-"  --name REGEX           the oldest process whose name or command line\n"
-"                         matches (POSIX extended regex); waits for it and\n"
-"                         follows it across restarts\n"
-"  -- COMMAND ARGS...     start COMMAND, record it until it exits, and exit\n"
-"                         with its status\n"
-"  --children             also record every descendant and their sum\n"
-"\n"
-"work and other figures (read each sample, alongside memory):\n"
-"  --work-cmd CMD         a shell command printing a cumulative counter\n"
-"                         (requests, tokens), e.g. redis-cli info stats |\n"
-"                         sed -n 's/^total_commands_processed://p'\n"
-"  --work URL#METRIC      a counter scraped from a Prometheus/OpenMetrics\n"
-"                         endpoint; METRIC{label=\"v\",...} sums the series\n"
-"                         that match (=, !=, =~, !~)\n"
-"  --work-log FILE        count lines appended to FILE that match\n"
-"  --match REGEX          ... this extended regex (follows rotation)\n"
-"  --work-timeout DUR     limit per reading of a command or endpoint\n"
-"                         (default: the interval)\n"
-"  --conn-port PORT       count ESTABLISHED TCP connections to this local\n"
-"                         port (IPv4 and IPv6); repeatable\n"
-"  --gauge NAME=CMD       another figure to record (e.g. the server's own\n"
-"  --gauge NAME=URL#METRIC cache size), used to attribute growth;\n"
-"                         repeatable\n"
-"  A failing source records a gap and a warning; memory sampling goes on.\n"
-"\n"
-"options:\n"
-"  -o, --output FILE      the recording (required; must not exist unless\n"
-"                         --append)\n"
-"  --append               add to an existing recording\n"
-"  -i, --interval DUR     time between samples (default 15s; e.g. 500ms)\n"
-"  -d, --duration DUR     stop after DUR\n"
-"  --smaps                also read smaps_rollup (pss, swap_pss, ...): costs\n"
-"                         up to milliseconds on large processes\n"
-"  --smaps-interval DUR   how often with --smaps (default: 4 x interval,\n"
-"                         at least 60s)\n"
-"  --regions              where the memory sits: a snapshot of smaps by\n"
-"                         region family (heap, anonymous, stack, file,\n"
-"                         shmem, GPU) at start and end; the report shows\n"
-"                         growth per family\n"
-"  --no-gpu               do not read GPU memory (DRM fdinfo, NVIDIA NVML;\n"
-"                         read by default: device memory is part of the\n"
-"                         footprint; NVML from $MEMTREND_NVML_LIB if set)\n"
-"  -q, --quiet            no live status line, no notes\n"
-"  --proc-root DIR        read DIR instead of /proc (for tests)\n"
-"  --sys-root DIR         read DIR instead of /sys (for tests)\n"
-"  -h, --help             this help\n"
 "\n"
 "DUR: 15s, 5m, 2h, 1d, 250ms or bare seconds.\n"
 "Exit codes: 0 ok (or COMMAND's status), 2 usage or no such process,\n"
@@ -103,37 +127,12 @@ static int parse_dur(const char *opt, const char *arg, double *out)
 int record_cli_parse(int argc, char **argv, const char *verb,
 		     struct record_cli *cli)
 {
-	enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
-	       OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT,
-	       OPT_WORK_CMD, OPT_WORK, OPT_WORK_LOG, OPT_MATCH,
-	       OPT_WORK_TIMEOUT, OPT_CONN_PORT, OPT_GAUGE, OPT_REGIONS,
-	       OPT_NO_GPU };
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"pid", required_argument, NULL, 'p'},
-		{"interval", required_argument, NULL, 'i'},
-		{"duration", required_argument, NULL, 'd'},
-		{"name", required_argument, NULL, OPT_NAME},
-		{"children", no_argument, NULL, OPT_CHILDREN},
-		{"smaps", no_argument, NULL, OPT_SMAPS},
-		{"smaps-interval", required_argument, NULL, OPT_SMAPS_INTERVAL},
-		{"append", no_argument, NULL, OPT_APPEND},
-		{"quiet", no_argument, NULL, 'q'},
-		{"proc-root", required_argument, NULL, OPT_PROC_ROOT},
-		{"sys-root", required_argument, NULL, OPT_SYS_ROOT},
-		{"commit-interval", required_argument, NULL, OPT_COMMIT},
-		{"work-cmd", required_argument, NULL, OPT_WORK_CMD},
-		{"work", required_argument, NULL, OPT_WORK},
-		{"work-log", required_argument, NULL, OPT_WORK_LOG},
-		{"match", required_argument, NULL, OPT_MATCH},
-		{"work-timeout", required_argument, NULL, OPT_WORK_TIMEOUT},
-		{"conn-port", required_argument, NULL, OPT_CONN_PORT},
-		{"gauge", required_argument, NULL, OPT_GAUGE},
-		{"regions", no_argument, NULL, OPT_REGIONS},
-		{"no-gpu", no_argument, NULL, OPT_NO_GPU},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
-	};
+	/* Built once, kept for the process's life. */
+	static struct option *longopts;
+	static char *shortopts;
+	/* '+': stop at the first non-option, so "-- COMMAND -x" keeps -x. */
+	if (!longopts)
+		cli_options_getopt(record_options, "+", &longopts, &shortopts);
 	memset(cli, 0, sizeof(*cli));
 	struct recorder_options o = {
 		.interval_s = 15,
@@ -155,9 +154,8 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 	bool quiet = false;
 	int rc = EXIT_USAGE, c;
 	optind = 1;
-	/* '+': stop at the first non-option, so "-- COMMAND -x" keeps -x. */
-	while ((c = getopt_long(argc, argv, "+o:p:i:d:qh", longopts,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'o':
 			o.output = optarg;

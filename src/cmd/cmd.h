@@ -8,9 +8,15 @@
 #include <stdbool.h>
 
 #include "analysis.h"
+#include "options.h"
 #include "recorder.h"
 #include "render.h"
 #include "series.h"
+
+/* Each command's option table (options.h), in its cmd_*.c file; watch
+ * shares record's (cli_record.c). */
+extern const struct cli_option record_options[], report_options[],
+	demo_options[], books_options[];
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

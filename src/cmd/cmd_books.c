@@ -25,6 +25,7 @@
 
 #include "analysis.h"
 #include "cmd.h"
+#include "options.h"
 #include "common.h"
 #include "csv.h"
 #include "probe.h"
@@ -35,6 +36,31 @@
 
 #define BOOKS_DEFAULT_TOP 20
 
+enum { OPT_NAME = 256, OPT_CAP, OPT_FROM, OPT_TOP, OPT_ALL, OPT_JSON };
+
+/* books' options: getopt_long, --help and the man page check all read
+ * this table (options.h). */
+const struct cli_option books_options[] = {
+	CLI_SECTION("options"),
+	CLI_OPT(0, "name", OPT_NAME, "REGEX", "processes whose name or "
+		"command line matches (POSIX ERE); repeatable"),
+	CLI_OPT(0, "cap", OPT_CAP, "PID=SIZE|NAME=SIZE|SIZE", "the cap of "
+		"that process; of every process whose name (comm) is NAME; of "
+		"every process given by PID or --name (repeatable; PID= "
+		"before NAME= before a bare SIZE)"),
+	CLI_OPT(0, "from", OPT_FROM, "FILE", "a recording (or CSV): the "
+		"plateau level of a target whose PID (same start time) or "
+		"name matches a live process is its cap, unless --cap gives "
+		"one; repeatable"),
+	CLI_OPT(0, "top", OPT_TOP, "N", "list the N largest (default 20); "
+		"sums count all"),
+	CLI_OPT(0, "all", OPT_ALL, NULL, "list every process"),
+	CLI_OPT(0, "json", OPT_JSON, NULL, "print JSON (fields: "
+		"docs/books.md)"),
+	CLI_OPT('h', "help", 'h', NULL, "this help"),
+	CLI_END_ROW,
+};
+
 static void books_usage(FILE *out)
 {
 	fprintf(out,
@@ -43,28 +69,13 @@ static void books_usage(FILE *out)
 "Do the books: each process's footprint (anon + swap + shmem) and the most\n"
 "it is expected to claim (its cap), summed against the machine's memory,\n"
 "with swap used beside MemAvailable. Without PID or --name: every process\n"
-"you can read.\n"
-"\n"
-"options:\n"
-"  --name REGEX           processes whose name or command line matches\n"
-"                         (POSIX ERE); repeatable\n"
-"  --cap PID=SIZE         the cap of that process\n"
-"  --cap NAME=SIZE        the cap of every process whose name (comm) is NAME\n"
-"  --cap SIZE             the cap of every process given by PID or --name\n"
-"                         (repeatable; PID= before NAME= before a bare SIZE)\n"
-"  --from FILE            a recording (or CSV): the plateau level of a target\n"
-"                         whose PID (same start time) or name matches a live\n"
-"                         process is its cap, unless --cap gives one;\n"
-"                         repeatable\n"
-"  --top N                list the N largest (default %d); sums count all\n"
-"  --all                  list every process\n"
-"  --json                 print JSON (fields: docs/books.md)\n"
-"  -h, --help             this help\n"
+"you can read.\n");
+	cli_options_help(out, books_options);
+	fprintf(out,
 "\n"
 "A process without a cap counts with its current footprint; one above its\n"
 "cap counts with its footprint. SIZE: 60.8GiB, 21GB, 4096 (bytes).\n"
-"Exit codes: 0 ok, 2 usage or no such process, 3 run-time failure.\n",
-		BOOKS_DEFAULT_TOP);
+"Exit codes: 0 ok, 2 usage or no such process, 3 run-time failure.\n");
 }
 
 /* ---- caps ------------------------------------------------------------- */
@@ -342,17 +353,12 @@ static void bind_cap(struct books_process *bp, const struct proc_identity *id,
 
 int cmd_books(int argc, char **argv)
 {
-	enum { OPT_NAME = 256, OPT_CAP, OPT_FROM, OPT_TOP, OPT_ALL, OPT_JSON };
-	static const struct option longopts[] = {
-		{"name", required_argument, NULL, OPT_NAME},
-		{"cap", required_argument, NULL, OPT_CAP},
-		{"from", required_argument, NULL, OPT_FROM},
-		{"top", required_argument, NULL, OPT_TOP},
-		{"all", no_argument, NULL, OPT_ALL},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
-	};
+	_Static_assert(BOOKS_DEFAULT_TOP == 20, "books_options' help says 20");
+	/* Built once, kept for the process's life. */
+	static struct option *longopts;
+	static char *shortopts;
+	if (!longopts)
+		cli_options_getopt(books_options, "", &longopts, &shortopts);
 	char **names = NULL, **froms = NULL;
 	size_t n_names = 0, names_cap = 0, n_froms = 0, froms_cap = 0;
 	struct cap_arg *caps = NULL;
@@ -367,7 +373,8 @@ int cmd_books(int argc, char **argv)
 	int rc = EXIT_USAGE, c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case OPT_NAME:
 			xgrow((void **)&names, &names_cap, n_names + 1,

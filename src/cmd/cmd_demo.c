@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "options.h"
 #include "common.h"
 #include "recorder.h"
 #include "store.h"
@@ -24,6 +25,21 @@
 
 #define DEMO_WORKLOADS 3
 
+/* demo's options: getopt_long, --help and the man page check all read
+ * this table (options.h). */
+const struct cli_option demo_options[] = {
+	CLI_SECTION("options"),
+	CLI_OPT('o', "output", 'o', "FILE", "keep the recording in FILE "
+		"(default: a temporary file, removed afterwards)"),
+	CLI_OPT('d', "duration", 'd', "DUR", "how long to record (default "
+		"40s)"),
+	CLI_OPT('i', "interval", 'i', "DUR", "sampling interval (default "
+		"250ms)"),
+	CLI_OPT(0, "json", 'j', NULL, "print the report as JSON"),
+	CLI_OPT('h', "help", 'h', NULL, "this help"),
+	CLI_END_ROW,
+};
+
 static void demo_usage(FILE *out)
 {
 	fprintf(out,
@@ -31,15 +47,8 @@ static void demo_usage(FILE *out)
 "\n"
 "Start three small built-in services -- one that leaks per request, one\n"
 "whose cache fills up to a cap, one that is steady -- record them, and\n"
-"print the report. Needs nothing but memtrend itself.\n"
-"\n"
-"options:\n"
-"  -o, --output FILE      keep the recording in FILE (default: a temporary\n"
-"                         file, removed afterwards)\n"
-"  -d, --duration DUR     how long to record (default 40s)\n"
-"  -i, --interval DUR     sampling interval (default 250ms)\n"
-"  --json                 print the report as JSON\n"
-"  -h, --help             this help\n");
+"print the report. Needs nothing but memtrend itself.\n");
+	cli_options_help(out, demo_options);
 }
 
 static int start_workload(enum workload_kind k, pid_t *pid)
@@ -83,20 +92,18 @@ static void stop_workloads(const pid_t *pids, size_t n)
 
 int cmd_demo(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"duration", required_argument, NULL, 'd'},
-		{"interval", required_argument, NULL, 'i'},
-		{"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
-	};
+	/* Built once, kept for the process's life. */
+	static struct option *longopts;
+	static char *shortopts;
+	if (!longopts)
+		cli_options_getopt(demo_options, "", &longopts, &shortopts);
 	const char *output = NULL;
 	double duration = 40, interval = 0.25;
 	bool json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:d:i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;

@@ -14,12 +14,48 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "options.h"
 #include "common.h"
 #include "csv.h"
 #include "render.h"
 #include "store.h"
 #include "units.h"
 #include "vmmap.h"
+
+enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
+       OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP, OPT_NO_PLOT };
+
+/* report's options: getopt_long, --help and the man page check all read
+ * this table (options.h). */
+const struct cli_option report_options[] = {
+	CLI_SECTION("options"),
+	CLI_OPT(0, "json", OPT_JSON, NULL, "print JSON (schema: "
+		"docs/json.md) instead of text"),
+	CLI_OPT(0, "html", OPT_HTML, "FILE", "also write an HTML report "
+		"with plots to FILE (docs/html.md); - writes it to stdout "
+		"instead of the text"),
+	CLI_OPT(0, "cap", OPT_CAP, "[NAME=]SIZE", "a known cap (allocator "
+		"or cache limit); repeatable"),
+	CLI_OPT(0, "limit", OPT_LIMIT, "SIZE", "memory limit for exhaustion "
+		"and the slope of concern (default: the cgroup limit, else "
+		"MemTotal)"),
+	CLI_OPT(0, "resolution", OPT_RESOLUTION, "SIZE", "smallest step the "
+		"readings can show (default: inferred from the readings)"),
+	CLI_OPT(0, "suspect", OPT_SUSPECT, "RATE", "the slope that matters, "
+		"e.g. 50MiB/h or 4KiB/req (default: the slope that reaches "
+		"the limit in 30 days)"),
+	CLI_OPT(0, "idle-min", OPT_IDLE_MIN, "DUR", "shortest idle window "
+		"(default 60s)"),
+	CLI_OPT(0, "warmup", OPT_WARMUP, "DUR", "start-up ramp excluded from "
+		"idle windows (default: until the first request, at most 10 "
+		"minutes)"),
+	CLI_OPT(0, "no-color", OPT_NO_COLOR, NULL, "no colour even on a "
+		"terminal"),
+	CLI_OPT(0, "no-plot", OPT_NO_PLOT, NULL, "no text plot of the "
+		"footprint (drawn only on a terminal)"),
+	CLI_OPT('h', "help", 'h', NULL, "this help"),
+	CLI_END_ROW,
+};
 
 static void report_usage(FILE *out)
 {
@@ -28,28 +64,9 @@ static void report_usage(FILE *out)
 "\n"
 "Analyse a recording made by 'memtrend record' (it may still be recording)\n"
 "or a CSV (columns time, footprint[, pid, requests, ...]; see memtrend(1)),\n"
-"or a macOS 'vmmap --summary' output (where that process's memory sits).\n"
-"\n"
-"options:\n"
-"  --json                 print JSON (schema: docs/json.md) instead of text\n"
-"  --html FILE            also write an HTML report with plots to FILE\n"
-"                         (docs/html.md); - writes it to stdout instead of\n"
-"                         the text\n"
-"  --cap [NAME=]SIZE      a known cap (allocator or cache limit); repeatable\n"
-"  --limit SIZE           memory limit for exhaustion and the slope of concern\n"
-"                         (default: the cgroup limit, else MemTotal)\n"
-"  --resolution SIZE      smallest step the readings can show (default:\n"
-"                         inferred from the readings)\n"
-"  --suspect RATE         the slope that matters, e.g. 50MiB/h or 4KiB/req\n"
-"                         (default: the slope that reaches the limit in 30\n"
-"                         days)\n"
-"  --idle-min DUR         shortest idle window (default 60s)\n"
-"  --warmup DUR           start-up ramp excluded from idle windows (default:\n"
-"                         until the first request, at most 10 minutes)\n"
-"  --no-color             no colour even on a terminal\n"
-"  --no-plot              no text plot of the footprint (drawn only on a\n"
-"                         terminal)\n"
-"  -h, --help             this help\n"
+"or a macOS 'vmmap --summary' output (where that process's memory sits).\n");
+	cli_options_help(out, report_options);
+	fprintf(out,
 "\n"
 "SIZE: 512MiB, 21GB, 4096 (bytes). RATE: SIZE/h, SIZE/min, SIZE/req.\n"
 "Exit codes: 0 ok, 2 usage or bad input, 3 run-time failure.\n");
@@ -90,23 +107,11 @@ static int parse_cap(const char *arg, struct analysis_cap *cap)
 
 int cmd_report(int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
-	       OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP,
-	       OPT_NO_PLOT };
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, OPT_JSON},
-		{"html", required_argument, NULL, OPT_HTML},
-		{"cap", required_argument, NULL, OPT_CAP},
-		{"limit", required_argument, NULL, OPT_LIMIT},
-		{"resolution", required_argument, NULL, OPT_RESOLUTION},
-		{"suspect", required_argument, NULL, OPT_SUSPECT},
-		{"no-color", no_argument, NULL, OPT_NO_COLOR},
-		{"no-plot", no_argument, NULL, OPT_NO_PLOT},
-		{"idle-min", required_argument, NULL, OPT_IDLE_MIN},
-		{"warmup", required_argument, NULL, OPT_WARMUP},
-		{"help", no_argument, NULL, 'h'},
-		{0, 0, 0, 0},
-	};
+	/* Built once, kept for the process's life. */
+	static struct option *longopts;
+	static char *shortopts;
+	if (!longopts)
+		cli_options_getopt(report_options, "", &longopts, &shortopts);
 	struct report_options o = {
 		.format = REPORT_TEXT,
 		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
@@ -119,7 +124,8 @@ int cmd_report(int argc, char **argv)
 	int rc = EXIT_USAGE, c;
 	double q;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case OPT_JSON:
 			o.format = REPORT_JSON;

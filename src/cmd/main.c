@@ -7,21 +7,26 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "options.h"
 
 struct subcommand {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
+	const struct cli_option *options;  /* its table (options.h) */
 };
 
 static const struct subcommand subcommands[] = {
-	{"record", cmd_record, "record a service's memory into a file"},
-	{"watch", cmd_watch, "record with a live view: slope, verdict so far"},
+	{"record", cmd_record, "record a service's memory into a file",
+	 record_options},
+	{"watch", cmd_watch, "record with a live view: slope, verdict so far",
+	 record_options},
 	{"report", cmd_report, "analyse a recording or a CSV: verdict and "
-			       "evidence"},
-	{"demo", cmd_demo, "record three built-in workloads and report them"},
+			       "evidence", report_options},
+	{"demo", cmd_demo, "record three built-in workloads and report them",
+	 demo_options},
 	{"books", cmd_books, "each process's footprint and cap, summed "
-			     "against the machine"},
+			     "against the machine", books_options},
 };
 
 static void usage(FILE *out)
@@ -66,6 +71,15 @@ int main(int argc, char **argv)
 	    !strcmp(cmd, "help")) {
 		usage(stdout);
 		return EXIT_OK;
+	}
+	/* Every command's options, one per line (options.h): for the test
+	 * that holds --help and the man page to the tables, and for shell
+	 * completion. */
+	if (!strcmp(cmd, "--list-options")) {
+		for (size_t i = 0; i < ARRAY_SIZE(subcommands); i++)
+			cli_options_list(stdout, subcommands[i].name,
+					 subcommands[i].options);
+		return fflush(stdout) ? EXIT_RUNTIME : EXIT_OK;
 	}
 	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") ||
 	    !strcmp(cmd, "version")) {

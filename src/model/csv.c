@@ -1,6 +1,6 @@
 /*
  * csv.c - reads a memory series from CSV into a dataset with one target
- * (format and contract in csv.h and DESIGN.md).
+ * (format and contract in csv.h and docs/design.md, "Formats").
  *
  * What it does: splits the text into records and cells (RFC 4180 quoting:
  * "a,b" cells, "" escapes, quoted line breaks), maps header names onto the

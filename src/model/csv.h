@@ -1,5 +1,5 @@
 /*
- * csv.h - reads a memory series from CSV (DESIGN.md's format) into a
+ * csv.h - reads a memory series from CSV (docs/design.md's format) into a
  * dataset with one target.
  *
  * Format: a header row; comma or tab separated (detected from the header);

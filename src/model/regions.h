@@ -45,7 +45,7 @@
  * Cost (smaps): O(lines) in one 64 KiB buffer reused for every read, no
  * allocation per line or per mapping; memory is constant whatever the
  * number of mappings (100,000 mappings read in well under a second). The
- * kernel's own cost grows with resident memory (DESIGN.md: ~13 us per
+ * kernel's own cost grows with resident memory (docs/design.md: ~13 us per
  * MiB): read it at a low rate, never at every sample.
  */
 #ifndef MEMTREND_REGIONS_H

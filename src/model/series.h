@@ -1,7 +1,7 @@
 /*
  * series.h - the in-memory form every analysis works on: one target's
  * figures over time, whatever source they came from (a recording read by
- * store.c, a CSV read by csv.c).
+ * store_read.c, a CSV read by csv.c).
  *
  * Struct of arrays, all of length n, in ascending time. A figure that was
  * not recorded at a point is NAN there; a figure never recorded at all has
@@ -33,7 +33,8 @@ enum series_component {
 };
 extern const char *const series_component_names[COMP_COUNT];
 
-/* One family of a region snapshot, as stored (store.c) and read back. */
+/* One family of a region snapshot, as stored (store_write.c) and read
+ * back (store_read.c). */
 struct series_region_row {
 	const char *family;        /* regions.h's region_family_names */
 	double size, rss, pss, private_dirty, swap, footprint;

@@ -3,9 +3,10 @@
  *
  *   - DRM fdinfo (any open-source kernel driver: amdgpu, i915, xe, msm,
  *     panfrost, ...; kernel Documentation/gpu/drm-usage-stats.rst), read
- *     under a proc root so tests use fixture trees;
+ *     under a proc root so tests use fixture trees (probe_drm.c);
  *   - NVIDIA's NVML, loaded with dlopen at run time: memtrend has no build
- *     or run dependency on it, and a machine without it just has no NVML.
+ *     or run dependency on it, and a machine without it just has no NVML
+ *     (probe_nvml.c).
  *
  * Like probe.h, a figure that cannot be read is NAN ("absent"), never a
  * failure; fdinfo without ptrace access is PROBE_DENIED (the caller notes

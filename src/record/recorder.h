@@ -111,7 +111,7 @@ struct recorder_tick {
 struct recorder_hooks {
 	void *ctx;                 /* passed back to every hook */
 	/* Polled at every tick and whenever the sleep is cut short: 0 goes
-	 * on; non-zero stops (a -- COMMAND is given STOP_GRACE_S to end,
+	 * on; non-zero stops (a -- COMMAND is given 10 s to end,
 	 * and is sent this number as a signal unless it is SIGINT, which a
 	 * terminal delivered to it already). NULL: never. */
 	int (*should_stop)(void *ctx);

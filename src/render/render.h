@@ -32,6 +32,31 @@ int render_json_dump(struct json_t *root, FILE *out);
 int render_json(FILE *out, const struct dataset *d,
 		const struct target_findings *f, size_t n);
 
+/* ---- findings in words (render_reason.c) -------------------------------- */
+
+/* The one place where findings become words. The formatters write a
+ * NUL-terminated result of at most n-1 bytes into buf and return buf;
+ * a value that is not finite is "n/a". Sizes (and rates, per request)
+ * in decimal units when decimal (the findings' decimal_units). */
+char *render_size(char *buf, size_t n, double bytes, bool decimal);
+char *render_rate(char *buf, size_t n, double bph, bool decimal);
+char *render_per_request(char *buf, size_t n, double bytes, bool decimal);
+char *render_duration(char *buf, size_t n, double s);
+/* A p-value as "%.*g" with that many significant digits. */
+char *render_p_value(char *buf, size_t n, double p, int digits);
+/* A reason of f (reason.h) as an English sentence, and what would settle
+ * f's verdict (nothing for SETTLE_NONE). Unescaped: a sentence may hold
+ * a gauge name from a CSV header, so the caller escapes it for its
+ * medium. Return 0, or -1 when out could not be written. */
+int render_reason(FILE *out, const struct target_findings *f,
+		  const struct reason *r);
+int render_settle(FILE *out, const struct target_findings *f);
+/* The same as strings (malloc'd, the caller frees; never cut short).
+ * render_settle_string() returns NULL for SETTLE_NONE. */
+char *render_reason_string(const struct target_findings *f,
+			   const struct reason *r);
+char *render_settle_string(const struct target_findings *f);
+
 /* Live one-line status for `record` on a terminal (to stderr): elapsed,
  * samples, current footprint, slope so far. Overwrites itself with \r;
  * render_status_end() finishes the line. */

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "common.h"
 #include "regions.h"
@@ -40,6 +41,18 @@ static json_t *safe_string(const char *s)
 	return json_string(escape_utf8(b, sizeof(b), s ? s : ""));
 }
 
+/* A string of any length made valid UTF-8 (U+FFFD, 3 bytes, for each
+ * invalid byte at most), and freed. */
+static json_t *owned_string(char *s)
+{
+	size_t cap = 3 * strlen(s) + 4;
+	char *b = xmalloc(cap);
+	json_t *j = json_string(escape_utf8(b, cap, s));
+	free(b);
+	free(s);
+	return j;
+}
+
 /* DESIGN.md's {bytes_per_request, ci95_low, ci95_high, requests} plus the
  * test and the division; null without a per-request slope. */
 static json_t *per_request_json(const struct target_findings *f)
@@ -48,11 +61,12 @@ static json_t *per_request_json(const struct target_findings *f)
 	if (!pr->found)
 		return json_null();
 	json_t *o = json_object();
-	json_object_set_new(o, "bytes_per_request", num_or_null(pr->slope));
-	json_object_set_new(o, "ci95_low", num_or_null(pr->ci_low));
-	json_object_set_new(o, "ci95_high", num_or_null(pr->ci_high));
+	json_object_set_new(o, "bytes_per_request",
+			    num_or_null(pr->slope.estimate));
+	json_object_set_new(o, "ci95_low", num_or_null(pr->slope.low));
+	json_object_set_new(o, "ci95_high", num_or_null(pr->slope.high));
 	json_object_set_new(o, "requests", num_or_null(pr->requests));
-	json_object_set_new(o, "p_value", num_or_null(pr->p_value));
+	json_object_set_new(o, "p_value", num_or_null(pr->slope.p));
 	json_object_set_new(o, "detectable_bytes_per_request",
 			    num_or_null(pr->detectable));
 	json_object_set_new(o, "concern_bytes_per_request",
@@ -148,13 +162,13 @@ static json_t *regions_json(const struct series *s)
 
 /* {bytes_per_hour, ci95_low, ci95_high, p_value}: a slope as DESIGN.md
  * gives it (the target's slope adds its own fields to it). */
-static json_t *slope_json(double bph, double lo, double hi, double p)
+static json_t *slope_json(struct slope s)
 {
 	json_t *sl = json_object();
-	json_object_set_new(sl, "bytes_per_hour", num_or_null(bph));
-	json_object_set_new(sl, "ci95_low", num_or_null(lo));
-	json_object_set_new(sl, "ci95_high", num_or_null(hi));
-	json_object_set_new(sl, "p_value", num_or_null(p));
+	json_object_set_new(sl, "bytes_per_hour", num_or_null(s.estimate));
+	json_object_set_new(sl, "ci95_low", num_or_null(s.low));
+	json_object_set_new(sl, "ci95_high", num_or_null(s.high));
+	json_object_set_new(sl, "p_value", num_or_null(s.p));
 	return sl;
 }
 
@@ -178,8 +192,7 @@ static json_t *gpu_json(const struct target_findings *f)
 	json_object_set_new(o, "footprint_growth_bytes",
 			    bytes_or_null(g->footprint_growth));
 	json_object_set_new(o, "slope", g->has_trend ?
-			    slope_json(g->slope_bph, g->ci_low_bph,
-				       g->ci_high_bph, g->p_value) :
+			    slope_json(g->slope) :
 			    json_null());
 	json_t *regs = json_array();
 	for (size_t i = 0; i < s->n_gpu_regions; i++) {
@@ -321,13 +334,13 @@ static json_t *target_json(const struct target_findings *f)
 				is->samples ? bytes_or_null(is->fp_max) :
 				json_null());
 			json_object_set_new(o, "slope_bytes_per_hour",
-				is->has_slope ? num_or_null(is->slope_bph) :
-				json_null());
+				is->has_slope ?
+				num_or_null(is->slope.estimate) : json_null());
 			json_object_set_new(o, "slope_ci95_low",
-				is->has_slope ? num_or_null(is->ci_low_bph) :
+				is->has_slope ? num_or_null(is->slope.low) :
 				json_null());
 			json_object_set_new(o, "slope_ci95_high",
-				is->has_slope ? num_or_null(is->ci_high_bph) :
+				is->has_slope ? num_or_null(is->slope.high) :
 				json_null());
 		}
 		json_array_append_new(incs, o);
@@ -339,11 +352,13 @@ static json_t *target_json(const struct target_findings *f)
 	json_object_set_new(t, "span_s", json_real(f->span_s));
 	json_object_set_new(t, "verdict", json_string(verdict_name(f->verdict)));
 	json_t *reasons = json_array();
-	for (size_t i = 0; i < f->n_reasons; i++)
-		json_array_append_new(reasons, safe_string(f->reasons[i]));
+	for (size_t i = 0; i < f->reasons.n; i++)
+		json_array_append_new(reasons, owned_string(
+			render_reason_string(f, &f->reasons.r[i])));
 	json_object_set_new(t, "reasons", reasons);
-	json_object_set_new(t, "settle", f->settle[0] ?
-			    safe_string(f->settle) : json_null());
+	char *settle = render_settle_string(f);
+	json_object_set_new(t, "settle", settle ? owned_string(settle) :
+			    json_null());
 	json_object_set_new(t, "resolution_bytes", num_or_null(f->resolution));
 	static const char *const basis[] = {"given", "steps", "source",
 					    "shared", "unknown"};
@@ -358,8 +373,7 @@ static json_t *target_json(const struct target_findings *f)
 	json_object_set_new(t, "footprint", fp);
 
 	if (f->has_trend) {
-		json_t *sl = slope_json(f->slope_bph, f->ci_low_bph,
-					f->ci_high_bph, f->p_value);
+		json_t *sl = slope_json(f->slope);
 		json_object_set_new(sl, "variance_inflation",
 				    num_or_null(f->trend.variance_inflation));
 		json_object_set_new(sl, "points",
@@ -407,9 +421,10 @@ static json_t *target_json(const struct target_findings *f)
 				    json_null());
 		json_object_set_new(p, "early_bytes_per_hour",
 				    num_or_null(f->plateau.early_slope_bph));
-		json_object_set_new(p, "late", slope_json(
-			f->plateau.late_slope_bph, f->plateau.late_ci_low_bph,
-			f->plateau.late_ci_high_bph, NAN));
+		/* the late part's p is not part of the contract: null */
+		struct slope late = f->plateau.late;
+		late.p = NAN;
+		json_object_set_new(p, "late", slope_json(late));
 		json_object_set_new(p, "loglik_gain_over_line",
 				    num_or_null(f->plateau.gain_line));
 		json_object_set_new(t, "plateau", p);

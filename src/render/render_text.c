@@ -6,8 +6,10 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "regions.h"
 #include "render.h"
 #include "units.h"
@@ -25,34 +27,23 @@ static const char *verdict_colour(enum verdict v)
 }
 
 /* Units follow the source: decimal for readings in whole decimal units
- * (findings' decimal_units), binary otherwise. */
+ * (findings' decimal_units), binary otherwise. The formatting itself is
+ * render_reason.c's. */
 static bool decimal;
 
 static char *size_or_na(char *buf, size_t n, double v)
 {
-	if (!isfinite(v)) {
-		snprintf(buf, n, NA);
-		return buf;
-	}
-	return units_format_size_in(buf, n, v, decimal);
+	return render_size(buf, n, v, decimal);
 }
 
 static char *rate(char *buf, size_t n, double bph)
 {
-	if (!isfinite(bph)) {
-		snprintf(buf, n, NA);
-		return buf;
-	}
-	return units_format_slope(buf, n, bph, decimal);
+	return render_rate(buf, n, bph, decimal);
 }
 
 static char *dur_or_na(char *buf, size_t n, double s)
 {
-	if (!isfinite(s)) {
-		snprintf(buf, n, NA);
-		return buf;
-	}
-	return units_format_duration(buf, n, s);
+	return render_duration(buf, n, s);
 }
 
 static void print_components(FILE *out, const struct series *s)
@@ -79,11 +70,7 @@ static void print_components(FILE *out, const struct series *s)
 
 static char *per_req(char *buf, size_t n, double v)
 {
-	if (!isfinite(v)) {
-		snprintf(buf, n, NA);
-		return buf;
-	}
-	return units_format_per_request(buf, n, v, decimal);
+	return render_per_request(buf, n, v, decimal);
 }
 
 #define IDLE_ROWS_SHOWN 10
@@ -94,7 +81,7 @@ static void print_work(FILE *out, const struct target_findings *f)
 {
 	const struct per_request_finding *pr = &f->per_request;
 	const struct idle_findings *id = &f->idle;
-	char b1[64], b2[64], b3[64], b4[64], b5[64];
+	char b1[64], b2[64], b3[64], b4[64], b5[64], p[32];
 	if (!pr->recorded)
 		return;
 	if (!pr->known) {
@@ -106,10 +93,11 @@ static void print_work(FILE *out, const struct target_findings *f)
 		units_format_count(b2, sizeof(b2), pr->rate_per_h));
 	if (pr->found)
 		fprintf(out, "  per request %s  (95 %% interval %s to %s), "
-			"p = %.3g; detectable %s\n",
-			per_req(b1, sizeof(b1), pr->slope),
-			per_req(b2, sizeof(b2), pr->ci_low),
-			per_req(b3, sizeof(b3), pr->ci_high), pr->p_value,
+			"p = %s; detectable %s\n",
+			per_req(b1, sizeof(b1), pr->slope.estimate),
+			per_req(b2, sizeof(b2), pr->slope.low),
+			per_req(b3, sizeof(b3), pr->slope.high),
+			render_p_value(p, sizeof(p), pr->slope.p, 3),
 			per_req(b4, sizeof(b4), pr->detectable));
 	if (isfinite(pr->needed_requests))
 		fprintf(out, "  min. work   %s requests to see %s\n",
@@ -172,9 +160,10 @@ static void print_gpu(FILE *out, const struct target_findings *f)
 			size_or_na(b2, sizeof(b2), g->max));
 		if (g->has_trend)
 			fprintf(out, "              slope %s (95 %% interval %s "
-				"to %s)\n", rate(b1, sizeof(b1), g->slope_bph),
-				rate(b2, sizeof(b2), g->ci_low_bph),
-				rate(b3, sizeof(b3), g->ci_high_bph));
+				"to %s)\n",
+				rate(b1, sizeof(b1), g->slope.estimate),
+				rate(b2, sizeof(b2), g->slope.low),
+				rate(b3, sizeof(b3), g->slope.high));
 	}
 	for (size_t i = 0; i < s->n_gpu_regions; i++) {
 		const struct series_gpu_region *r = &s->gpu_regions[i];
@@ -249,8 +238,8 @@ static void print_incarnations(FILE *out, const struct target_findings *f)
 			dur_or_na(b2, sizeof(b2), is->end - is->start),
 			is->samples, size_or_na(b3, sizeof(b3), is->fp_first),
 			size_or_na(b4, sizeof(b4), is->fp_last),
-			is->has_slope ? rate(b5, sizeof(b5), is->slope_bph) :
-			NA);
+			is->has_slope ?
+			rate(b5, sizeof(b5), is->slope.estimate) : NA);
 	}
 }
 
@@ -315,13 +304,19 @@ static void print_target(FILE *out, const struct target_findings *f,
 			verdict_colour(f->verdict), vn);
 	else
 		fprintf(out, "  verdict     %s\n", vn);
-	for (size_t i = 0; i < f->n_reasons; i++) {
-		char r[700];
-		escape_terminal(r, sizeof(r), f->reasons[i]);
-		fprintf(out, "    - %s\n", r);
+	for (size_t i = 0; i < f->reasons.n; i++) {
+		char *r = render_reason_string(f, &f->reasons.r[i]);
+		size_t cap = 4 * strlen(r) + 4; /* \xNN per byte at most */
+		char *esc = xmalloc(cap);
+		fprintf(out, "    - %s\n", escape_terminal(esc, cap, r));
+		free(esc);
+		free(r);
 	}
-	if (f->settle[0])
-		fprintf(out, "    => to settle it: %s\n", f->settle);
+	if (f->settle.code != SETTLE_NONE) {
+		fputs("    => to settle it: ", out);
+		render_settle(out, f);
+		fputs("\n", out);
+	}
 
 	fprintf(out, "\n");
 	if (s->n_incs) {
@@ -370,13 +365,14 @@ static void print_target(FILE *out, const struct target_findings *f,
 		"inferred from the readings");
 	if (f->has_trend) {
 		fprintf(out, "  slope       %s  (95 %% interval %s to %s)%s\n",
-			rate(b1, sizeof(b1), f->slope_bph),
-			rate(b2, sizeof(b2), f->ci_low_bph),
-			rate(b3, sizeof(b3), f->ci_high_bph),
+			rate(b1, sizeof(b1), f->slope.estimate),
+			rate(b2, sizeof(b2), f->slope.low),
+			rate(b3, sizeof(b3), f->slope.high),
 			f->trend.bucketed ? "  [bucket medians]" : "");
-		fprintf(out, "  trend test  p = %.3g (autocorrelation-aware: "
+		fprintf(out, "  trend test  p = %s (autocorrelation-aware: "
 			"interval x%.2f wider than for independent "
-			"readings)%s\n", f->p_value,
+			"readings)%s\n",
+			render_p_value(b1, sizeof(b1), f->slope.p, 3),
 			sqrt(f->trend.variance_inflation),
 			f->trend_on_floors ? "; on the cycles' floors" : "");
 		if (f->periodic.found)

@@ -158,16 +158,12 @@ static bool dec(const struct watch_view *v)
 
 static char *fsize(const struct watch_view *v, char *b, size_t n, double x)
 {
-	return units_format_size_in(b, n, x, dec(v));
+	return render_size(b, n, x, dec(v));
 }
 
 static char *fslope(const struct watch_view *v, char *b, size_t n, double x)
 {
-	if (!isfinite(x)) {
-		snprintf(b, n, "n/a");
-		return b;
-	}
-	return units_format_slope(b, n, x, dec(v));
+	return render_rate(b, n, x, dec(v));
 }
 
 static char *clock_text(char *b, size_t n, double s)
@@ -247,8 +243,10 @@ static void progress_time(const struct watch_view *v, char *b, size_t n,
 	char a[48], c[48], d[48];
 	if (!isfinite(f->needed_span_s) || !(f->needed_span_s > 0)) {
 		*frac = 0;
-		snprintf(b, n, "slope of concern unknown: %s", f->settle[0] ?
-			 f->settle : "record longer");
+		char *settle = render_settle_string(f);
+		snprintf(b, n, "slope of concern unknown: %s", settle ?
+			 settle : "record longer");
+		free(settle);
 		return;
 	}
 	*frac = f->an_span_s / f->needed_span_s;
@@ -458,17 +456,18 @@ static void add_recent(struct frame *fr, const struct watch_view *v)
 static void add_slope(struct frame *fr, const struct watch_view *v)
 {
 	const struct target_findings *f = v->f;
-	char a[48], b[48], c[48], d[48];
+	char a[48], b[48], c[48], d[48], p[32];
 	if (!has_samples(v) || !f->has_trend) {
 		frame_add(fr, "%-*stoo early", LABEL_W, "slope");
 		return;
 	}
 	char line[400];
 	snprintf(line, sizeof(line), "%-*s%s  (95 %% interval %s to %s), "
-		 "p = %.2g", LABEL_W, "slope",
-		 fslope(v, a, sizeof(a), f->slope_bph),
-		 fslope(v, b, sizeof(b), f->ci_low_bph),
-		 fslope(v, c, sizeof(c), f->ci_high_bph), f->p_value);
+		 "p = %s", LABEL_W, "slope",
+		 fslope(v, a, sizeof(a), f->slope.estimate),
+		 fslope(v, b, sizeof(b), f->slope.low),
+		 fslope(v, c, sizeof(c), f->slope.high),
+		 render_p_value(p, sizeof(p), f->slope.p, 2));
 	char more[80];
 	snprintf(more, sizeof(more), ", detectable %s",
 		 units_format_slope(d, sizeof(d), f->detectable_bph, dec(v)));
@@ -494,7 +493,7 @@ static void add_work(struct frame *fr, const struct watch_view *v)
 		if (pr->found)
 			at += (size_t)snprintf(line + at, sizeof(line) - at,
 				", %s", units_format_per_request(c, sizeof(c),
-					pr->slope, dec(v)));
+					pr->slope.estimate, dec(v)));
 	} else if (pr->recorded) {
 		at += (size_t)snprintf(line + at, sizeof(line) - at,
 				       "no readings yet");
@@ -520,12 +519,21 @@ static void add_verdict(struct frame *fr, const struct watch_view *v,
 			  "verdict");
 		return;
 	}
-	char reason[700];
-	escape_terminal(reason, sizeof(reason),
-			f->n_reasons ? f->reasons[0] : "");
-	char text[800];
-	snprintf(text, sizeof(text), "%s%s%s", verdict_name(f->verdict),
-		 *reason ? ": " : "", reason);
+	char *first = f->reasons.n ?
+		      render_reason_string(f, &f->reasons.r[0]) : xstrdup("");
+	size_t cap = 4 * strlen(first) + 4; /* \xNN per byte at most */
+	char *reason = escape_terminal(xmalloc(cap), cap, first);
+	free(first);
+	char *text = NULL;
+	if (asprintf(&text, "%s%s%s", verdict_name(f->verdict),
+		     *reason ? ": " : "", reason) < 0)
+		text = NULL;
+	free(reason);
+	if (!text) {
+		frame_add(fr, "%-*s%s", LABEL_W, "verdict",
+			  verdict_name(f->verdict));
+		return;
+	}
 	/* Wrap at the last space that fits, on display columns. */
 	int room = v->cols - LABEL_W;
 	const char *p = text;
@@ -558,6 +566,7 @@ static void add_verdict(struct frame *fr, const struct watch_view *v,
 		while (*p == ' ')
 			p++;
 	}
+	free(text);
 }
 
 static void add_refresh(struct frame *fr, const struct watch_view *v)
@@ -682,9 +691,9 @@ int render_watch_line(FILE *out, const struct watch_view *v)
 		sample_count(v), fsize(v, a, sizeof(a), f->fp_last));
 	if (f->has_trend)
 		fprintf(out, "  slope %s (%s to %s)",
-			fslope(v, a, sizeof(a), f->slope_bph),
-			fslope(v, b, sizeof(b), f->ci_low_bph),
-			fslope(v, c, sizeof(c), f->ci_high_bph));
+			fslope(v, a, sizeof(a), f->slope.estimate),
+			fslope(v, b, sizeof(b), f->slope.low),
+			fslope(v, c, sizeof(c), f->slope.high));
 	const struct per_request_finding *pr = &f->per_request;
 	if (pr->recorded && pr->known)
 		fprintf(out, "  requests %s",

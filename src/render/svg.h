@@ -1,7 +1,7 @@
 /*
- * svg.h - the drawing pieces of the HTML report (render_html.c): linear
- * scales, readable axis ticks and series reduced to what a pixel column
- * can show.
+ * svg.h - the drawing pieces of the HTML report (render_html_figures.c):
+ * linear scales, readable axis ticks and series reduced to what a pixel
+ * column can show.
  *
  *  - Ticks: 1-2-5 steps for counts; for bytes, 1-2-5 steps of a binary
  *    unit (KiB, MiB, GiB, TiB) or, for readings in decimal units, of a

@@ -1,7 +1,9 @@
 /*
  * store.h - the recording file: one SQLite database in WAL mode.
  *
- * The only module that talks to SQLite (only store.c includes sqlite3.h).
+ * The only module that talks to SQLite (only src/store/store*.c include
+ * sqlite3.h, through store_internal.h): store_schema.c creates and
+ * migrates the file, store_write.c writes it, store_read.c reads it.
  * Writing: samples are buffered into one open transaction and committed by
  * store_commit() (the recorder calls it every few seconds); a crash loses
  * at most the open batch, never a committed one, and WAL keeps the file

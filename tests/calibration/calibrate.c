@@ -375,7 +375,7 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 		if (isfinite(truth) && f.has_trend) {
 			t->covered_of++;
 			t->few_points += f.trend.n < FEW_POINTS;
-			if (f.ci_low_bph <= truth && truth <= f.ci_high_bph)
+			if (f.slope.low <= truth && truth <= f.slope.high)
 				t->covered++;
 		}
 		switch (f.verdict) {
@@ -390,8 +390,8 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 			fprintf(stderr, "  seed %zu: %s slope %.4g [%.4g, %.4g] "
 				"B/h, points %zu, cycles %s (%.2f, %zu floors), "
 				"plateau %s%s, steps %zu\n", k,
-				verdict_name(f.verdict), f.slope_bph,
-				f.ci_low_bph, f.ci_high_bph, f.trend.n,
+				verdict_name(f.verdict), f.slope.estimate,
+				f.slope.low, f.slope.high, f.trend.n,
 				f.periodic.found ? "yes" : "no",
 				f.periodic.cycles, f.periodic.n_floors,
 				f.plateau.found ? "found" : f.plateau.candidate ?

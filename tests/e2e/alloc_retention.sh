@@ -1,6 +1,6 @@
 # Allocator retention against the real glibc malloc: the Linux face of the
 # allocator probe in context.md (report 2: "varying sizes grow a cache 25x
-# more; idle returns nothing; a cap holds") and of DESIGN.md's glibc note.
+# more; idle returns nothing; a cap holds") and of docs/design.md's glibc note.
 #
 # Three tests/helpers/allocprobe processes run at once, recorded by one
 # recorder (-p x3, every 100 ms): 1 s baseline, 120 rounds of 100 ms (each

@@ -1,8 +1,8 @@
 /*
  * fake_nvml.c - a stand-in for NVIDIA's libnvidia-ml.so.1, built as a shared
  * library for tests/unit/test_gpu.c (loaded through gpu_nvml_open's
- * override path). It implements only the symbols src/probe_gpu.c resolves,
- * with the ABI of NVIDIA's nvml.h, and behaves as a script says.
+ * override path). It implements only the symbols src/probe/probe_nvml.c
+ * resolves, with the ABI of NVIDIA's nvml.h, and behaves as a script says.
  *
  * The script is the file named by $FAKE_NVML_SCRIPT, re-read on every call
  * (so a test can make processes appear and leave between calls); no

@@ -17,6 +17,7 @@
 #include "common.h"
 #include "render.h"
 #include "series.h"
+#include "said.h"
 
 #define KiB 1024.0
 #define MiB (1024.0 * 1024)
@@ -115,20 +116,22 @@ static void test_verdict_table(void **state)
 		struct target_findings f;
 		analysis_run(&s, &o, &f);
 		print_message("case '%s': %s (slope %g B/h, detectable %g)\n",
-			      c->name, verdict_name(f.verdict), f.slope_bph,
+			      c->name, verdict_name(f.verdict),
+			      f.slope.estimate,
 			      f.detectable_bph);
 		assert_string_equal(verdict_name(f.verdict),
 				    verdict_name(c->expect));
-		assert_true(f.n_reasons >= 1);
+		assert_true(f.reasons.n >= 1);
 		if (!isnan(c->expect_slope_bph))
-			assert_float_equal(f.slope_bph, c->expect_slope_bph,
+			assert_float_equal(f.slope.estimate,
+					   c->expect_slope_bph,
 					   1e-6 * fmax(1, c->expect_slope_bph));
 		if (!isnan(c->expect_detectable_bph))
 			assert_float_equal(f.detectable_bph,
 					   c->expect_detectable_bph,
 					   1e-6 * c->expect_detectable_bph);
 		if (c->expect == VERDICT_INCONCLUSIVE)
-			assert_true(f.settle[0] != '\0');
+			assert_true(f.settle.code != SETTLE_NONE);
 		analysis_release(&f);
 		series_release(&s);
 	}
@@ -144,7 +147,7 @@ static void test_flat_gb_reason_text(void **state)
 	struct target_findings f;
 	analysis_run(&s, &o, &f);
 	assert_int_equal(f.verdict, VERDICT_INCONCLUSIVE);
-	assert_non_null(strstr(f.reasons[0], "about 1 GB per 320 s"));
+	assert_true(reason_says(&f, 0, "about 1 GB per 320 s"));
 	/* No limit known from a CSV: concern = largest reading doubled in
 	 * 30 days = 21e9 / 720 h = 29,166,666.67 B/h (by hand). */
 	assert_float_equal(f.concern_bph, 21e9 / 720, 1);
@@ -226,7 +229,7 @@ static void test_restart_slope_from_latest(void **state)
 	struct target_findings f;
 	analysis_run(&s, &o, &f);
 	assert_int_equal(f.analysed_inc, 1);
-	assert_float_equal(f.slope_bph, 0, 1e-9);
+	assert_float_equal(f.slope.estimate, 0, 1e-9);
 	assert_int_equal(f.verdict, VERDICT_STABLE);
 	assert_int_equal(f.n_incarnations, 2);
 	analysis_release(&f);
@@ -395,11 +398,11 @@ static void test_per_request_slope(void **state)
 	assert_true(pr->recorded && pr->known && pr->found);
 	/* 5 active stretches of 119 increments of 10. */
 	assert_float_equal(pr->requests, 5 * 119 * 10, 1e-9);
-	assert_float_equal(pr->slope, 2048, 1e-9);
+	assert_float_equal(pr->slope.estimate, 2048, 1e-9);
 	/* A perfect line, yet the interval keeps what the resolution leaves
 	 * open: 20,480 B over 5,950 requests either side (by hand). */
-	assert_float_equal(pr->ci_low, 2048 - 20480.0 / 5950, 1e-9);
-	assert_float_equal(pr->ci_high, 2048 + 20480.0 / 5950, 1e-9);
+	assert_float_equal(pr->slope.low, 2048 - 20480.0 / 5950, 1e-9);
+	assert_float_equal(pr->slope.high, 2048 + 20480.0 / 5950, 1e-9);
 	/* Every step of the footprint is 5 pages, so the inferred resolution
 	 * is 20,480 B; detectable = max(20480 / 5950, half-width 0). */
 	assert_float_equal(f.resolution, 20480, 1e-9);
@@ -411,13 +414,8 @@ static void test_per_request_slope(void **state)
 	assert_int_equal(f.idle.n, 5);
 	assert_false(f.idle.released);
 	assert_int_equal(f.verdict, VERDICT_GROWING);
-	bool said = false, idle_said = false;
-	for (size_t i = 0; i < f.n_reasons; i++) {
-		said |= strstr(f.reasons[i], "per request: +2 KiB/req") != NULL;
-		idle_said |= strstr(f.reasons[i], "nothing was released") !=
-			     NULL;
-	}
-	assert_true(said);
+	assert_true(said(&f, "per request: +2 KiB/req"));
+	bool idle_said = said(&f, "nothing was released");
 	assert_true(idle_said);
 	analysis_release(&f);
 	series_release(&s);
@@ -446,11 +444,7 @@ static void test_exhaustion_per_request(void **state)
 			   2048000 / (2048 + q), 1e-6);
 	assert_float_equal(f.exhaustion.requests_left_high,
 			   2048000 / (2048 - q), 1e-6);
-	bool said = false;
-	for (size_t i = 0; i < f.n_reasons; i++)
-		said |= strstr(f.reasons[i], "about 1,000 more requests") !=
-			NULL;
-	assert_true(said);
+	assert_true(said(&f, "about 1,000 more requests"));
 	analysis_release(&f);
 	series_release(&s);
 }
@@ -481,10 +475,7 @@ static void test_approach_level(void **state)
 	assert_false(f.plateau.found);
 	assert_true(f.plateau.approaching);
 	assert_float_equal(f.plateau.approach_level, GiB, 0.005 * GiB);
-	bool said = false;
-	for (size_t i = 0; i < f.n_reasons; i++)
-		said |= strstr(f.reasons[i], "levels off near") != NULL;
-	assert_true(said);
+	assert_true(said(&f, "levels off near"));
 	analysis_release(&f);
 	series_release(&s);
 }
@@ -554,13 +545,10 @@ static void test_gpu_component(void **state)
 	assert_float_equal(f.gpu.footprint_growth, GiB, 0);
 	assert_float_equal(f.gpu.share_last, 0.75, 1e-12);
 	assert_true(f.gpu.has_trend && f.gpu.significant);
-	assert_float_equal(f.gpu.slope_bph, 256 * MiB, 1);
+	assert_float_equal(f.gpu.slope.estimate, 256 * MiB, 1);
 	assert_float_equal(f.concern_bph, 7 * GiB / 720, 1e-3);
-	bool said = false;
-	for (size_t i = 0; i < f.n_reasons; i++)
-		said = said || strstr(f.reasons[i], "GPU memory (device-local) "
-				      "is 3 GiB, 75 % of the footprint");
-	assert_true(said);
+	assert_true(said(&f, "GPU memory (device-local) is 3 GiB, 75 % of the "
+			 "footprint"));
 	analysis_release(&f);
 
 	/* A plateau at 7.8 GiB of footprint holding 2 GiB of GPU memory is
@@ -609,7 +597,7 @@ static void test_per_request_release_at_idle(void **state)
 	 * 1 % of the ~100 MiB footprint. */
 	assert_float_equal(f.idle.largest_decline, 65536 * 119, 1e-9);
 	assert_true(f.per_request.found);
-	assert_true(f.per_request.slope > 0);
+	assert_true(f.per_request.slope.estimate > 0);
 	analysis_release(&f);
 	series_release(&s);
 }
@@ -640,9 +628,9 @@ static void test_no_work_inconclusive(void **state)
 	analysis_run(&s, &o, &f);
 	assert_int_equal(f.verdict, VERDICT_INCONCLUSIVE);
 	assert_true(f.significant);           /* the time slope is there */
-	assert_non_null(strstr(f.reasons[0], "no work was done"));
+	assert_true(reason_says(&f, 0, "no work was done"));
 	assert_float_equal(f.per_request.needed_requests, 4, 1e-9);
-	assert_non_null(strstr(f.settle, ">= 4 requests"));
+	assert_true(settle_says(&f, ">= 4 requests"));
 	analysis_release(&f);
 	series_release(&s);
 }
@@ -669,7 +657,7 @@ static void test_counter_reset_and_stable(void **state)
 	struct target_findings f;
 	analysis_run(&s, &o, &f);
 	assert_float_equal(f.per_request.requests, 990, 1e-9);
-	assert_float_equal(f.per_request.slope, 0, 1e-12);
+	assert_float_equal(f.per_request.slope.estimate, 0, 1e-12);
 	assert_float_equal(f.per_request.detectable, 4096.0 / 990, 1e-9);
 	assert_int_equal(f.verdict, VERDICT_STABLE);
 	analysis_release(&f);
@@ -704,8 +692,8 @@ static void test_requests_needed(void **state)
 	assert_float_equal(f.per_request.rate_per_h, rate_h, 1e-9);
 	assert_float_equal(f.per_request.concern, 100 * 1024 / rate_h, 1e-9);
 	assert_float_equal(f.per_request.needed_requests, 288, 1e-9);
-	assert_non_null(strstr(f.settle, "watch >="));
-	assert_non_null(strstr(f.settle, "or >= 170 requests more"));
+	assert_true(settle_says(&f, "watch >="));
+	assert_true(settle_says(&f, "or >= 170 requests more"));
 	analysis_release(&f);
 	series_release(&s);
 }

@@ -72,6 +72,7 @@
 #include "idle.h"
 #include "restarts.h"
 #include "series.h"
+#include "said.h"
 #include "steps.h"
 
 #define KiB 1024.0
@@ -196,7 +197,7 @@ static void idle_of(const struct series *s, struct idle_findings *f)
 {
 	double *work = malloc(s->n * sizeof(double));
 	assert_non_null(work);
-	work_counter_increase(s->requests, s->n, work);
+	idle_work_increase(s->requests, s->n, work);
 	idle_findings_compute(s, work, NULL, f);
 	free(work);
 }
@@ -339,14 +340,10 @@ static void test_restart_long_warmup(void **state)
 	assert_string_equal(r->floor_rule, "level where the growth flattened");
 	assert_within(r->after, 3 * GiB, 0.01 * GiB, "settled at 3 GiB");
 	assert_within(r->recovered, 0, 0.01 * GiB, "nothing given back");
-	bool said = false;
-	for (size_t i = 0; i < f.n_reasons; i++)
-		said |= strstr(f.reasons[i], "in 1 idle window, without "
-			       "requests") != NULL;
-	if (!said)
-		for (size_t i = 0; i < f.n_reasons; i++)
-			print_message("reason: %s\n", f.reasons[i]);
-	assert_true(said);
+	bool rose = said(&f, "in 1 idle window, without requests");
+	if (!rose)
+		print_reasons(&f);
+	assert_true(rose);
 	analysis_release(&f);
 	series_release(&s);
 }

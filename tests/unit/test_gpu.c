@@ -1,5 +1,5 @@
 /*
- * test_gpu.c - unit tests for the GPU probe (probe_gpu.c).
+ * test_gpu.c - unit tests for the GPU probe (probe_drm.c, probe_nvml.c).
  *
  *   - DRM fdinfo: fixture trees under $FIXTURES/proc-gpu (see its README),
  *     one per kind of driver, written as expected figures. Every expected

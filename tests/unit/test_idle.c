@@ -80,7 +80,7 @@ static void assert_close(double got, double want, const char *what)
 	}
 }
 
-/* ---- work_counter_increase ---------------------------------------- */
+/* ---- idle_work_increase ---------------------------------------- */
 
 #define MAXN 8
 
@@ -122,7 +122,7 @@ static void test_work_counter_increase(void **state)
 		double out[MAXN];
 		for (size_t i = 0; i < MAXN; i++)
 			out[i] = -1;
-		double total = work_counter_increase(k->raw, k->n, out);
+		double total = idle_work_increase(k->raw, k->n, out);
 		for (size_t i = 0; i < k->n; i++) {
 			bool ok = isnan(k->want[i]) ? isnan(out[i]) :
 						      out[i] == k->want[i];
@@ -142,7 +142,7 @@ static void test_work_counter_increase(void **state)
 	}
 	/* raw NULL: every point a gap */
 	double out[3];
-	assert_true(work_counter_increase(NULL, 3, out) == 0);
+	assert_true(idle_work_increase(NULL, 3, out) == 0);
 	for (size_t i = 0; i < 3; i++)
 		assert_true(isnan(out[i]));
 }
@@ -227,7 +227,7 @@ static void compute(const struct series *s, const struct idle_options *o,
 	if (with_work && s->requests) {
 		work = malloc(s->n * sizeof(double));
 		assert_non_null(work);
-		work_counter_increase(s->requests, s->n, work);
+		idle_work_increase(s->requests, s->n, work);
 	}
 	idle_findings_compute(s, work, o, f);
 	free(work);
@@ -827,7 +827,7 @@ static void test_small(void **state)
 	series_append(&s, T0, 1 * GiB, 0);
 	series_set_requests(&s, 0, 5);
 	double work[1];
-	work_counter_increase(s.requests, 1, work);
+	idle_work_increase(s.requests, 1, work);
 	idle_findings_compute(&s, work, NULL, &f);   /* NULL: defaults */
 	assert_true(f.work_known);
 	assert_int_equal(f.n, 0);
@@ -868,7 +868,7 @@ static void test_fixture_csv(void **state)
 	assert_non_null(s->connections);
 	double *work = malloc(s->n * sizeof(double));
 	assert_non_null(work);
-	assert_true(work_counter_increase(s->requests, s->n, work) == 553);
+	assert_true(idle_work_increase(s->requests, s->n, work) == 553);
 	struct idle_options o;
 	idle_options_default(&o);
 	o.resolution = s->quantum;

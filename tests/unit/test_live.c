@@ -80,8 +80,8 @@ static void test_below_bound(void **state)
 	analysis_run(&a, NULL, &fa);
 	analysis_run(&full, NULL, &ff);
 	assert_int_equal(fa.verdict, ff.verdict);
-	assert_true(fa.slope_bph == ff.slope_bph);
-	assert_true(fa.ci_low_bph == ff.ci_low_bph);
+	assert_true(fa.slope.estimate == ff.slope.estimate);
+	assert_true(fa.slope.low == ff.slope.low);
 	analysis_release(&fa);
 	analysis_release(&ff);
 	series_release(&full);

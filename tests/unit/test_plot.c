@@ -390,17 +390,18 @@ static void test_watch_view(void **state)
 	f.fp_first = f.fp_min = 100 * MiB;
 	f.fp_last = f.fp_max = 101 * MiB;
 	f.has_trend = true;
-	f.slope_bph = 1 * MiB;
-	f.ci_low_bph = -10 * MiB;
-	f.ci_high_bph = 12 * MiB;
-	f.p_value = 0.3;
+	f.slope.estimate = 1 * MiB;
+	f.slope.low = -10 * MiB;
+	f.slope.high = 12 * MiB;
+	f.slope.p = 0.3;
 	f.detectable_bph = 11 * MiB;
 	f.concern_bph = 50 * MiB;
 	f.needed_span_s = 4 * 3600;
 	f.verdict = VERDICT_INCONCLUSIVE;
-	snprintf(f.reasons[0], sizeof(f.reasons[0]), "this window could "
-		 "not have seen a slope below about 4 KiB per 1 h");
-	f.n_reasons = 1;
+	struct reason *why = reason_list_add(&f.reasons, REASON_UNSEEN);
+	why->u.unseen.resolution = 4096;
+	why->u.unseen.span_s = 3600;
+	why->u.unseen.detectable_bph = 11 * MiB;
 	f.per_request.recorded = f.per_request.known = true;
 	f.per_request.requests = 1000;
 	f.per_request.needed_requests = 5000;
@@ -469,6 +470,7 @@ static void test_watch_view(void **state)
 			    "inconclusive  progress 25 % (about 3 h more to "
 			    "see +50 MiB/h)  requests progress 20 %\n");
 	free(line);
+	reason_list_release(&f.reasons);
 	series_release(&s);
 }
 

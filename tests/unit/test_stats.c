@@ -1,5 +1,6 @@
 /*
- * test_stats.c - stats.c against values from three independent sources:
+ * test_stats.c - stats.c and stats_slope.c against values from three
+ * independent sources:
  *
  *  - hand computation (the 5-point series, bucketing, resolution, pair
  *    counts): worked out in the comments next to the numbers;

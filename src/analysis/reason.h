@@ -1,0 +1,191 @@
+/*
+ * reason.h - the reasons behind a verdict and the advice that would settle
+ * an inconclusive one, as data: a code and the figures it cites (sizes in
+ * bytes, rates in bytes per hour or per request, durations in seconds,
+ * Unix times, counts).
+ *
+ * verdict.c fills them in; no text is built here or there. The one place
+ * that turns a reason into English is the render layer (render_reason.c,
+ * render.h), so that text, JSON and HTML say the same sentence. A reason
+ * owns no memory: its strings point to static text or to what the
+ * findings already hold (cap names from the options), and the few lists a
+ * reason cites (the gauges of an attribution) are read from the findings
+ * it belongs to.
+ */
+#ifndef MEMTREND_REASON_H
+#define MEMTREND_REASON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plateau.h"
+#include "slope.h"
+
+enum reason_code {
+	/* rule 1: too few points, or readings that say nothing */
+	REASON_TOO_FEW,            /* too_few */
+	REASON_RESOLUTION_UNKNOWN, /* samples */
+	REASON_RESOLUTION_SHARED,  /* size (the resolution) */
+	/* rule 2: no work */
+	REASON_NO_WORK,            /* duration (the analysed span) */
+	/* rule 3: cycles */
+	REASON_CYCLES_TOO_FEW,     /* cycles */
+	REASON_CYCLES,             /* cycles: the floors the trend is on */
+	/* rule 4: plateau */
+	REASON_PLATEAU_GREW,       /* plateau */
+	REASON_PLATEAU_LATE,       /* late */
+	REASON_PLATEAU_AT_CAP,     /* cap */
+	REASON_PLATEAU_NO_CAP,     /* nothing */
+	/* rule 5: growing */
+	REASON_RISES,              /* trend */
+	REASON_GROWS_PER_REQUEST,  /* slope (per request) */
+	REASON_APPROACH,           /* approach */
+	REASON_NO_PLATEAU,         /* nothing */
+	REASON_SLOWER_THAN_CONCERN, /* rate (the slope of concern; its
+				       source is the findings') */
+	REASON_EXHAUSTION,         /* exhaustion */
+	REASON_REQUESTS_LEFT,      /* requests_left */
+	/* rule 6: the window could not see the slope of concern */
+	REASON_UNSEEN,             /* unseen */
+	REASON_CONCERN,            /* rate (the slope of concern) */
+	REASON_DIVISION,           /* division */
+	REASON_UNSEEN_PER_REQUEST, /* unseen_per_request */
+	/* rule 7: stable */
+	REASON_DECLINES,           /* trend (estimate and p) */
+	REASON_DETECTABLE,         /* detectable */
+	/* evidence added whatever the verdict */
+	REASON_TREND,              /* trend, with the wander */
+	REASON_INCARNATIONS,       /* incarnations */
+	REASON_LEVEL_REJECTED,     /* rejected */
+	REASON_PER_REQUEST_NO_READINGS, /* nothing */
+	REASON_PER_REQUEST,        /* per_request */
+	REASON_IDLE_NONE,          /* idle_none */
+	REASON_IDLE_RELEASED,      /* idle */
+	REASON_IDLE_KEPT,          /* idle */
+	REASON_IDLE_ROSE,          /* idle_rose */
+	REASON_GROWTH_SPLIT,       /* growth */
+	REASON_RESTARTS_TOTAL,     /* restarts */
+	REASON_RESTART,            /* restart */
+	REASON_STEPS,              /* steps */
+	REASON_ATTRIBUTION,        /* attribution (gauges: the findings') */
+	REASON_GPU,                /* gpu */
+};
+
+/* The steps a reason lists by name; the rest are counted. */
+#define REASON_STEPS_SHOWN 4
+
+struct reason {
+	enum reason_code code;
+	union {
+		size_t samples;
+		double size;           /* bytes */
+		double duration;       /* seconds */
+		double rate;           /* bytes per hour */
+		struct slope slope;    /* per request */
+		struct { size_t samples; double span_s; } too_few;
+		struct {
+			double period_s, swing;
+			double watched;    /* cycles watched (fraction) */
+			size_t whole;      /* whole cycles (REASON_CYCLES) */
+			int needed;        /* REASON_CYCLES_TOO_FEW */
+		} cycles;
+		struct { double early_bph, level, since; } plateau;
+		struct { struct slope late; double concern_bph; } late;
+		struct {
+			double level, cap_bytes;
+			const char *name; /* the cap's (options) */
+		} cap;
+		struct {
+			bool on_floors;    /* the cycles' floors */
+			struct slope slope; /* per hour */
+			double corr_time_s; /* how long readings wander
+					       together; NAN, 0: not */
+			double inflation;  /* of the interval's variance */
+		} trend;
+		struct { double early_bph, late_bph, level; } approach;
+		struct {
+			const char *limit_source; /* static text */
+			double limit, eta_s;
+		} exhaustion;
+		struct { double per_request, requests; } requests_left;
+		struct { double resolution, span_s, detectable_bph; } unseen;
+		struct { double resolution, concern_bph, min_s; } division;
+		struct { double seen, concern; } unseen_per_request;
+		struct { double detectable_bph, concern_bph; } detectable;
+		struct {
+			size_t count, analysed; /* analysed: 1-based */
+			long long pid;
+			size_t samples;
+		} incarnations;
+		struct {
+			double level, since;
+			enum plateau_reject why;
+		} rejected;
+		struct {
+			struct slope slope; /* per request */
+			double requests, detectable;
+		} per_request;
+		struct { double min_s; bool connections; } idle_none;
+		struct {
+			size_t windows;
+			double longest_s, decline;
+		} idle;
+		struct { double most; size_t windows; } idle_rose;
+		struct { double net, active, idle, warmup; } growth;
+		struct { size_t count; double recovered; } restarts;
+		struct {
+			double time, recovered, before, after;
+			long long old_pid, new_pid;
+			const char *floor_rule; /* static text */
+		} restart;
+		struct {
+			size_t count;      /* in all */
+			size_t shown;      /* <= REASON_STEPS_SHOWN */
+			double change[REASON_STEPS_SHOWN];
+			double time[REASON_STEPS_SHOWN];
+		} steps;
+		struct {
+			double explained, growth, unattributed;
+		} attribution;
+		struct {
+			bool changed;      /* by the resolution or more */
+			double last, share, growth, footprint_growth;
+		} gpu;
+	} u;
+};
+
+/* What would settle an inconclusive verdict. */
+enum settle_code {
+	SETTLE_NONE,
+	SETTLE_NO_CONCERN,   /* record longer; give --limit or --suspect */
+	SETTLE_WINDOW,       /* watch need_s in all at resolution, concern */
+	SETTLE_RESOLUTION,   /* give --resolution */
+	SETTLE_CYCLES,       /* watch cycles (need_s in all, more_s more) */
+	SETTLE_WORK,         /* take requests: requests at resolution */
+	SETTLE_WORK_UNSIZED, /* take requests (--suspect SIZE/req) */
+};
+
+struct settle {
+	enum settle_code code;
+	double need_s, more_s;     /* WINDOW, CYCLES */
+	double resolution;         /* WINDOW, WORK */
+	double concern_bph;        /* WINDOW */
+	int cycles;                /* CYCLES */
+	double requests;           /* WORK: requests needed in all */
+	double requests_more;      /* NO_CONCERN, WINDOW: or this many
+				      requests more; NAN when not known */
+	double concern_per_request; /* WORK, and with requests_more */
+};
+
+/* A growable list of reasons (no cap: every reason is kept). */
+struct reason_list {
+	struct reason *r;
+	size_t n, cap;
+};
+
+/* Append a reason with that code, its figures zero; returns it to fill
+ * in (valid until the next append). */
+struct reason *reason_list_add(struct reason_list *l, enum reason_code c);
+void reason_list_release(struct reason_list *l);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * stats_internal.h - what stats.c and stats_slope.c share; no other
+ * module includes it (their contract is stats.h).
+ *
+ * Contracts: both files need IEEE double arithmetic without excess
+ * precision and without contracted multiply-adds: results are meant to
+ * be scipy's to the bit, and the error-free transformations
+ * of slope selection (two_sum, Dekker's split and product) break if a
+ * compiler fuses a*b+c into one rounding. ISO modes (-std=c17) already
+ * forbid that; GNU modes with FMA hardware would not, hence the pragmas,
+ * which apply to the file that includes this header first.
+ */
+#ifndef MEMTREND_STATS_INTERNAL_H
+#define MEMTREND_STATS_INTERNAL_H
+
+#include <float.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if FLT_EVAL_METHOD != 0
+#error "stats.c, stats_slope.c need double arithmetic without excess precision"
+#endif
+
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+/* Series with at most this many pairs get their slopes enumerated and
+ * sorted outright; slope selection takes over above it. Kept small so
+ * that the selection code is what runs (and is tested) on mid-size
+ * series. */
+#define STATS_BRUTE_MAX_PAIRS 32768u
+
+/* ---- stats.c: order statistics, pair counts ----------------------------- */
+
+/* A value and its index in its array. */
+struct val_idx {
+	double v;
+	size_t i;
+};
+
+/* qsort comparison of doubles (no NaN): -1, 0, 1. */
+int stats_cmp_double(const void *a, const void *b);
+/* qsort comparison of struct val_idx: by value, then by index. */
+int stats_cmp_val_idx(const void *a, const void *b);
+/* Rearranges v so that v[k] holds the k-th smallest value (0-based),
+ * smaller or equal ones before it and larger or equal ones after it;
+ * returns v[k]. k < n. */
+double stats_select_kth(double *v, size_t n, size_t k);
+/* Pairs i < j with x_i < x_j (x == NULL: index order) that are
+ * concordant (y_j > y_i) and discordant (y_j < y_i). O(n log n). */
+void stats_kendall_counts(const double *x, const double *y, size_t n,
+			  uint64_t *con, uint64_t *dis);
+
+/* ---- stats_slope.c: slope selection ------------------------------------- */
+
+/* The pairwise slopes (y_j-y_i)/(x_j-x_i), x_i < x_j, of x non-decreasing
+ * and y, ready for rank queries: each is the exact double the brute force
+ * would hold at that rank. x and y must outlive it. Ranks asked of one
+ * selection reuse what the earlier ones narrowed. */
+struct stats_slope_sel;
+/* npairs: stats_pair_count(x, n), more than 0. */
+struct stats_slope_sel *stats_slope_sel_new(const double *x, const double *y,
+					    size_t n, uint64_t npairs);
+/* The k-th smallest slope (0-based), k < npairs. */
+double stats_slope_sel_rank(struct stats_slope_sel *sel, uint64_t k);
+void stats_slope_sel_free(struct stats_slope_sel *sel);
+
+#endif /* MEMTREND_STATS_INTERNAL_H */

@@ -1,0 +1,559 @@
+/*
+ * render_reason.c - findings in words, in one place (render.h): the
+ * reasons behind a verdict and the advice that would settle it (codes
+ * and figures from verdict.c, reason.h) as English sentences, and the
+ * small formatters every renderer shares (a size, a rate, a duration or a
+ * p-value, "n/a" when unknown).
+ *
+ * Formats only: decides nothing, computes no figure a verdict rests on.
+ * Escapes nothing either: a sentence can hold a gauge's name from a CSV
+ * header, so each renderer escapes it for its medium. Sentences are built
+ * on a stream (open_memstream for a string), never cut to a size.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "render.h"
+#include "units.h"
+
+#define NA "n/a"
+
+/* ---- shared formatters --------------------------------------------- */
+
+char *render_size(char *buf, size_t n, double bytes, bool decimal)
+{
+	if (!isfinite(bytes)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	return units_format_size_in(buf, n, bytes, decimal);
+}
+
+char *render_rate(char *buf, size_t n, double bph, bool decimal)
+{
+	if (!isfinite(bph)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	return units_format_slope(buf, n, bph, decimal);
+}
+
+char *render_per_request(char *buf, size_t n, double bytes, bool decimal)
+{
+	if (!isfinite(bytes)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	return units_format_per_request(buf, n, bytes, decimal);
+}
+
+char *render_duration(char *buf, size_t n, double s)
+{
+	if (!isfinite(s)) {
+		snprintf(buf, n, NA);
+		return buf;
+	}
+	return units_format_duration(buf, n, s);
+}
+
+char *render_p_value(char *buf, size_t n, double p, int digits)
+{
+	if (!isfinite(p))
+		snprintf(buf, n, NA);
+	else
+		snprintf(buf, n, "%.*g", digits, p);
+	return buf;
+}
+
+/* ---- the sentences ------------------------------------------------- */
+
+/* The figures inside a sentence, as verdicts have always said them: the
+ * units' own format (no "n/a" substitute), sizes in the source's units. */
+struct words {
+	const struct target_findings *f;
+	bool dec;
+	char b[8][64];             /* one per figure of a sentence */
+};
+
+static const char *size_w(struct words *w, int i, double bytes)
+{
+	return units_format_size_in(w->b[i], sizeof(w->b[i]), bytes, w->dec);
+}
+
+static const char *rate_w(struct words *w, int i, double bph)
+{
+	return units_format_slope(w->b[i], sizeof(w->b[i]), bph, w->dec);
+}
+
+static const char *per_req_w(struct words *w, int i, double bytes)
+{
+	return units_format_per_request(w->b[i], sizeof(w->b[i]), bytes,
+					w->dec);
+}
+
+static const char *count_w(struct words *w, int i, double count)
+{
+	return units_format_count(w->b[i], sizeof(w->b[i]), count);
+}
+
+static const char *dur_w(struct words *w, int i, double s)
+{
+	return units_format_duration(w->b[i], sizeof(w->b[i]), s);
+}
+
+static const char *time_w(struct words *w, int i, double t)
+{
+	return units_format_time(w->b[i], sizeof(w->b[i]), t);
+}
+
+/* A span: seconds under an hour, else the duration. */
+static const char *span_w(struct words *w, int i, double s)
+{
+	if (s < 3600) {
+		snprintf(w->b[i], sizeof(w->b[i]), "%.0f s", s);
+		return w->b[i];
+	}
+	return dur_w(w, i, s);
+}
+
+static const char *p_w(struct words *w, int i, double p)
+{
+	if (p < 1e-6)
+		snprintf(w->b[i], sizeof(w->b[i]), "p < 1e-6");
+	else
+		snprintf(w->b[i], sizeof(w->b[i]), "p = %.2g", p);
+	return w->b[i];
+}
+
+static const char *plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+static void say_trend(FILE *out, struct words *w, const struct reason *r)
+{
+	double ct = r->u.trend.corr_time_s, vi = r->u.trend.inflation;
+	fprintf(out, "%sTheil-Sen slope %s (95 %% interval %s to %s), trend "
+		"test %s; ", r->u.trend.on_floors ? "cycle floors: " : "",
+		rate_w(w, 0, r->u.trend.slope.estimate),
+		rate_w(w, 1, r->u.trend.slope.low),
+		rate_w(w, 2, r->u.trend.slope.high),
+		p_w(w, 3, r->u.trend.slope.p));
+	if (!isfinite(ct) || ct <= 0)
+		fputs("the readings vary independently", out);
+	else if (isinf(ct))
+		fprintf(out, "the readings wander together over longer than "
+			"the window, which widens the interval x%.2g",
+			sqrt(vi));
+	else
+		fprintf(out, "the readings wander together over about %s, "
+			"which widens the interval x%.2g", span_w(w, 4, ct),
+			sqrt(vi));
+}
+
+static void say_steps(FILE *out, struct words *w, const struct reason *r)
+{
+	size_t n = r->u.steps.count;
+	fprintf(out, "%zu step%s in the footprint: ", n, plural(n));
+	for (size_t i = 0; i < r->u.steps.shown; i++) {
+		double c = r->u.steps.change[i];
+		fprintf(out, "%s%s%s at %s", i ? ", " : "", c > 0 ? "+" : "",
+			size_w(w, 0, c), time_w(w, 1, r->u.steps.time[i]));
+	}
+	if (n > REASON_STEPS_SHOWN)
+		fputs(", ...", out);
+}
+
+/* The gauges counted, from the findings (names raw, at most 48 bytes). */
+static void say_attribution(FILE *out, struct words *w,
+			    const struct reason *r)
+{
+	const struct attribution_finding *at = &w->f->attribution;
+	fprintf(out, "the gauges explain %s of %s growth (",
+		size_w(w, 0, r->u.attribution.explained),
+		size_w(w, 1, r->u.attribution.growth));
+	bool first = true;
+	for (size_t i = 0; i < at->n; i++) {
+		const struct attribution_item *it = &at->items[i];
+		if (!it->counted)
+			continue;
+		fprintf(out, "%s%.48s %s", first ? "" : ", ", it->name,
+			size_w(w, 0, it->explained));
+		first = false;
+	}
+	fprintf(out, "); %s unattributed",
+		size_w(w, 0, r->u.attribution.unattributed));
+}
+
+static void say_restart(FILE *out, struct words *w, const struct reason *r)
+{
+	double rec = r->u.restart.recovered;
+	fprintf(out, "the restart at %s ", time_w(w, 0, r->u.restart.time));
+	if (rec >= 0)
+		fprintf(out, "released %s", size_w(w, 1, rec));
+	else
+		fprintf(out, "ended %s higher", size_w(w, 1, -rec));
+	fprintf(out, " (pid %lld -> %lld: %s before, %s after warm-up, by "
+		"the %s)", r->u.restart.old_pid, r->u.restart.new_pid,
+		size_w(w, 2, r->u.restart.before),
+		size_w(w, 3, r->u.restart.after), r->u.restart.floor_rule);
+}
+
+static void say_cap(FILE *out, struct words *w, const struct reason *r)
+{
+	double pct = 100 * (1 - r->u.cap.level / r->u.cap.cap_bytes);
+	fputs("the level sits ", out);
+	if (pct > 0.05)
+		fprintf(out, "%.1f %% below", pct);
+	else
+		fputs("at", out);
+	fprintf(out, " the %s (%s): retention at the cap, not a leak; it "
+		"stays unless the cap is lowered", r->u.cap.name,
+		size_w(w, 0, r->u.cap.cap_bytes));
+}
+
+static void say_gpu(FILE *out, struct words *w, const struct reason *r)
+{
+	fprintf(out, "GPU memory (device-local) is %s",
+		size_w(w, 0, r->u.gpu.last));
+	if (isfinite(r->u.gpu.share))
+		fprintf(out, ", %.0f %% of the footprint",
+			100 * r->u.gpu.share);
+	if (r->u.gpu.changed)
+		fprintf(out, "; it changed by %s of the footprint's %s",
+			size_w(w, 1, r->u.gpu.growth),
+			size_w(w, 2, r->u.gpu.footprint_growth));
+	else
+		fputs("; it did not change by the resolution or more", out);
+}
+
+int render_reason(FILE *out, const struct target_findings *f,
+		  const struct reason *r)
+{
+	struct words w = {.f = f, .dec = f->decimal_units};
+	switch (r->code) {
+	case REASON_TOO_FEW:
+		fprintf(out, "only %zu sample%s over %s: too few for a slope",
+			r->u.too_few.samples, plural(r->u.too_few.samples),
+			span_w(&w, 0, r->u.too_few.span_s));
+		break;
+	case REASON_RESOLUTION_UNKNOWN:
+		fprintf(out, "the %zu readings never changed and share no "
+			"unit (no trailing zeros, not whole pages): what "
+			"slope they could have shown cannot be told",
+			r->u.samples);
+		break;
+	case REASON_RESOLUTION_SHARED:
+		fprintf(out, "the readings never changed; the unit they share "
+			"puts the resolution at %s (inferred: give "
+			"--resolution if the source could show finer)",
+			size_w(&w, 0, r->u.size));
+		break;
+	case REASON_NO_WORK:
+		fprintf(out, "no work was done in the window: the requests "
+			"counter did not increase over %s, so memory that "
+			"grows per request cannot show, whatever the time "
+			"slope says", span_w(&w, 0, r->u.duration));
+		break;
+	case REASON_CYCLES_TOO_FEW:
+		fprintf(out, "memory cycles about every %s (a collector, or a "
+			"load that comes and goes), swinging by %s; %.1f "
+			"cycles watched, and fewer than %d cannot tell a "
+			"trend from the cycle",
+			span_w(&w, 0, r->u.cycles.period_s),
+			size_w(&w, 1, r->u.cycles.swing),
+			r->u.cycles.watched, r->u.cycles.needed);
+		break;
+	case REASON_CYCLES:
+		fprintf(out, "memory cycles about every %s, swinging by %s: "
+			"the trend is taken from the lowest reading of each "
+			"of the %zu whole cycles, what persists across them",
+			span_w(&w, 0, r->u.cycles.period_s),
+			size_w(&w, 1, r->u.cycles.swing), r->u.cycles.whole);
+		break;
+	case REASON_PLATEAU_GREW:
+		fprintf(out, "grew at %s, then held %s since %s: rising then "
+			"holding fits better than a straight line",
+			rate_w(&w, 0, r->u.plateau.early_bph),
+			size_w(&w, 1, r->u.plateau.level),
+			time_w(&w, 2, r->u.plateau.since));
+		break;
+	case REASON_PLATEAU_LATE:
+		fprintf(out, "since then the slope is %s (95 %% interval %s "
+			"to %s): below the slope of concern (%s)",
+			rate_w(&w, 0, r->u.late.late.estimate),
+			rate_w(&w, 1, r->u.late.late.low),
+			rate_w(&w, 2, r->u.late.late.high),
+			rate_w(&w, 3, r->u.late.concern_bph));
+		break;
+	case REASON_PLATEAU_AT_CAP:
+		say_cap(out, &w, r);
+		break;
+	case REASON_PLATEAU_NO_CAP:
+		fputs("no known cap near this level: memory that stopped "
+		      "growing but is not given back; give --cap if the "
+		      "service has one", out);
+		break;
+	case REASON_RISES:
+		fprintf(out, "%s rises %s (95 %% interval %s to %s), %s",
+			r->u.trend.on_floors ? "the floor of each cycle" :
+			"footprint", rate_w(&w, 0, r->u.trend.slope.estimate),
+			rate_w(&w, 1, r->u.trend.slope.low),
+			rate_w(&w, 2, r->u.trend.slope.high),
+			p_w(&w, 3, r->u.trend.slope.p));
+		break;
+	case REASON_GROWS_PER_REQUEST:
+		fprintf(out, "footprint grows per request: %s (95 %% interval "
+			"%s to %s), %s, though over time the slope cannot be "
+			"told from zero", per_req_w(&w, 0, r->u.slope.estimate),
+			per_req_w(&w, 1, r->u.slope.low),
+			per_req_w(&w, 2, r->u.slope.high),
+			p_w(&w, 3, r->u.slope.p));
+		break;
+	case REASON_APPROACH:
+		fprintf(out, "the growth slows (%s in the first third of the "
+			"window, %s in the last): if it keeps slowing this way "
+			"it levels off near %s -- an extrapolation, not a cap",
+			rate_w(&w, 0, r->u.approach.early_bph),
+			rate_w(&w, 1, r->u.approach.late_bph),
+			size_w(&w, 2, r->u.approach.level));
+		break;
+	case REASON_NO_PLATEAU:
+		fputs("no plateau: rising then holding fits no better than a "
+		      "straight line", out);
+		break;
+	case REASON_SLOWER_THAN_CONCERN:
+		fprintf(out, "slower than the slope of concern (%s: %s)",
+			rate_w(&w, 0, r->u.rate), f->concern_source);
+		break;
+	case REASON_EXHAUSTION:
+		fprintf(out, "at this rate it reaches the %s (%s) in %s",
+			r->u.exhaustion.limit_source,
+			size_w(&w, 0, r->u.exhaustion.limit),
+			dur_w(&w, 1, r->u.exhaustion.eta_s));
+		break;
+	case REASON_REQUESTS_LEFT:
+		fprintf(out, "at %s, about %s more requests reach it",
+			per_req_w(&w, 0, r->u.requests_left.per_request),
+			count_w(&w, 1, r->u.requests_left.requests));
+		break;
+	case REASON_UNSEEN:
+		fprintf(out, "this window could not have seen a slope below "
+			"about %s per %s (%s)",
+			size_w(&w, 0, r->u.unseen.resolution),
+			span_w(&w, 1, r->u.unseen.span_s),
+			rate_w(&w, 2, r->u.unseen.detectable_bph));
+		break;
+	case REASON_CONCERN:
+		fprintf(out, "the slope of concern is %s (%s)",
+			rate_w(&w, 0, r->u.rate), f->concern_source);
+		break;
+	case REASON_DIVISION:
+		fprintf(out, "the division: resolution %s / %s = %s of "
+			"observation at least",
+			size_w(&w, 0, r->u.division.resolution),
+			rate_w(&w, 1, r->u.division.concern_bph),
+			dur_w(&w, 2, r->u.division.min_s));
+		break;
+	case REASON_UNSEEN_PER_REQUEST:
+		fprintf(out, "per request it could not have seen less than %s, "
+			"and the slope of concern per request is %s",
+			per_req_w(&w, 0, r->u.unseen_per_request.seen),
+			per_req_w(&w, 1, r->u.unseen_per_request.concern));
+		break;
+	case REASON_DECLINES:
+		fprintf(out, "footprint declines %s, %s",
+			rate_w(&w, 0, r->u.trend.slope.estimate),
+			p_w(&w, 1, r->u.trend.slope.p));
+		break;
+	case REASON_DETECTABLE:
+		fprintf(out, "the window could have seen a slope of %s or "
+			"more; the slope of concern is %s (%s)",
+			rate_w(&w, 0, r->u.detectable.detectable_bph),
+			rate_w(&w, 1, r->u.detectable.concern_bph),
+			f->concern_source);
+		break;
+	case REASON_TREND:
+		say_trend(out, &w, r);
+		break;
+	case REASON_INCARNATIONS:
+		fprintf(out, "%zu incarnations (restarts); the slope is taken "
+			"from incarnation %zu (pid %lld, %zu samples), never "
+			"across a restart", r->u.incarnations.count,
+			r->u.incarnations.analysed, r->u.incarnations.pid,
+			r->u.incarnations.samples);
+		break;
+	case REASON_LEVEL_REJECTED:
+		fprintf(out, "it levelled off at %s since %s, but %s: not a "
+			"plateau", size_w(&w, 0, r->u.rejected.level),
+			time_w(&w, 1, r->u.rejected.since),
+			plateau_reject_text(r->u.rejected.why));
+		break;
+	case REASON_PER_REQUEST_NO_READINGS:
+		fputs("the work counter gave no readings in the window (see "
+		      "the notes): no per-request slope", out);
+		break;
+	case REASON_PER_REQUEST:
+		fprintf(out, "per request: %s (95 %% interval %s to %s) over "
+			"%s requests, %s; detectable %s",
+			per_req_w(&w, 0, r->u.per_request.slope.estimate),
+			per_req_w(&w, 1, r->u.per_request.slope.low),
+			per_req_w(&w, 2, r->u.per_request.slope.high),
+			count_w(&w, 3, r->u.per_request.requests),
+			p_w(&w, 4, r->u.per_request.slope.p),
+			per_req_w(&w, 5, r->u.per_request.detectable));
+		break;
+	case REASON_IDLE_NONE:
+		fprintf(out, "no idle window (>= %s without requests%s) in the "
+			"recording", span_w(&w, 0, r->u.idle_none.min_s),
+			r->u.idle_none.connections ? " and connections" : "");
+		break;
+	case REASON_IDLE_RELEASED:
+		fprintf(out, "%zu idle window%s (longest %s): memory was "
+			"released while idle (up to %s)", r->u.idle.windows,
+			plural(r->u.idle.windows),
+			dur_w(&w, 0, r->u.idle.longest_s),
+			size_w(&w, 1, r->u.idle.decline));
+		break;
+	case REASON_IDLE_KEPT:
+		fprintf(out, "%zu idle window%s (longest %s): nothing was "
+			"released while idle (largest decline %s)",
+			r->u.idle.windows, plural(r->u.idle.windows),
+			dur_w(&w, 0, r->u.idle.longest_s),
+			size_w(&w, 1, r->u.idle.decline));
+		break;
+	case REASON_IDLE_ROSE:
+		fprintf(out, "memory rose by up to %s in %zu idle window%s, "
+			"without requests: a start-up or background work, not "
+			"memory kept from requests",
+			size_w(&w, 0, r->u.idle_rose.most),
+			r->u.idle_rose.windows, plural(r->u.idle_rose.windows));
+		break;
+	case REASON_GROWTH_SPLIT:
+		fprintf(out, "net growth %s: %s while requests ran, %s in idle "
+			"windows, %s during start-up",
+			size_w(&w, 0, r->u.growth.net),
+			size_w(&w, 1, r->u.growth.active),
+			size_w(&w, 2, r->u.growth.idle),
+			size_w(&w, 3, r->u.growth.warmup));
+		break;
+	case REASON_RESTARTS_TOTAL:
+		fprintf(out, "%zu restarts gave back %s in all",
+			r->u.restarts.count,
+			size_w(&w, 0, r->u.restarts.recovered));
+		break;
+	case REASON_RESTART:
+		say_restart(out, &w, r);
+		break;
+	case REASON_STEPS:
+		say_steps(out, &w, r);
+		break;
+	case REASON_ATTRIBUTION:
+		say_attribution(out, &w, r);
+		break;
+	case REASON_GPU:
+		say_gpu(out, &w, r);
+		break;
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+int render_settle(FILE *out, const struct target_findings *f)
+{
+	const struct settle *st = &f->settle;
+	struct words w = {.f = f, .dec = f->decimal_units};
+	switch (st->code) {
+	case SETTLE_NONE:
+		return 0;
+	case SETTLE_NO_CONCERN:
+		fputs("record longer; give --limit or --suspect so the slope "
+		      "of concern is known", out);
+		break;
+	case SETTLE_WINDOW:
+		fprintf(out, "watch >= %s in all (about %s more) at resolution "
+			"%s to see a slope of %s", dur_w(&w, 0, st->need_s),
+			dur_w(&w, 1, st->more_s),
+			size_w(&w, 2, st->resolution),
+			rate_w(&w, 3, st->concern_bph));
+		break;
+	case SETTLE_RESOLUTION:
+		fputs("give --resolution (the smallest step the source could "
+		      "show, e.g. 1GB for a tool that prints whole GB), or "
+		      "record longer until the readings change", out);
+		break;
+	case SETTLE_CYCLES:
+		fprintf(out, "watch >= %d cycles (%s in all, about %s more)",
+			st->cycles, dur_w(&w, 0, st->need_s),
+			dur_w(&w, 1, st->more_s));
+		break;
+	case SETTLE_WORK:
+		fprintf(out, "record while the service takes requests: >= %s "
+			"requests at resolution %s to see %s",
+			count_w(&w, 0, st->requests),
+			size_w(&w, 1, st->resolution),
+			per_req_w(&w, 2, st->concern_per_request));
+		break;
+	case SETTLE_WORK_UNSIZED:
+		fputs("record while the service takes requests (give "
+		      "--suspect SIZE/req for how many)", out);
+		break;
+	}
+	if ((st->code == SETTLE_NO_CONCERN || st->code == SETTLE_WINDOW) &&
+	    st->requests_more > 0)
+		fprintf(out, "; or >= %s requests more (to see %s)",
+			count_w(&w, 0, st->requests_more),
+			per_req_w(&w, 1, st->concern_per_request));
+	return ferror(out) ? -1 : 0;
+}
+
+/* Like the allocators of common.c: no memory for a sentence is fatal. */
+static _Noreturn void oom(void)
+{
+	error("out of memory formatting a reason");
+	abort();
+}
+
+/* What a writer into a FILE says, as a string of its own. */
+static char *to_string(int (*say)(FILE *, const struct target_findings *,
+				  const void *),
+		       const struct target_findings *f, const void *arg)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	if (!m)
+		oom();
+	int rc = say(m, f, arg);
+	if (fclose(m) != 0 || rc != 0 || !text)
+		oom();
+	return text;
+}
+
+static int say_reason(FILE *out, const struct target_findings *f,
+		      const void *r)
+{
+	return render_reason(out, f, r);
+}
+
+static int say_settle(FILE *out, const struct target_findings *f,
+		      const void *unused)
+{
+	(void)unused;
+	return render_settle(out, f);
+}
+
+char *render_reason_string(const struct target_findings *f,
+			   const struct reason *r)
+{
+	return to_string(say_reason, f, r);
+}
+
+char *render_settle_string(const struct target_findings *f)
+{
+	if (f->settle.code == SETTLE_NONE)
+		return NULL;
+	return to_string(say_settle, f, NULL);
+}

@@ -1,0 +1,943 @@
+/*
+ * store_read.c - the readers of the recording file (store.h):
+ * store_read_dataset() turns a file -- also one a recorder is still
+ * writing -- into a dataset (series.h), in one read transaction;
+ * store_check_integrity() runs SQLite's check.
+ *
+ * Samples are read by one of two readers: the serial one (any file; the
+ * components and GPU figures) and the parallel scan of a one-target
+ * recording (the footprint alone, READ_THREADS connections). Both expand
+ * a row that stands for a run of equal samples (repeats, t_last; the
+ * writer's folding, store_write.c) the same way, with folded_run_of() and
+ * folded_run_time(). Samples out of time order are dropped, and a note
+ * says how many.
+ *
+ * It never writes a row (a read-write open only lets SQLite recover the
+ * WAL of a killed recorder) and does not analyse anything. Reading is
+ * O(rows) plus O(log incarnations) per row.
+ */
+#include <assert.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "common.h"
+#include "store_internal.h"
+
+struct inc_map {
+	int64_t id;
+	size_t target;     /* index into the dataset's targets */
+	uint32_t inc;      /* index into that series' incarnations */
+	int64_t cgroup_id;
+};
+
+static double col_bytes(sqlite3_stmt *s, int i)
+{
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return NAN;
+	return (double)sqlite3_column_int64(s, i);
+}
+
+static int open_read(const char *path, sqlite3 **db)
+{
+	/* Read-write open is not needed, but a read-only connection cannot
+	 * recover a WAL left by a killed recorder when the -shm file is
+	 * gone; open read-write when we may, read-only otherwise. */
+	/* One thread uses the connection: no per-call mutex. */
+	int rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE |
+				 SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc != SQLITE_OK) {
+		sqlite3_close(*db);
+		*db = NULL;
+		rc = sqlite3_open_v2(path, db, SQLITE_OPEN_READONLY |
+				     SQLITE_OPEN_NOMUTEX, NULL);
+	}
+	if (rc != SQLITE_OK) {
+		store_db_error(*db, "cannot open", path);
+		sqlite3_close(*db);
+		*db = NULL;
+		return -1;
+	}
+	sqlite3_busy_timeout(*db, 5000);
+	/* Pages are read with pread, not mapped: mapping is a little faster
+	 * on 10^7 samples but puts the whole file in memtrend's own RSS
+	 * (1.2 GB there), which a memory tool should not show. */
+	sqlite3_exec(*db, "PRAGMA mmap_size=0", NULL, NULL, NULL);
+	return 0;
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s,
+		   const char *path)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
+		return error("'%s' is not a readable memtrend recording: %s",
+			     path, sqlite3_errmsg(db));
+	return 0;
+}
+
+static int read_targets(sqlite3 *db, const char *path, struct dataset *out,
+			int64_t **target_ids)
+{
+	sqlite3_stmt *s;
+	if (prepare(db, "SELECT id, kind, name FROM target ORDER BY id", &s,
+		    path))
+		return -1;
+	size_t cap = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(s, 1);
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		char buf[512];
+		if (kind && strcmp(kind, "child") == 0)
+			snprintf(buf, sizeof(buf), "%s (child)", name);
+		else if (kind && strcmp(kind, "tree") == 0)
+			snprintf(buf, sizeof(buf), "%s (with children)", name);
+		else
+			snprintf(buf, sizeof(buf), "%s", name ? name : "?");
+		xgrow((void **)target_ids, &cap, out->n_targets + 1,
+		      sizeof(int64_t));
+		(*target_ids)[out->n_targets] = sqlite3_column_int64(s, 0);
+		dataset_add_target(out, buf);
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static int read_incarnations(sqlite3 *db, const char *path,
+			     struct dataset *out, const int64_t *target_ids,
+			     struct inc_map **map, size_t *n_map)
+{
+	sqlite3_stmt *s;
+	if (prepare(db, "SELECT id, target_id, pid, start_ticks, start_time, "
+		    "comm, cmdline, cgroup_id FROM incarnation ORDER BY id",
+		    &s, path))
+		return -1;
+	size_t cap = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t tid = sqlite3_column_int64(s, 1);
+		size_t ti;
+		/* target_ids is NULL only when there is no target */
+		for (ti = 0; target_ids && ti < out->n_targets; ti++)
+			if (target_ids[ti] == tid)
+				break;
+		if (ti == out->n_targets)
+			continue;
+		struct series *se = &out->targets[ti];
+		double start = sqlite3_column_type(s, 4) == SQLITE_NULL ? NAN :
+			       sqlite3_column_double(s, 4);
+		uint32_t inc = series_add_incarnation(se,
+			sqlite3_column_int64(s, 2),
+			(unsigned long long)sqlite3_column_int64(s, 3), start,
+			(const char *)sqlite3_column_text(s, 5),
+			(const char *)sqlite3_column_text(s, 6));
+		xgrow((void **)map, &cap, *n_map + 1, sizeof(**map));
+		(*map)[*n_map] = (struct inc_map){
+			.id = sqlite3_column_int64(s, 0), .target = ti,
+			.inc = inc, .cgroup_id = sqlite3_column_int64(s, 7)};
+		(*n_map)++;
+	}
+	sqlite3_finalize(s);
+	return 0;
+}
+
+/* Incarnation ids are dense and ascending in practice; look up by binary
+ * search so a 10^7-row scan costs O(log k) per row. */
+static const struct inc_map *inc_lookup(const struct inc_map *map, size_t n,
+					int64_t id)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (map[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && map[lo].id == id ? &map[lo] : NULL;
+}
+
+/* The sample table's rowid range, O(log n). False when it is empty or
+ * implausibly large (more than 2^34 rows): then nothing is reserved. */
+static bool sample_rowid_range(sqlite3 *db, sqlite3_int64 *lo,
+			       sqlite3_int64 *hi)
+{
+	sqlite3_stmt *s;
+	bool ok = false;
+	if (sqlite3_prepare_v2(db, "SELECT min(rowid), max(rowid) FROM sample",
+			       -1, &s, NULL) != SQLITE_OK)
+		return false;
+	if (sqlite3_step(s) == SQLITE_ROW &&
+	    sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		*lo = sqlite3_column_int64(s, 0);
+		*hi = sqlite3_column_int64(s, 1);
+		ok = *hi >= *lo && *hi - *lo < ((sqlite3_int64)1 << 34);
+	}
+	sqlite3_finalize(s);
+	return ok;
+}
+
+/* True when the file holds GPU figures (schema 3 and a GPU seen): only
+ * then is sample.gpu read. One indexed probe, not a scan of sample. */
+static bool has_gpu_data(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = store_has_gpu_column(db) &&
+		   sqlite3_prepare_v2(db, "SELECT 1 FROM gpu_sample LIMIT 1",
+				      -1, &s, NULL) == SQLITE_OK &&
+		   sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
+/* True when the recorder folded runs of equal samples into single rows
+ * (meta.sample_runs): then every row must be expanded. */
+static bool has_runs(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = sqlite3_prepare_v2(db, "SELECT 1 FROM meta WHERE key = "
+				      "'sample_runs'", -1, &s,
+				      NULL) == SQLITE_OK &&
+		   sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
+/* ---- folded runs -------------------------------------------------------
+ *
+ * A row with repeats = k > 1 stands for k samples with its figures, at k
+ * stamps evenly spaced from t to t_last (the recorder folds only samples
+ * a constant step apart, so these are their stamps to a microsecond);
+ * docs/schema.md. A row of one sample, or one whose t_last is missing or
+ * not after t (never written), is one sample at t. Both readers expand
+ * runs with these two, so their samples are the same to the bit.
+ */
+struct folded_run {
+	double t, t_last, step;
+	int64_t n;                 /* samples: 1 or repeats */
+};
+
+static struct folded_run folded_run_of(double t, double t_last,
+				       int64_t repeats)
+{
+	struct folded_run r = {t, t_last, 0, 1};
+	if (repeats > 1 && t_last > t) {
+		r.n = repeats;
+		r.step = (t_last - t) / (double)(repeats - 1);
+	}
+	return r;
+}
+
+/* The stamp of sample j, 0 <= j < r->n: the first and last exact. */
+static double folded_run_time(const struct folded_run *r, int64_t j)
+{
+	return j == 0 ? r->t : j == r->n - 1 ? r->t_last :
+	       r->t + r->step * (double)j;
+}
+
+/* Append row's sample to se, or the samples of the run it stands for.
+ * Returns the index of the first point appended. */
+static size_t append_run(struct series *se, double t, double fp,
+			 uint32_t inc, int64_t repeats, double t_last)
+{
+	struct folded_run r = folded_run_of(t, t_last, repeats);
+	size_t first = series_append(se, t, fp, inc);
+	for (int64_t j = 1; j < r.n; j++)
+		series_append(se, folded_run_time(&r, j), fp, inc);
+	return first;
+}
+
+static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
+			const struct inc_map *map, size_t n_map,
+			bool components, bool gpu, bool runs)
+{
+	sqlite3_stmt *s;
+	char sql[256];
+	/* Columns 3.. are the components in enum order up to swap_pss, then
+	 * gpu; without components, gpu alone is column 3; the run's repeats
+	 * and t_last last. */
+	snprintf(sql, sizeof(sql), "SELECT incarnation_id, t, footprint%s%s%s "
+		 "FROM sample ORDER BY rowid", components ?
+		 ", rss, anon, file, shmem, swap, pagetables, pss, pss_anon, "
+		 "private_dirty, swap_pss" : "", gpu ? ", gpu" : "",
+		 runs ? ", repeats, t_last" : "");
+	const int gpu_col = components ? 3 + COMP_GPU : 3;
+	const int run_col = gpu_col + (gpu ? 1 : 0);
+	/* One target (the common case): its size is known up front from the
+	 * rowid range, so the arrays are allocated once. */
+	sqlite3_int64 lo, hi;
+	if (out->n_targets == 1 && sample_rowid_range(db, &lo, &hi))
+		series_reserve(&out->targets[0], (size_t)(hi - lo + 1));
+	if (prepare(db, sql, &s, path))
+		return -1;
+	const struct inc_map *last = NULL;
+	int rc;
+	size_t skipped = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		if (!last || last->id != id)
+			last = inc_lookup(map, n_map, id);
+		if (!last)
+			continue;
+		struct series *se = &out->targets[last->target];
+		double t = sqlite3_column_double(s, 1);
+		if (se->n && t < se->t[se->n - 1]) {
+			skipped++;  /* clock stepped back: keep order */
+			continue;
+		}
+		int64_t repeats = runs ? sqlite3_column_int64(s, run_col) : 1;
+		double t_last = runs && sqlite3_column_type(s, run_col + 1) !=
+			SQLITE_NULL ? sqlite3_column_double(s, run_col + 1) : t;
+		size_t i0 = append_run(se, t, col_bytes(s, 2), last->inc,
+				       repeats, t_last);
+		for (size_t i = i0; i < se->n; i++) {
+			if (components)
+				for (int c = 0; c < COMP_GPU; c++) {
+					double v = col_bytes(s, 3 + c);
+					if (!isnan(v))
+						series_set_component(se, c, i,
+								     v);
+				}
+			if (gpu) {
+				double v = col_bytes(s, gpu_col);
+				if (!isnan(v))
+					series_set_component(se, COMP_GPU, i,
+							     v);
+			}
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return error("cannot read samples from '%s': %s", path,
+			     sqlite3_errmsg(db));
+	if (skipped) {
+		char buf[128];
+		snprintf(buf, sizeof(buf), "%zu samples out of time order "
+			 "were skipped", skipped);
+		dataset_add_note(out, buf);
+	}
+	return 0;
+}
+
+/* ---- parallel scan of a one-target recording -------------------------
+ *
+ * A report of 10^7 samples spends most of its time stepping SQLite through
+ * the sample table and faulting in the arrays it fills. With one target
+ * (the common case) every row belongs to it and rowids are dense (rows are
+ * only ever appended), so row r goes to slot r - min_rowid: the rowid
+ * range is cut in READ_THREADS parts, each read by its own connection
+ * into its own part of the series' arrays. Slots no row filled (a gap in
+ * rowids) and rows out of time order are dropped in one pass afterwards.
+ * A row that stands for a run of equal samples (repeats > 1) takes one
+ * slot like any other; the runs, listed through the partial index
+ * sample_run (no scan), are expanded afterwards in one backward pass over
+ * the arrays (a recording of a changing process has few runs, one of a
+ * still one few rows).
+ */
+#define READ_THREADS 2
+#define PARALLEL_MIN_ROWS 200000
+
+/* A row of the scan that stands for `repeats` samples up to t_last. */
+struct scan_run {
+	sqlite3_int64 rowid;
+	int64_t repeats;
+	double t_last;
+};
+
+struct scan_part {
+	const char *path;
+	sqlite3_int64 first, last;   /* rowid range, inclusive */
+	sqlite3_int64 base;          /* rowid of slot 0 */
+	const struct inc_map *map;
+	size_t n_map;
+	struct series *se;
+	/* Runs among its rows (rowid order), and the extra samples of the
+	 * runs before its first row: row r's first sample goes to slot
+	 * r - base + the extra samples of the runs before r. */
+	const struct scan_run *run;
+	size_t n_run;
+	size_t extra_before;
+	size_t slot_first, slot_end; /* its slots: [first, end) */
+	bool clean;                  /* every slot filled, in time order */
+	int rc;
+	char err[256];
+};
+
+static void *scan_part_run(void *arg)
+{
+	struct scan_part *p = arg;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	p->rc = -1;
+	if (open_read(p->path, &db)) {
+		snprintf(p->err, sizeof(p->err), "cannot open it again");
+		return NULL;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT rowid, incarnation_id, t, footprint "
+			       "FROM sample WHERE rowid BETWEEN ?1 AND ?2",
+			       -1, &s, NULL) != SQLITE_OK) {
+		snprintf(p->err, sizeof(p->err), "%s", sqlite3_errmsg(db));
+		goto out;
+	}
+	sqlite3_bind_int64(s, 1, p->first);
+	sqlite3_bind_int64(s, 2, p->last);
+	/* Slots start as "no row here"; each thread faults in its own part
+	 * of the arrays, so that work is split too. */
+	struct series *se = p->se;
+	for (size_t k = p->slot_first; k < p->slot_end; k++)
+		se->t[k] = NAN;
+	const struct inc_map *last = NULL;
+	size_t ri = 0, extra = p->extra_before;
+	int rc;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		sqlite3_int64 rowid = sqlite3_column_int64(s, 0);
+		/* runs whose rows are missing (none should be) still count */
+		while (ri < p->n_run && p->run[ri].rowid < rowid)
+			extra += (size_t)(p->run[ri++].repeats - 1);
+		size_t slot = (size_t)(rowid - p->base) + extra;
+		const struct scan_run *r = ri < p->n_run &&
+			p->run[ri].rowid == rowid ? &p->run[ri] : NULL;
+		int64_t id = sqlite3_column_int64(s, 1);
+		if (!last || last->id != id)
+			last = inc_lookup(p->map, p->n_map, id);
+		if (last) {
+			double t = sqlite3_column_double(s, 2);
+			double fp = col_bytes(s, 3);
+			struct folded_run fr = folded_run_of(t,
+				r ? r->t_last : t, r ? r->repeats : 1);
+			/* a run's samples (slots the run leaves unfilled
+			 * stay NAN, dropped later) */
+			for (int64_t j = 0; j < fr.n; j++) {
+				se->t[slot + j] = folded_run_time(&fr, j);
+				se->footprint[slot + j] = fp;
+				se->inc[slot + j] = last->inc;
+			}
+		}  /* else: its slots stay NAN, dropped later */
+		if (r)
+			extra += (size_t)(p->run[ri++].repeats - 1);
+	}
+	if (rc != SQLITE_DONE) {
+		snprintf(p->err, sizeof(p->err), "%s", sqlite3_errmsg(db));
+		goto out;
+	}
+	p->clean = true;
+	const double *t = se->t;
+	for (size_t k = p->slot_first; k < p->slot_end; k++)
+		if (isnan(t[k]) || (k > p->slot_first && t[k] < t[k - 1])) {
+			p->clean = false;
+			break;
+		}
+	p->rc = 0;
+out:
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return NULL;
+}
+
+/* Returns 1 when it did the read, 0 when the caller should read serially,
+ * -1 on error. */
+static int scan_run_cmp(const void *a, const void *b)
+{
+	sqlite3_int64 x = ((const struct scan_run *)a)->rowid,
+		      y = ((const struct scan_run *)b)->rowid;
+	return (x > y) - (x < y);
+}
+
+/* The rows standing for runs in [base, hi], in rowid order; -1 on
+ * error. Through the partial index (left to itself, SQLite
+ * prefers a scan of the whole table in rowid order), sorted here. */
+static ssize_t runs_list(sqlite3 *db, sqlite3_int64 base, sqlite3_int64 hi,
+			 struct scan_run **out)
+{
+	sqlite3_stmt *s;
+	*out = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT rowid, repeats, t_last FROM sample "
+			       "INDEXED BY sample_run WHERE repeats > 1", -1,
+			       &s, NULL) != SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT rowid, repeats, t_last FROM sample "
+			       "WHERE repeats > 1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	size_t n = 0, cap = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		sqlite3_int64 rowid = sqlite3_column_int64(s, 0);
+		if (rowid < base || rowid > hi ||
+		    sqlite3_column_type(s, 2) == SQLITE_NULL)
+			continue;  /* appended since the range was taken */
+		xgrow((void **)out, &cap, n + 1, sizeof(**out));
+		(*out)[n++] = (struct scan_run){rowid,
+			sqlite3_column_int64(s, 1), sqlite3_column_double(s, 2)};
+	}
+	sqlite3_finalize(s);
+	if (n > 1)
+		qsort(*out, n, sizeof(**out), scan_run_cmp);
+	return (ssize_t)n;
+}
+
+static int read_samples_parallel(sqlite3 *db, const char *path,
+				 struct dataset *out,
+				 const struct inc_map *map, size_t n_map,
+				 bool runs)
+{
+	sqlite3_int64 lo, hi;
+	if (out->n_targets != 1 || !sample_rowid_range(db, &lo, &hi))
+		return 0;
+	sqlite3_int64 rows = hi - lo + 1;
+	if (rows < PARALLEL_MIN_ROWS)
+		return 0;
+	/* The runs first (few rows, through their index): every row's slot
+	 * is then known, and the arrays are sized once for every sample. */
+	struct scan_run *run = NULL;
+	ssize_t n_run = runs ? runs_list(db, lo, hi, &run) : 0;
+	if (n_run < 0)
+		return error("cannot read samples from '%s': %s", path,
+			     sqlite3_errmsg(db));
+	size_t extra = 0;
+	for (ssize_t k = 0; k < n_run; k++)
+		extra += (size_t)(run[k].repeats - 1);
+	size_t total = (size_t)rows + extra;
+	struct series *se = &out->targets[0];
+	assert(se->n == 0);
+	series_reserve(se, total);
+	struct scan_part parts[READ_THREADS];
+	pthread_t th[READ_THREADS] = {0};
+	bool started[READ_THREADS] = {false};
+	sqlite3_int64 per = rows / READ_THREADS + 1;
+	size_t ri = 0, extra_before = 0;
+	for (int i = 0; i < READ_THREADS; i++) {
+		sqlite3_int64 first = lo + i * per;
+		sqlite3_int64 last = first + per - 1 < hi ? first + per - 1 : hi;
+		size_t r0 = ri, e0 = extra_before;
+		while (run && ri < (size_t)n_run && run[ri].rowid <= last)
+			extra_before += (size_t)(run[ri++].repeats - 1);
+		parts[i] = (struct scan_part){
+			.path = path, .first = first, .last = last, .base = lo,
+			.map = map, .n_map = n_map, .se = se,
+			.run = run ? run + r0 : NULL, .n_run = ri - r0,
+			.extra_before = e0,
+			.slot_first = first <= last ?
+				(size_t)(first - lo) + e0 : 0,
+			.slot_end = first <= last ?
+				(size_t)(last - lo) + 1 + extra_before : 0,
+			.rc = -1};
+		started[i] = first <= last &&
+			     pthread_create(&th[i], NULL, scan_part_run,
+					    &parts[i]) == 0;
+		if (first <= last && !started[i])
+			scan_part_run(&parts[i]);  /* no thread: do it here */
+	}
+	int rc = 1;
+	for (int i = 0; i < READ_THREADS; i++) {
+		if (started[i])
+			pthread_join(th[i], NULL);
+		if (parts[i].first <= parts[i].last && parts[i].rc) {
+			error("cannot read samples from '%s': %s", path,
+			      parts[i].err);
+			rc = -1;
+		}
+	}
+	free(run);
+	if (rc < 0)
+		return -1;
+	bool clean = true;
+	for (int i = 0; i < READ_THREADS; i++) {
+		struct scan_part *p = &parts[i];
+		if (p->first > p->last)
+			continue;
+		if (!p->clean || (i > 0 && p->slot_first > 0 &&
+				  se->t[p->slot_first] <
+				  se->t[p->slot_first - 1]))
+			clean = false;
+	}
+	if (clean) {
+		se->n = total;
+		return 1;
+	}
+	/* Compact: drop empty slots and rows that go back in time. */
+	size_t n = 0, skipped = 0;
+	for (size_t k = 0; k < total; k++) {
+		if (isnan(se->t[k]))
+			continue;
+		if (n && se->t[k] < se->t[n - 1]) {
+			skipped++;
+			continue;
+		}
+		se->t[n] = se->t[k];
+		se->footprint[n] = se->footprint[k];
+		se->inc[n] = se->inc[k];
+		n++;
+	}
+	se->n = n;
+	if (skipped) {
+		char buf[128];
+		snprintf(buf, sizeof(buf), "%zu samples out of time order "
+			 "were skipped", skipped);
+		dataset_add_note(out, buf);
+	}
+	return 1;
+}
+
+/* Limits and system figures: the latest known values. */
+static void read_limits(sqlite3 *db, struct dataset *out,
+			const struct inc_map *map, size_t n_map)
+{
+	sqlite3_stmt *s;
+	double mem_total = NAN, swap_total = NAN, swap_free = NAN,
+	       avail = NAN;
+	if (sqlite3_prepare_v2(db, "SELECT mem_total, swap_total, swap_free, "
+			       "mem_available FROM system_sample "
+			       "ORDER BY rowid DESC LIMIT 1", -1, &s,
+			       NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW) {
+		mem_total = col_bytes(s, 0);
+		swap_total = col_bytes(s, 1);
+		swap_free = col_bytes(s, 2);
+		avail = col_bytes(s, 3);
+	}
+	sqlite3_finalize(s);
+	for (size_t i = 0; i < out->n_targets; i++) {
+		out->targets[i].mem_total = mem_total;
+		out->targets[i].swap_total = swap_total;
+		out->targets[i].swap_free_last = swap_free;
+		out->targets[i].mem_available_last = avail;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT max FROM cgroup_sample WHERE "
+			       "cgroup_id = ?1 ORDER BY rowid DESC LIMIT 1",
+			       -1, &s, NULL) != SQLITE_OK)
+		return;
+	/* A target's cgroup limit: that of its latest incarnation. */
+	for (size_t k = 0; k < n_map; k++) {
+		if (map[k].cgroup_id <= 0)
+			continue;
+		sqlite3_bind_int64(s, 1, map[k].cgroup_id);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			out->targets[map[k].target].cgroup_limit =
+				col_bytes(s, 0);
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+}
+
+/* ---- figures from outside /proc (schema 2) ---------------------------
+ *
+ * Source readings carry the stamp of the tick they were asked for, the
+ * same stamp as that tick's memory samples. A reading is attached to the
+ * first series point at or after it (within a microsecond) and only if no
+ * later point came first, so a reading lands on its own tick and a gap in
+ * the source stays a gap (NAN) in the series.
+ */
+struct source_rows {
+	int64_t id, target_id;     /* target_id 0: every target */
+	char role[16];
+	char *name;
+	double *t, *v;
+	size_t n, cap;
+};
+
+static void source_attach(struct series *se, const struct source_rows *r)
+{
+	if (!se->n)
+		return;
+	void (*set)(struct series *, size_t, double) = NULL;
+	if (strcmp(r->role, "work") == 0)
+		set = series_set_requests;
+	else if (strcmp(r->role, "connections") == 0)
+		set = series_set_connections;
+	else if (strcmp(r->role, "gauge") != 0)
+		return;  /* a role from a newer memtrend */
+	/* Allocate the figure even if every reading failed: "recorded, all
+	 * gaps" is not "not recorded". */
+	if (set)
+		set(se, 0, NAN);
+	else
+		series_set_gauge(se, r->name, 0, NAN);
+	size_t j = 0;
+	double prev = -INFINITY;
+	for (size_t i = 0; i < se->n; i++) {
+		double ti = se->t[i];
+		size_t last = SIZE_MAX;
+		while (j < r->n && r->t[j] <= ti + 1e-6)
+			last = j++;
+		if (last != SIZE_MAX && r->t[last] > prev + 1e-6 &&
+		    !isnan(r->v[last])) {
+			if (set)
+				set(se, i, r->v[last]);
+			else
+				series_set_gauge(se, r->name, i, r->v[last]);
+		}
+		prev = ti;
+	}
+}
+
+static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
+			const int64_t *target_ids)
+{
+	sqlite3_stmt *s;
+	/* A schema 1 file has no source table: nothing to attach. */
+	if (sqlite3_prepare_v2(db, "SELECT id, role, name, target_id FROM "
+			       "source ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	struct source_rows *src = NULL;
+	size_t n_src = 0, cap_src = 0;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		xgrow((void **)&src, &cap_src, n_src + 1, sizeof(*src));
+		struct source_rows *r = &src[n_src++];
+		memset(r, 0, sizeof(*r));
+		r->id = sqlite3_column_int64(s, 0);
+		const char *role = (const char *)sqlite3_column_text(s, 1);
+		snprintf(r->role, sizeof(r->role), "%s", role ? role : "");
+		const char *name = (const char *)sqlite3_column_text(s, 2);
+		r->name = xstrdup(name ? name : "?");
+		r->target_id = sqlite3_column_int64(s, 3);
+	}
+	sqlite3_finalize(s);
+	int rc = 0;
+	if (n_src && prepare(db, "SELECT source_id, t, value FROM "
+			     "source_sample ORDER BY rowid", &s, path) == 0) {
+		struct source_rows *last = NULL;
+		int step;
+		while ((step = sqlite3_step(s)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(s, 0);
+			if (!last || last->id != id) {
+				last = NULL;
+				for (size_t k = 0; k < n_src; k++)
+					if (src[k].id == id)
+						last = &src[k];
+				if (!last)
+					continue;
+			}
+			double t = sqlite3_column_double(s, 1);
+			if (last->n && t < last->t[last->n - 1])
+				continue;  /* clock stepped back */
+			size_t cap = last->cap;
+			xgrow((void **)&last->t, &cap, last->n + 1,
+			      sizeof(double));
+			xgrow((void **)&last->v, &last->cap, last->n + 1,
+			      sizeof(double));
+			last->t[last->n] = t;
+			last->v[last->n++] =
+				sqlite3_column_type(s, 2) == SQLITE_NULL ?
+				NAN : sqlite3_column_double(s, 2);
+		}
+		sqlite3_finalize(s);
+		if (step != SQLITE_DONE)
+			rc = error("cannot read work and gauge figures from "
+				   "'%s': %s", path, sqlite3_errmsg(db));
+	} else if (n_src) {
+		rc = -1;
+	}
+	/* A source of target T applies to T and to the targets under it
+	 * (its children and their sum). */
+	int64_t *parents = xcalloc(out->n_targets ? out->n_targets : 1,
+				   sizeof(*parents));
+	if (!rc && sqlite3_prepare_v2(db, "SELECT id, parent_id FROM target",
+				      -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW)
+			for (size_t ti = 0; ti < out->n_targets; ti++)
+				if (target_ids[ti] ==
+				    sqlite3_column_int64(s, 0))
+					parents[ti] =
+						sqlite3_column_int64(s, 1);
+		sqlite3_finalize(s);
+	}
+	for (size_t k = 0; !rc && k < n_src; k++)
+		for (size_t ti = 0; ti < out->n_targets; ti++)
+			if (!src[k].target_id ||
+			    src[k].target_id == target_ids[ti] ||
+			    src[k].target_id == parents[ti])
+				source_attach(&out->targets[ti], &src[k]);
+	free(parents);
+	for (size_t k = 0; k < n_src; k++) {
+		free(src[k].name);
+		free(src[k].t);
+		free(src[k].v);
+	}
+	free(src);
+	return rc;
+}
+
+/* Region snapshots (record --regions): per target, the first and the
+ * last snapshot of the latest incarnation that has any. A schema 1 file,
+ * or one recorded without --regions, has none. */
+static void read_regions(sqlite3 *db, struct dataset *out,
+			 const struct inc_map *map, size_t n_map)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(db, "SELECT incarnation_id, t, family, size, "
+			       "rss, pss, private_dirty, swap, footprint, "
+			       "mappings, top FROM region_snapshot ORDER BY "
+			       "rowid", -1, &s, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const struct inc_map *m = inc_lookup(map, n_map,
+						     sqlite3_column_int64(s, 0));
+		const char *fam = (const char *)sqlite3_column_text(s, 2);
+		if (!m || !fam)
+			continue;
+		struct series_region_row r = {
+			.family = fam,
+			.size = col_bytes(s, 3), .rss = col_bytes(s, 4),
+			.pss = col_bytes(s, 5), .private_dirty = col_bytes(s, 6),
+			.swap = col_bytes(s, 7), .footprint = col_bytes(s, 8),
+			.mappings = sqlite3_column_int64(s, 9),
+			.top = (const char *)sqlite3_column_text(s, 10),
+		};
+		series_add_region_row(&out->targets[m->target], m->inc,
+				      sqlite3_column_double(s, 1), &r);
+	}
+	sqlite3_finalize(s);
+}
+
+/* GPU memory (schema 3): per target, the first and last reading of each
+ * region of the latest incarnation that has any; per device, the latest
+ * reading. Rows are few (one per region per sample of a GPU process). */
+static void read_gpu(sqlite3 *db, struct dataset *out,
+		     const struct inc_map *map, size_t n_map)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(db, "SELECT incarnation_id, t, source, region, "
+			       "kind, resident FROM gpu_sample ORDER BY rowid",
+			       -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const struct inc_map *m = inc_lookup(map, n_map,
+				sqlite3_column_int64(s, 0));
+			const char *src = (const char *)sqlite3_column_text(s, 2);
+			const char *reg = (const char *)sqlite3_column_text(s, 3);
+			const char *kind = (const char *)sqlite3_column_text(s, 4);
+			if (!m || !src || !reg || !kind)
+				continue;
+			series_add_gpu_row(&out->targets[m->target], m->inc,
+					   sqlite3_column_double(s, 1), src,
+					   reg, kind, col_bytes(s, 5));
+		}
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db, "SELECT source, device, t, total, used "
+			       "FROM gpu_device WHERE rowid IN (SELECT "
+			       "max(rowid) FROM gpu_device GROUP BY source, "
+			       "device) ORDER BY source, device", -1, &s,
+			       NULL) == SQLITE_OK) {
+		size_t cap = 0;
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			xgrow((void **)&out->gpu_devices, &cap,
+			      out->n_gpu_devices + 1,
+			      sizeof(*out->gpu_devices));
+			struct dataset_gpu_device *g =
+				&out->gpu_devices[out->n_gpu_devices++];
+			const char *src = (const char *)sqlite3_column_text(s, 0);
+			snprintf(g->source, sizeof(g->source), "%s",
+				 src ? src : "?");
+			g->index = (unsigned)sqlite3_column_int64(s, 1);
+			g->t = sqlite3_column_double(s, 2);
+			g->total = col_bytes(s, 3);
+			g->used = col_bytes(s, 4);
+		}
+	}
+	sqlite3_finalize(s);
+}
+
+static void read_meta_and_notes(sqlite3 *db, struct dataset *out)
+{
+	sqlite3_stmt *s;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
+			       "'interval_s'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		out->interval_s = sqlite3_column_double(s, 0);
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
+			       "'page_size'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW) {
+		double q = sqlite3_column_double(s, 0);
+		for (size_t i = 0; i < out->n_targets; i++) {
+			out->targets[i].quantum = q;
+			out->targets[i].quantum_exact = q > 0;
+		}
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
+			       "'gpu_sources'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		out->gpu_sources = xstrdup(
+			(const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT text FROM note ORDER BY "
+			       "rowid LIMIT 100", -1, &s, NULL) == SQLITE_OK)
+		while (sqlite3_step(s) == SQLITE_ROW)
+			dataset_add_note(out,
+				(const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+}
+
+int store_read_dataset(const char *path, const struct store_read_options *o,
+		       struct dataset *out)
+{
+	dataset_init(out, path);
+	sqlite3 *db;
+	if (open_read(path, &db))
+		goto fail_nodb;
+	if (store_check_schema_version(db, path))
+		goto fail;
+	/* One read transaction: a consistent snapshot even while a recorder
+	 * appends to the file. */
+	sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+	int64_t *target_ids = NULL;
+	struct inc_map *map = NULL;
+	size_t n_map = 0;
+	int rc = read_targets(db, path, out, &target_ids);
+	if (!rc)
+		rc = read_incarnations(db, path, out, target_ids, &map, &n_map);
+	/* The parallel scan reads the footprint alone (runs expanded);
+	 * components and GPU figures take the serial one. */
+	bool gpu = has_gpu_data(db), runs = has_runs(db);
+	if (!rc)
+		rc = (o && o->components) || gpu ? 0 :
+		     read_samples_parallel(db, path, out, map, n_map, runs);
+	if (rc == 1)
+		rc = 0;
+	else if (rc == 0)
+		rc = read_samples(db, path, out, map, n_map,
+				  o && o->components, gpu, runs);
+	if (!rc)
+		rc = read_sources(db, path, out, target_ids);
+	if (!rc) {
+		read_regions(db, out, map, n_map);
+		if (gpu)
+			read_gpu(db, out, map, n_map);
+		read_limits(db, out, map, n_map);
+		read_meta_and_notes(db, out);
+	}
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	free(target_ids);
+	free(map);
+	sqlite3_close(db);
+	if (rc)
+		goto fail_nodb;
+	return 0;
+fail:
+	sqlite3_close(db);
+fail_nodb:
+	dataset_release(out);
+	return -1;
+}
+
+int store_check_integrity(const char *path)
+{
+	sqlite3 *db;
+	if (open_read(path, &db))
+		return -1;
+	sqlite3_stmt *s;
+	int rc = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, NULL) ==
+	    SQLITE_OK) {
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			const char *r = (const char *)sqlite3_column_text(s, 0);
+			rc = r && strcmp(r, "ok") == 0 ? 0 : -1;
+			if (rc)
+				error("'%s': integrity check: %s", path,
+				      r ? r : "?");
+		}
+		sqlite3_finalize(s);
+	}
+	sqlite3_close(db);
+	return rc;
+}

@@ -1,0 +1,370 @@
+/*
+ * test_verdict.c - the decision rules of docs/verdicts.md as a table:
+ * each row a set of facts (struct verdict_facts) and the rule, hence the
+ * verdict, that must decide it, the rule it follows cited in a comment.
+ * Then the reasons as data: kept whatever their number, and said in
+ * English by render_reason.c, with the shared "n/a" formatters.
+ *
+ * Does not compute findings from series (test_analysis.c does): the facts
+ * here are set by hand so that each row isolates one rule or one order
+ * between two rules.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "render.h"
+
+#define MiB (1024.0 * 1024.0)
+
+/* A window that can see the slope of concern and saw none: stable. The
+ * rows below change what their rule needs. Rates in bytes per hour; the
+ * per-request ones in bytes per request. */
+static struct verdict_facts base(void)
+{
+	return (struct verdict_facts){
+		.has_trend = true,
+		.requests = NAN,
+		.slope = {.estimate = 0, .low = -1 * MiB, .high = 1 * MiB,
+			  .p = 0.6},
+		.detectable_bph = 1 * MiB,
+		.concern_bph = 10 * MiB,
+		.pr_slope = {NAN, NAN, NAN, NAN},
+		.pr_detectable = NAN,
+		.pr_concern = NAN,
+	};
+}
+
+/* Which facts a row changes from base(). */
+enum change {
+	C_NONE = 0,
+	C_NO_TREND = 1 << 0,       /* fewer than 3 points or no span */
+	C_RES_UNKNOWN = 1 << 1,    /* never changed, no unit shared */
+	C_WORK_FLAT = 1 << 2,      /* counter with readings, no increase */
+	C_WORK_NO_READINGS = 1 << 3, /* counter, no readings in the window */
+	C_WORK_NAN = 1 << 4,       /* counter with readings, work unknown */
+	C_CYCLES_2 = 1 << 5,       /* memory cycles, 2 whole cycles */
+	C_CYCLES_3 = 1 << 6,       /* memory cycles, 3 whole cycles */
+	C_PLATEAU = 1 << 7,        /* grow-then-hold won, the level held */
+	C_RISES = 1 << 8,          /* time slope significantly > 0 */
+	C_DECLINES = 1 << 9,       /* time slope significantly < 0 */
+	C_RISES_NS = 1 << 10,      /* > 0 but not significant */
+	C_NO_CONCERN = 1 << 11,    /* slope of concern unknown */
+	C_DETECTABLE_HIGH = 1 << 12, /* detectable > concern */
+	C_CI_HIGH = 1 << 13,       /* interval's upper end > concern */
+	C_PR_RISES = 1 << 14,      /* per request significantly > 0 */
+	C_PR_SEEN = 1 << 15,       /* per request: flat, concern seen */
+	C_PR_DETECTABLE_HIGH = 1 << 16, /* per request detectable > concern */
+	C_PR_CI_HIGH = 1 << 17,    /* per request interval above concern */
+	C_PR_NO_CONCERN = 1 << 18, /* per request: no concern known */
+};
+
+static struct verdict_facts facts(unsigned c)
+{
+	struct verdict_facts v = base();
+	if (c & C_NO_TREND) {
+		v.has_trend = false;
+		v.slope = (struct slope){NAN, NAN, NAN, NAN};
+		v.detectable_bph = NAN;
+	}
+	if (c & C_RES_UNKNOWN)
+		v.resolution_unknown = true;
+	if (c & (C_WORK_FLAT | C_WORK_NO_READINGS | C_WORK_NAN))
+		v.work_recorded = true;
+	if (c & (C_WORK_FLAT | C_WORK_NAN))
+		v.work_known = true;
+	if (c & C_WORK_FLAT)
+		v.requests = 0;
+	if (c & (C_CYCLES_2 | C_CYCLES_3)) {
+		v.cycles = true;
+		v.whole_cycles = c & C_CYCLES_2 ? 2 : 3;
+	}
+	if (c & C_PLATEAU)
+		v.plateau = true;
+	if (c & C_RISES) {
+		v.significant = true;
+		v.slope = (struct slope){5 * MiB, 4 * MiB, 6 * MiB, 1e-4};
+	}
+	if (c & C_DECLINES) {
+		v.significant = true;
+		v.slope = (struct slope){-5 * MiB, -6 * MiB, -4 * MiB, 1e-4};
+	}
+	if (c & C_RISES_NS)
+		v.slope = (struct slope){0.5 * MiB, -0.5 * MiB, 1.5 * MiB,
+					 0.2};
+	if (c & C_NO_CONCERN)
+		v.concern_bph = NAN;
+	if (c & C_DETECTABLE_HIGH)
+		v.detectable_bph = 20 * MiB;
+	if (c & C_CI_HIGH)
+		v.slope.high = 12 * MiB;
+	if (c & (C_PR_RISES | C_PR_SEEN | C_PR_DETECTABLE_HIGH | C_PR_CI_HIGH |
+		 C_PR_NO_CONCERN)) {
+		v.work_recorded = v.work_known = true;
+		v.requests = 10000;
+		v.pr_found = true;
+		v.pr_slope = (struct slope){0, -10, 10, 0.7};
+		v.pr_detectable = 10;
+		v.pr_concern = 1024;
+	}
+	if (c & C_PR_RISES) {
+		v.pr_significant = true;
+		v.pr_slope = (struct slope){2048, 2000, 2100, 1e-5};
+	}
+	if (c & C_PR_DETECTABLE_HIGH)
+		v.pr_detectable = 4096;
+	if (c & C_PR_CI_HIGH)
+		v.pr_slope.high = 2048;
+	if (c & C_PR_NO_CONCERN)
+		v.pr_concern = NAN;
+	return v;
+}
+
+struct row {
+	unsigned change;
+	enum verdict_rule rule;
+	const char *why;
+};
+
+/* Rule numbers are docs/verdicts.md's decision table. */
+static const struct row rows[] = {
+	/* rule 7: nothing else applies */
+	{C_NONE, RULE_STABLE, "7: seen, nothing found"},
+	/* rule 1 */
+	{C_NO_TREND, RULE_TOO_FEW, "1: < 3 samples or no span"},
+	{C_NO_TREND | C_WORK_FLAT | C_PLATEAU | C_RISES, RULE_TOO_FEW,
+	 "1 comes before everything"},
+	{C_RES_UNKNOWN, RULE_RESOLUTION_UNKNOWN,
+	 "1: readings that never changed and share no unit cannot show a "
+	 "slope"},
+	{C_RES_UNKNOWN | C_WORK_FLAT, RULE_RESOLUTION_UNKNOWN,
+	 "1 before 2"},
+	/* rule 2 */
+	{C_WORK_FLAT, RULE_NO_WORK, "2: a counter that did not increase"},
+	{C_WORK_FLAT | C_RISES, RULE_NO_WORK,
+	 "2: whatever the time slope says"},
+	{C_WORK_FLAT | C_PLATEAU | C_CYCLES_2, RULE_NO_WORK,
+	 "2 before 3 and 4"},
+	{C_WORK_NAN, RULE_NO_WORK, "2: work not known to have increased"},
+	{C_WORK_NO_READINGS, RULE_STABLE,
+	 "2 does not apply to a counter with no readings (7)"},
+	/* rule 3 */
+	{C_CYCLES_2, RULE_FEW_CYCLES, "3: fewer than 3 whole cycles"},
+	{C_CYCLES_2 | C_PLATEAU | C_RISES, RULE_FEW_CYCLES, "3 before 4, 5"},
+	{C_CYCLES_3, RULE_STABLE, "3 does not apply with 3 cycles (7)"},
+	{C_CYCLES_3 | C_RISES, RULE_GROWING, "5 on the cycles' floors"},
+	/* rule 4 */
+	{C_PLATEAU, RULE_PLATEAU, "4: rising then holding, level held"},
+	{C_PLATEAU | C_RISES, RULE_PLATEAU,
+	 "4 before 5: the whole window's model choice decides"},
+	{C_PLATEAU | C_NO_CONCERN, RULE_PLATEAU, "4 before 6"},
+	/* rule 5 */
+	{C_RISES, RULE_GROWING, "5: interval above zero, p < 0.05"},
+	{C_RISES | C_DETECTABLE_HIGH | C_NO_CONCERN, RULE_GROWING,
+	 "5 before 6: a significant rise needs no concern"},
+	{C_PR_RISES, RULE_GROWING,
+	 "5: per request, time slope not significant"},
+	{C_PR_RISES | C_RISES_NS, RULE_GROWING,
+	 "5: per request, time slope positive but not significant"},
+	{C_PR_RISES | C_DECLINES | C_PR_NO_CONCERN, RULE_STABLE,
+	 "5 does not apply per request while time declines (7)"},
+	{C_RISES_NS, RULE_STABLE, "5 needs significance; 7"},
+	/* rule 6 */
+	{C_NO_CONCERN, RULE_UNSEEN, "6: no slope of concern"},
+	{C_DETECTABLE_HIGH, RULE_UNSEEN, "6: detectable > concern"},
+	{C_CI_HIGH, RULE_UNSEEN, "6: interval reaches above the concern"},
+	{C_DECLINES | C_NO_CONCERN, RULE_UNSEEN,
+	 "6: a decline with no concern known"},
+	{C_PR_DETECTABLE_HIGH, RULE_UNSEEN,
+	 "6 per request: detectable > concern"},
+	{C_PR_CI_HIGH, RULE_UNSEEN,
+	 "6 per request: interval reaches above the concern"},
+	{C_PR_RISES | C_DECLINES, RULE_UNSEEN,
+	 "6 per request when 5 does not apply: its interval is above the "
+	 "per-request concern"},
+	/* rule 7 */
+	{C_DECLINES, RULE_STABLE, "7: a significant decline is stable"},
+	{C_PR_SEEN, RULE_STABLE, "7: per request seen too"},
+	{C_PR_NO_CONCERN | C_PR_DETECTABLE_HIGH, RULE_STABLE,
+	 "7: no per-request concern, only time decides"},
+};
+
+static const char *const rule_names[] = {
+	"too few", "resolution unknown", "no work", "few cycles", "plateau",
+	"growing", "unseen", "stable",
+};
+
+static void test_decision_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct verdict_facts v = facts(rows[i].change);
+		enum verdict_rule got = verdict_rule_of(&v);
+		if (got != rows[i].rule)
+			fail_msg("row %zu (%s): rule %s, expected %s", i,
+				 rows[i].why, rule_names[got],
+				 rule_names[rows[i].rule]);
+	}
+}
+
+static void test_rule_verdicts(void **state)
+{
+	(void)state;
+	assert_int_equal(verdict_of_rule(RULE_TOO_FEW), VERDICT_INCONCLUSIVE);
+	assert_int_equal(verdict_of_rule(RULE_RESOLUTION_UNKNOWN),
+			 VERDICT_INCONCLUSIVE);
+	assert_int_equal(verdict_of_rule(RULE_NO_WORK), VERDICT_INCONCLUSIVE);
+	assert_int_equal(verdict_of_rule(RULE_FEW_CYCLES),
+			 VERDICT_INCONCLUSIVE);
+	assert_int_equal(verdict_of_rule(RULE_PLATEAU), VERDICT_PLATEAU);
+	assert_int_equal(verdict_of_rule(RULE_GROWING), VERDICT_GROWING);
+	assert_int_equal(verdict_of_rule(RULE_UNSEEN), VERDICT_INCONCLUSIVE);
+	assert_int_equal(verdict_of_rule(RULE_STABLE), VERDICT_STABLE);
+}
+
+/* Findings with too few points: verdict_decide() agrees with
+ * verdict_of(), and the reason and the advice read as they always did. */
+static void test_decide_too_few(void **state)
+{
+	(void)state;
+	struct series s;
+	memset(&s, 0, sizeof(s));
+	struct target_findings f;
+	memset(&f, 0, sizeof(f));
+	f.series = &s;
+	f.analysed_samples = 2;
+	f.an_span_s = 30;
+	f.concern_bph = NAN;
+	f.resolution = 4096;
+	verdict_decide(&f);
+	assert_int_equal(f.verdict, VERDICT_INCONCLUSIVE);
+	assert_int_equal(f.verdict, verdict_of(&f));
+	assert_int_equal(f.reasons.n, 1);
+	assert_int_equal(f.reasons.r[0].code, REASON_TOO_FEW);
+	char *r = render_reason_string(&f, &f.reasons.r[0]);
+	assert_string_equal(r, "only 2 samples over 30 s: too few for a slope");
+	free(r);
+	char *st = render_settle_string(&f);
+	assert_string_equal(st, "record longer; give --limit or --suspect so "
+			    "the slope of concern is known");
+	free(st);
+	/* decided again: the list is reused, not appended to */
+	verdict_decide(&f);
+	assert_int_equal(f.reasons.n, 1);
+	reason_list_release(&f.reasons);
+}
+
+/* No cap on the number of reasons: every one is kept. */
+static void test_reasons_grow(void **state)
+{
+	(void)state;
+	struct reason_list l = {0};
+	for (size_t i = 0; i < 100; i++)
+		reason_list_add(&l, REASON_RESTARTS_TOTAL)->u.restarts.count =
+			i;
+	assert_int_equal(l.n, 100);
+	for (size_t i = 0; i < 100; i++)
+		assert_int_equal(l.r[i].u.restarts.count, i);
+	reason_list_release(&l);
+	assert_null(l.r);
+	assert_int_equal(l.n, 0);
+}
+
+/* A sentence longer than the old 319 bytes comes out whole: the gauges of
+ * an attribution, each named. */
+static void test_long_reason_whole(void **state)
+{
+	(void)state;
+	struct attribution_item items[12];
+	char names[12][32];
+	memset(items, 0, sizeof(items));
+	for (int i = 0; i < 12; i++) {
+		snprintf(names[i], sizeof(names[i]), "cache_number_%02d_bytes",
+			 i);
+		items[i].name = names[i];
+		items[i].counted = true;
+		items[i].explained = MiB;
+	}
+	struct target_findings f;
+	memset(&f, 0, sizeof(f));
+	f.attribution.found = true;
+	f.attribution.items = items;
+	f.attribution.n = 12;
+	struct reason *r = reason_list_add(&f.reasons, REASON_ATTRIBUTION);
+	r->u.attribution.explained = 12 * MiB;
+	r->u.attribution.growth = 20 * MiB;
+	r->u.attribution.unattributed = 8 * MiB;
+	char *text = render_reason_string(&f, r);
+	assert_true(strlen(text) > 320);
+	assert_non_null(strstr(text, "the gauges explain 12 MiB of 20 MiB "
+			       "growth (cache_number_00_bytes 1 MiB, "));
+	assert_non_null(strstr(text, "cache_number_11_bytes 1 MiB); 8 MiB "
+			       "unattributed"));
+	free(text);
+	reason_list_release(&f.reasons);
+}
+
+/* Settle advice with the requests still needed appended. */
+static void test_settle_window_requests(void **state)
+{
+	(void)state;
+	struct target_findings f;
+	memset(&f, 0, sizeof(f));
+	f.settle = (struct settle){
+		.code = SETTLE_WINDOW, .need_s = 4 * 3600, .more_s = 3 * 3600,
+		.resolution = 4096, .concern_bph = 50 * MiB,
+		.requests_more = 4000, .concern_per_request = 4096,
+	};
+	char *st = render_settle_string(&f);
+	assert_string_equal(st, "watch >= 4 h in all (about 3 h more) at "
+			    "resolution 4 KiB to see a slope of +50 MiB/h; "
+			    "or >= 4,000 requests more (to see +4 KiB/req)");
+	free(st);
+	f.settle.code = SETTLE_NONE;
+	assert_null(render_settle_string(&f));
+}
+
+/* The shared formatters: "n/a" for what is not known. */
+static void test_formatters(void **state)
+{
+	(void)state;
+	char b[64];
+	assert_string_equal(render_size(b, sizeof(b), NAN, false), "n/a");
+	assert_string_equal(render_size(b, sizeof(b), 2 * MiB, false),
+			    "2 MiB");
+	assert_string_equal(render_rate(b, sizeof(b), INFINITY, false),
+			    "n/a");
+	assert_string_equal(render_rate(b, sizeof(b), MiB, false),
+			    "+1 MiB/h");
+	assert_string_equal(render_per_request(b, sizeof(b), NAN, true),
+			    "n/a");
+	assert_string_equal(render_per_request(b, sizeof(b), 2048, false),
+			    "+2 KiB/req");
+	assert_string_equal(render_duration(b, sizeof(b), NAN), "n/a");
+	assert_string_equal(render_p_value(b, sizeof(b), NAN, 3), "n/a");
+	assert_string_equal(render_p_value(b, sizeof(b), 0.012345, 3),
+			    "0.0123");
+	assert_string_equal(render_p_value(b, sizeof(b), 0.012345, 2),
+			    "0.012");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decision_table),
+		cmocka_unit_test(test_rule_verdicts),
+		cmocka_unit_test(test_decide_too_few),
+		cmocka_unit_test(test_reasons_grow),
+		cmocka_unit_test(test_long_reason_whole),
+		cmocka_unit_test(test_settle_window_requests),
+		cmocka_unit_test(test_formatters),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
