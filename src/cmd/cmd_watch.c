@@ -25,9 +25,10 @@
  * the length, appending a sample is O(1) amortised, and one refresh is a
  * drain O(samples since the last), a snapshot O(LIVE_POINTS) and one
  * analysis of at most LIVE_POINTS + 1 points. Measured (bench_watch, a
- * 10^6-sample recording, debugoptimized build, a shared 2-core VM): old
- * refresh (whole-file read + analysis) 0.47-0.54 s, new 0.026-0.038 s
- * (the analysis's fixed costs dominate: 20 ms at 1000 points). When a
+ * 10^6-sample recording, best of 3, eight runs of debugoptimized and
+ * release builds on a shared 2-core VM): old refresh (whole-file read +
+ * analysis) 0.46-0.94 s, new 26-45 ms (the analysis's fixed costs
+ * dominate: 20 ms at 1000 points); feeding a sample 16-30 ns. When a
  * refresh still takes more than 1/4 of the refresh interval, the view
  * refreshes less often (every 4 x the cost) and says so on screen.
  *
