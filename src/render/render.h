@@ -208,6 +208,14 @@ struct watch_view {
 				      first read */
 	const struct target_findings *f; /* its findings (NULL likewise) */
 	size_t n_targets;          /* targets in the recording */
+	uint64_t samples;          /* the target's samples so far; the
+				      findings may be of a thinned copy
+				      (s): 0 shows f->samples */
+	uint64_t stride;           /* s keeps one sample in stride (0 or
+				      1: every sample) */
+	const double *recent;      /* the newest footprints, unthinned,
+				      oldest first; NULL: s's last points */
+	size_t n_recent;
 	bool components_read;      /* s carries anon/swap/shmem/file */
 	bool stopping;             /* a stop was asked for */
 	bool ended;                /* the recorder has finished */
