@@ -281,9 +281,9 @@ static void incarnations_summarise(const struct series *s,
 			is->has_slope = f->has_trend;
 			is->slope = f->slope;
 		} else if (m >= MIN_TREND_POINTS && is->end > is->start &&
-			   trend_compute(x, y, m, &tr) == 0) {
+			   stats_trend_compute(x, y, m, &tr) == 0) {
 			is->has_slope = true;
-			trend_per_hour(&tr, &is->slope.estimate, &is->slope.low,
+			stats_trend_per_hour(&tr, &is->slope.estimate, &is->slope.low,
 				       &is->slope.high, &is->slope.p);
 		}
 		lo = hi;
@@ -297,7 +297,7 @@ static void incarnations_summarise(const struct series *s,
  * leaves open (two readings a quantum apart could hide that much). */
 static void trend_set(struct target_findings *f, const struct trend_result *tr)
 {
-	trend_per_hour(tr, &f->slope.estimate, &f->slope.low, &f->slope.high,
+	stats_trend_per_hour(tr, &f->slope.estimate, &f->slope.low, &f->slope.high,
 		       &f->slope.p);
 	double q = f->resolution / f->an_span_s * 3600;
 	f->slope.low = fmin(f->slope.low, f->slope.estimate - q);
@@ -458,7 +458,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	/* A long series is reduced to STATS_BUCKETS_MAX bucket medians once,
 	 * here, for the trend, the plateau and the steps alike (each would
 	 * otherwise take its own O(n) pass over 10^7 points). The trend is
-	 * the same either way: trend_compute() reduces with the same buckets
+	 * the same either way: stats_trend_compute() reduces with the same buckets
 	 * (stats.h). */
 	const double *sx = x, *sy = y;
 	size_t sn = n;
@@ -471,7 +471,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		sy = by;
 	}
 	if (n >= MIN_TREND_POINTS && f->an_span_s > 0 &&
-	    trend_compute(sx, sy, sn, &f->trend) == 0) {
+	    stats_trend_compute(sx, sy, sn, &f->trend) == 0) {
 		if (sn < n) {
 			f->trend.n_raw = n;
 			f->trend.bucketed = true;
@@ -483,7 +483,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		if (f->periodic.found &&
 		    f->periodic.n_floors >= PERIODIC_MIN_CYCLES) {
 			struct trend_result ft;
-			if (trend_compute(f->periodic.floor_t,
+			if (stats_trend_compute(f->periodic.floor_t,
 					  f->periodic.floor_y,
 					  f->periodic.n_floors, &ft) == 0) {
 				f->trend = ft;
@@ -558,7 +558,7 @@ void analysis_release(struct target_findings *f)
 	reason_list_release(&f->reasons);
 }
 
-const char *resolution_basis_text(const struct target_findings *f)
+const char *analysis_resolution_basis_text(const struct target_findings *f)
 {
 	switch (f->resolution_basis) {
 	case RESOLUTION_GIVEN: return "--resolution";

@@ -178,7 +178,7 @@ double analysis_needed(double span, double half, double slope,
 		       double concern, double division);
 /* How the resolution was found, for people ("--resolution", "inferred
  * from the readings' steps", ...). */
-const char *resolution_basis_text(const struct target_findings *f);
+const char *analysis_resolution_basis_text(const struct target_findings *f);
 
 /* Pieces exposed for tests. */
 double analysis_concern_bph(const struct series *s,

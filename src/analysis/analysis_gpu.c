@@ -9,7 +9,7 @@
  * everyone looked at was 13 MiB.
  *
  * No I/O. Work: one pass over the analysed incarnation plus one
- * trend_compute (which buckets a long series itself); one copy of the
+ * stats_trend_compute (which buckets a long series itself); one copy of the
  * points that have a GPU figure.
  */
 #include <math.h>
@@ -58,9 +58,9 @@ void analysis_gpu_compute(const struct series *s, size_t lo, size_t hi,
 	}
 	struct trend_result tr;
 	if (m >= GPU_MIN_TREND_POINTS && x[m - 1] > x[0] &&
-	    trend_compute(x, y, m, &tr) == 0) {
+	    stats_trend_compute(x, y, m, &tr) == 0) {
 		out->has_trend = true;
-		out->significant = trend_per_hour(&tr, &out->slope.estimate,
+		out->significant = stats_trend_per_hour(&tr, &out->slope.estimate,
 						  &out->slope.low,
 						  &out->slope.high,
 						  &out->slope.p);

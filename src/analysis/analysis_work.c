@@ -70,9 +70,9 @@ int analysis_work_trend(const struct series *s, const double *work,
 	*requests = isnan(first) ? NAN : last - first;
 	int rc = -1;
 	/* Cumulative work never decreases (idle_work_increase()), so x
-	 * is already in the order trend_compute_at() wants. */
+	 * is already in the order stats_trend_compute_at() wants. */
 	if (m >= MIN_WORK_POINTS && *requests > 0)
-		rc = trend_compute_at(t, x, y, m, tr);
+		rc = stats_trend_compute_at(t, x, y, m, tr);
 	free(t);
 	return rc;
 }

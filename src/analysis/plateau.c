@@ -88,8 +88,8 @@ static void approach_find(const double *bx, const double *by, size_t m,
 	}
 	free(tmp);
 	struct trend_result first, last;
-	if (trend_compute(bx, by, third, &first) ||
-	    trend_compute(bx + 2 * third, by + 2 * third, m - 2 * third, &last))
+	if (stats_trend_compute(bx, by, third, &first) ||
+	    stats_trend_compute(bx + 2 * third, by + 2 * third, m - 2 * third, &last))
 		return;
 	double d1 = med[1] - med[0], d2 = med[2] - med[1];
 	bool slowing = d1 > 2 * resolution && d2 > 0 && d2 < 0.8 * d1 &&
@@ -205,7 +205,7 @@ void plateau_find(const double *t, const double *y, size_t n,
 		memcpy(tmp, by + k, (m - k) * sizeof(double));
 		out->level = stats_median_inplace(tmp, m - k);
 		free(tmp);
-		if (trend_compute(bx + k, by + k, m - k, &late) == 0) {
+		if (stats_trend_compute(bx + k, by + k, m - k, &late) == 0) {
 			/* no narrower than the resolution leaves open */
 			double q = pp->resolution > 0 ?
 				pp->resolution / (bx[m - 1] - bx[k]) : 0;

@@ -458,13 +458,13 @@ static bool input_ok(const double *x, const double *y, size_t n)
 	return true;
 }
 
-int trend_compute(const double *x, const double *y, size_t n,
+int stats_trend_compute(const double *x, const double *y, size_t n,
 		  struct trend_result *out)
 {
-	return trend_compute_at(x, x, y, n, out);
+	return stats_trend_compute_at(x, x, y, n, out);
 }
 
-int trend_compute_at(const double *t, const double *x, const double *y,
+int stats_trend_compute_at(const double *t, const double *x, const double *y,
 		     size_t n, struct trend_result *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -605,7 +605,7 @@ int trend_compute_at(const double *t, const double *x, const double *y,
 }
 
 /* Used by analysis.c and analysis_gpu.c alike, so it lives below both. */
-bool trend_per_hour(const struct trend_result *tr, double *slope_bph,
+bool stats_trend_per_hour(const struct trend_result *tr, double *slope_bph,
 		    double *ci_low_bph, double *ci_high_bph, double *p_value)
 {
 	*slope_bph = tr->slope * 3600;

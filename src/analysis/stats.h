@@ -57,15 +57,15 @@ struct trend_result {
 
 /* A trend's slope, interval and p in bytes per hour; returns whether it
  * is significant (p < TREND_ALPHA and the interval excludes 0). */
-bool trend_per_hour(const struct trend_result *tr, double *slope_bph,
+bool stats_trend_per_hour(const struct trend_result *tr, double *slope_bph,
 		    double *ci_low_bph, double *ci_high_bph, double *p_value);
 
-int trend_compute(const double *x, const double *y, size_t n,
+int stats_trend_compute(const double *x, const double *y, size_t n,
 		  struct trend_result *out);
 /* The same with the regressor x apart from the times t that order the
  * noise (the per-request slope: x is cumulative work). t non-decreasing;
  * t == NULL or t == x: x is the time. */
-int trend_compute_at(const double *t, const double *x, const double *y,
+int stats_trend_compute_at(const double *t, const double *x, const double *y,
 		     size_t n, struct trend_result *out);
 
 /* Building blocks, exposed for tests. */

@@ -15,7 +15,7 @@
 #include "common.h"
 #include "render.h"
 
-char *cmd_join_argv(int argc, char **argv)
+char *cli_join_argv(int argc, char **argv)
 {
 	size_t len = 1;
 	for (int i = 0; i < argc; i++)
@@ -30,7 +30,7 @@ char *cmd_join_argv(int argc, char **argv)
 /* UTF-8 when the locale says so (LC_ALL, else LC_CTYPE, else LANG). The
  * process's locale is left alone: the recorder's regexes must behave as
  * they do under `record`. */
-bool cmd_locale_utf8(void)
+bool cli_locale_utf8(void)
 {
 	const char *vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
 	for (size_t i = 0; i < ARRAY_SIZE(vars); i++) {
@@ -91,7 +91,7 @@ static int terminal_columns(void)
 	return 80;
 }
 
-int report_dataset(const struct dataset *d, const struct report_options *o,
+int cli_report_dataset(const struct dataset *d, const struct report_options *o,
 		   struct report_html *h)
 {
 	if (h && html_open(h))
@@ -112,7 +112,7 @@ int report_dataset(const struct dataset *d, const struct report_options *o,
 	} else {
 		struct render_options ro = {.color = o->color,
 					    .plot = o->plot,
-					    .utf8 = cmd_locale_utf8(),
+					    .utf8 = cli_locale_utf8(),
 					    .width = terminal_columns(),
 					    .top = o->top};
 		rc = render_text(stdout, d, f, d->n_targets, &ro);

@@ -1,5 +1,5 @@
 /*
- * cli_record.c - record's options (cmd.h: struct record_cli), shared by
+ * cli_record.c - record's options (cmd.h: struct cli_record), shared by
  * `memtrend record` and `memtrend watch`: the usage text, getopt_long's
  * table and the checks that turn argv into recorder options and sources.
  * It starts nothing: recorder_run() does.
@@ -124,8 +124,8 @@ static int parse_dur(const char *opt, const char *arg, double *out)
 	return 0;
 }
 
-int record_cli_parse(int argc, char **argv, const char *verb,
-		     struct record_cli *cli)
+int cli_record_parse(int argc, char **argv, const char *verb,
+		     struct cli_record *cli)
 {
 	/* Built once, kept for the process's life. */
 	static struct option *longopts;
@@ -253,7 +253,7 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 			break;
 		case 'h':
 			record_usage(stdout, verb);
-			rc = RECORD_CLI_HELP;
+			rc = CLI_RECORD_HELP;
 			goto out;
 		default:
 			record_usage(stderr, verb);
@@ -341,7 +341,7 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 	o.n_pids = n_pids;
 	cli->status_line = !quiet && isatty(STDERR_FILENO);
 	diag_set_quiet(quiet);
-	cli->invocation = cmd_join_argv(argc, argv);
+	cli->invocation = cli_join_argv(argc, argv);
 	o.invocation = cli->invocation;
 	cli->o = o;
 	cli->pids = pids;
@@ -365,14 +365,14 @@ out:
 	return rc;
 }
 
-void record_cli_handed_over(struct record_cli *cli)
+void cli_record_handed_over(struct cli_record *cli)
 {
 	/* recorder_run() owns (and frees) the sources from its start. */
 	cli->n_sources = 0;
 	cli->o.n_sources = 0;
 }
 
-void record_cli_release(struct record_cli *cli)
+void cli_record_release(struct cli_record *cli)
 {
 	for (size_t i = 0; i < cli->n_sources; i++)
 		source_free(cli->sources[i]);
@@ -402,7 +402,7 @@ static void foreground_on_tick(void *ctx, const struct recorder_tick *k)
 			   k->footprint, k->slope_bph);
 }
 
-int record_foreground(const struct recorder_options *o, bool status_line,
+int cli_record_foreground(const struct recorder_options *o, bool status_line,
 		      struct recorder_result *res)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};

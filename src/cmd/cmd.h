@@ -46,12 +46,12 @@ struct report_html {
 /* Analyse every target of d once, then render: the HTML page to html when
  * given (may be NULL), and text or JSON to stdout unless the page goes
  * there. Returns an exit code. (cli.c) */
-int report_dataset(const struct dataset *d, const struct report_options *o,
+int cli_report_dataset(const struct dataset *d, const struct report_options *o,
 		   struct report_html *html);
 
 /* record's options, shared by `record` and `watch` (cmd_record.c). */
-#define RECORD_CLI_HELP (-1)
-struct record_cli {
+#define CLI_RECORD_HELP (-1)
+struct cli_record {
 	struct recorder_options o;
 	pid_t *pids;
 	uint16_t *ports;
@@ -64,23 +64,23 @@ struct record_cli {
 };
 /* Parse argv (verb: "record" or "watch", for messages and --help).
  * EXIT_OK: *cli is ready for recorder_run(); EXIT_USAGE or EXIT_RUNTIME
- * after a message; RECORD_CLI_HELP after --help was printed. On anything
+ * after a message; CLI_RECORD_HELP after --help was printed. On anything
  * but EXIT_OK nothing is left to release. */
-int record_cli_parse(int argc, char **argv, const char *verb,
-		     struct record_cli *cli);
+int cli_record_parse(int argc, char **argv, const char *verb,
+		     struct cli_record *cli);
 /* After recorder_run() started (it owns the sources from then on). */
-void record_cli_handed_over(struct record_cli *cli);
-void record_cli_release(struct record_cli *cli);
+void cli_record_handed_over(struct cli_record *cli);
+void cli_record_release(struct cli_record *cli);
 
 /* Run the recorder in the foreground (record, demo): SIGINT, SIGTERM and
  * SIGHUP stop it (their handlers are put back afterwards), and with
  * status_line a live line on stderr shows where it stands. Returns
  * recorder_run()'s exit code. (cli_record.c) */
-int record_foreground(const struct recorder_options *o, bool status_line,
+int cli_record_foreground(const struct recorder_options *o, bool status_line,
 		      struct recorder_result *res);
 
 /* Join argv into one string (cli.c) for the recording's meta (owned by caller). */
-char *cmd_join_argv(int argc, char **argv);
+char *cli_join_argv(int argc, char **argv);
 
 /* `memtrend watch` (cmd_watch.c): record's options and recording, with a
  * live full-terminal view of the first target (plain lines when stdout
@@ -88,6 +88,6 @@ char *cmd_join_argv(int argc, char **argv);
 int cmd_watch(int argc, char **argv);
 /* (cli.c) The terminal's character set is UTF-8 by LC_ALL, LC_CTYPE or LANG (no
  * setlocale(): the recorder's regexes stay in the C locale). */
-bool cmd_locale_utf8(void);
+bool cli_locale_utf8(void);
 
 #endif

@@ -177,7 +177,7 @@ int cmd_demo(int argc, char **argv)
 		.invocation = "memtrend demo",
 	};
 	struct recorder_result res;
-	rc = record_foreground(&ro, isatty(STDERR_FILENO), &res);
+	rc = cli_record_foreground(&ro, isatty(STDERR_FILENO), &res);
 	stop_workloads(pids, DEMO_WORKLOADS);
 	memset(pids, 0, sizeof(pids));
 	if (rc != EXIT_OK)
@@ -208,7 +208,7 @@ int cmd_demo(int argc, char **argv)
 	analysis_options_init(&o.analysis);
 	o.analysis.caps = &cap;
 	o.analysis.n_caps = 1;
-	rc = report_dataset(&d, &o, NULL);
+	rc = cli_report_dataset(&d, &o, NULL);
 	dataset_release(&d);
 	if (!json && output == tmpfile)
 		fprintf(stderr, "(the recording was temporary; keep one with "

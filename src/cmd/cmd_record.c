@@ -1,5 +1,5 @@
 /*
- * cmd_record.c - `memtrend record`: options (record_cli_parse() in
+ * cmd_record.c - `memtrend record`: options (cli_record_parse() in
  * cli_record.c, shared with `memtrend watch`), then the recorder loop.
  * With -- COMMAND, the command's exit status is passed on as memtrend's.
  */
@@ -9,15 +9,15 @@
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_cli cli;
-	int rc = record_cli_parse(argc, argv, "record", &cli);
+	struct cli_record cli;
+	int rc = cli_record_parse(argc, argv, "record", &cli);
 	if (rc != EXIT_OK)
-		return rc == RECORD_CLI_HELP ? EXIT_OK : rc;
+		return rc == CLI_RECORD_HELP ? EXIT_OK : rc;
 	struct recorder_result res;
-	rc = record_foreground(&cli.o, cli.status_line, &res);
-	record_cli_handed_over(&cli);
+	rc = cli_record_foreground(&cli.o, cli.status_line, &res);
+	cli_record_handed_over(&cli);
 	if (rc == EXIT_OK && cli.o.command && res.command_status >= 0)
 		rc = res.command_status;
-	record_cli_release(&cli);
+	cli_record_release(&cli);
 	return rc;
 }

@@ -3,7 +3,7 @@
  * CSV, analyse each target, print the verdict and its evidence as text or
  * JSON, and with --html FILE also write the HTML page (render_html.c).
  * The analysis and rendering of a dataset, shared with the demo, is
- * report_dataset() in cli.c.
+ * cli_report_dataset() in cli.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -269,7 +269,7 @@ int cmd_report(int argc, char **argv)
 		dataset_release(&d);
 		goto out;
 	}
-	rc = report_dataset(&d, &o, html.path ? &html : NULL);
+	rc = cli_report_dataset(&d, &o, html.path ? &html : NULL);
 	dataset_release(&d);
 out:
 	for (size_t i = 0; i < n_caps; i++)

@@ -61,7 +61,7 @@
  * fg. When stdout is not a terminal there is no screen: one plain line
  * per refresh that read new samples, warnings straight to stderr.
  *
- * What it does not do: parse options (record_cli_parse(), shared with
+ * What it does not do: parse options (cli_record_parse(), shared with
  * record), sample or write the file (recorder.c: watch records exactly
  * what record would), compute figures of its own (analysis.c) or format
  * them (render_watch.c). Only the first target is shown.
@@ -463,7 +463,7 @@ static void rec_on_tick(void *ctx, const struct recorder_tick *tick)
 /* ---- the series and the analysis so far ------------------------------------------ */
 
 struct watch {
-	const struct record_cli *cli;
+	const struct cli_record *cli;
 	struct term term;
 	bool screen;
 	bool utf8;
@@ -787,7 +787,7 @@ static void view_loop(struct watch *w, struct rec_thread *rt, int wake_rd)
 
 /* ---- the command ---------------------------------------------------------------- */
 
-static int watch_run(struct watch *w, struct record_cli *cli)
+static int watch_run(struct watch *w, struct cli_record *cli)
 {
 	int pipefd[2];
 	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK)) {
@@ -885,7 +885,7 @@ static int watch_run(struct watch *w, struct record_cli *cli)
 	} else {
 		view_loop(w, &rt, pipefd[0]);
 		pthread_join(th, NULL);
-		record_cli_handed_over(cli);
+		cli_record_handed_over(cli);
 		rc = rt.rc;
 		if (rc == EXIT_OK && cli->o.command &&
 		    rt.res.command_status >= 0)
@@ -938,14 +938,14 @@ static int watch_run(struct watch *w, struct record_cli *cli)
 
 int cmd_watch(int argc, char **argv)
 {
-	struct record_cli cli;
-	int rc = record_cli_parse(argc, argv, "watch", &cli);
+	struct cli_record cli;
+	int rc = cli_record_parse(argc, argv, "watch", &cli);
 	if (rc != EXIT_OK)
-		return rc == RECORD_CLI_HELP ? EXIT_OK : rc;
+		return rc == CLI_RECORD_HELP ? EXIT_OK : rc;
 	struct watch w = {
 		.cli = &cli,
 		.screen = isatty(STDOUT_FILENO),
-		.utf8 = cmd_locale_utf8(),
+		.utf8 = cli_locale_utf8(),
 		.log = {.fd = -1, .saved_out = -1, .saved_err = -1},
 		.cost_s = NAN,
 	};
@@ -968,6 +968,6 @@ int cmd_watch(int argc, char **argv)
 			w.have_old = true;
 	}
 	rc = watch_run(&w, &cli);
-	record_cli_release(&cli);
+	cli_record_release(&cli);
 	return rc;
 }

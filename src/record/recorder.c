@@ -703,7 +703,7 @@ static void tick_report(struct recorder *rec, double t, double mono)
 		double x[SLOPE_BUF];
 		for (size_t i = 0; i < rec->slope->n; i++)
 			x[i] = rec->slope->t[i] - t0;
-		if (trend_compute(x, rec->slope->y, rec->slope->n, &tr) == 0)
+		if (stats_trend_compute(x, rec->slope->y, rec->slope->n, &tr) == 0)
 			rec->slope_bph = tr.slope * 3600;
 	}
 	struct recorder_tick tick = {

@@ -78,10 +78,10 @@ void render_status_end(FILE *out);
  * "...". */
 /* Terminal: control bytes (C0, DEL, C1) as \xNN, invalid UTF-8 bytes as
  * \xNN, valid UTF-8 kept. */
-char *escape_terminal(char *buf, size_t n, const char *s);
+char *render_escape_terminal(char *buf, size_t n, const char *s);
 /* Valid UTF-8 for JSON: invalid bytes replaced by U+FFFD (the JSON encoder
  * escapes control characters itself). */
-char *escape_utf8(char *buf, size_t n, const char *s);
+char *render_escape_utf8(char *buf, size_t n, const char *s);
 
 /* HTML (render_html.c): one self-contained page (inline SVG plots, inline
  * CSS, a small inline script for hover readouts; a Content-Security-Policy
@@ -105,7 +105,7 @@ int render_html(FILE *out, const struct dataset *d,
  * control bytes as visible \xNN text (tab and newline kept), invalid
  * UTF-8 and noncharacters as U+FFFD. Writes at most n-1 bytes like the
  * others; 6 x strlen(s) + 4 bytes always hold the whole result. */
-char *escape_html(char *buf, size_t n, const char *s);
+char *render_escape_html(char *buf, size_t n, const char *s);
 
 /* ---- region breakdowns and the books (render_books.c) ----------------- */
 

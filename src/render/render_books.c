@@ -4,7 +4,7 @@
  * fields documented in docs/books.md). Formats what the callers computed;
  * the only figures worked out here are display ones (shares, sums of
  * families, the books ratio). Every region name, process name and command
- * line is escaped: escape_terminal() for text, escape_utf8() before
+ * line is escaped: render_escape_terminal() for text, render_escape_utf8() before
  * jansson for JSON.
  */
 #include <jansson.h>
@@ -75,7 +75,7 @@ static json_t *num_or_null(double v)
 static json_t *safe_string(const char *s)
 {
 	char b[4096];
-	return json_string(escape_utf8(b, sizeof(b), s ? s : ""));
+	return json_string(render_escape_utf8(b, sizeof(b), s ? s : ""));
 }
 
 static json_t *string_or_null(const char *s)
@@ -107,7 +107,7 @@ static int largest_family(const struct region_breakdown *b)
 
 static char *escaped(char *buf, size_t n, const char *s, bool terminal)
 {
-	return terminal ? escape_terminal(buf, n, s) : escape_utf8(buf, n, s);
+	return terminal ? render_escape_terminal(buf, n, s) : render_escape_utf8(buf, n, s);
 }
 
 char *render_regions_conclusion(char *buf, size_t n,
@@ -171,10 +171,10 @@ static void regions_text(FILE *out, const char *title,
 			 const struct region_breakdown *d)
 {
 	char e[1024], c[REGION_NAME_MAX * 4 + 512];
-	fprintf(out, "regions of %s\n", escape_terminal(e, sizeof(e), title));
+	fprintf(out, "regions of %s\n", render_escape_terminal(e, sizeof(e), title));
 	if (b->source_note)
 		fprintf(out, "  %s\n",
-			escape_terminal(e, sizeof(e), b->source_note));
+			render_escape_terminal(e, sizeof(e), b->source_note));
 	fprintf(out, "\n  %-20s %11s %11s %11s %11s %11s %11s %8s%s  %s\n",
 		"family", "footprint", "resident", "dirty", "swap", "virtual",
 		"pss", "mappings", d ? "      growth" : "", "largest");
@@ -196,7 +196,7 @@ static void regions_text(FILE *out, const char *title,
 			size1(s[3], 32, f->swap, false),
 			size1(s[4], 32, f->size, false),
 			size1(s[5], 32, f->pss, false), f->mappings, g,
-			escape_terminal(name, sizeof(name), top));
+			render_escape_terminal(name, sizeof(name), top));
 	}
 	char t[32], pk[32];
 	double total = regions_total_footprint(b);
@@ -316,14 +316,14 @@ static char *cap_text(char *buf, size_t n, const struct books_process *p)
 		break;
 	case BOOKS_CAP_NAME:
 		snprintf(buf, n, "--cap %s=",
-			 escape_terminal(e, sizeof(e), p->cap_from));
+			 render_escape_terminal(e, sizeof(e), p->cap_from));
 		break;
 	case BOOKS_CAP_ALL:
 		snprintf(buf, n, "--cap");
 		break;
 	case BOOKS_CAP_PLATEAU:
 		snprintf(buf, n, "plateau in %s",
-			 escape_terminal(e, sizeof(e), p->cap_from));
+			 render_escape_terminal(e, sizeof(e), p->cap_from));
 		break;
 	default:
 		snprintf(buf, n, "no cap: footprint");
@@ -344,7 +344,7 @@ int render_books_text(FILE *out, const struct books_report *r)
 	for (size_t i = 0; i < r->listed && i < r->n; i++) {
 		const struct books_process *p = &r->procs[i];
 		fprintf(out, "  %-8d %-18s %11s %11s %11s %11s  %s%s\n",
-			(int)p->pid, escape_terminal(e, 19, p->comm),
+			(int)p->pid, render_escape_terminal(e, 19, p->comm),
 			size1(a, sizeof(a), p->footprint, false),
 			size1(b, sizeof(b), p->swap, false),
 			size1(c, sizeof(c), p->cap, false),

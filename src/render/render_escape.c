@@ -58,7 +58,7 @@ static bool put(char *buf, size_t n, size_t *at, const char *piece,
 	return true;
 }
 
-char *escape_terminal(char *buf, size_t n, const char *str)
+char *render_escape_terminal(char *buf, size_t n, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 	size_t at = 0;
@@ -87,7 +87,7 @@ char *escape_terminal(char *buf, size_t n, const char *str)
 	return buf;
 }
 
-char *escape_utf8(char *buf, size_t n, const char *str)
+char *render_escape_utf8(char *buf, size_t n, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 	size_t at = 0;
@@ -119,7 +119,7 @@ static bool utf8_noncharacter(const unsigned char *s, size_t len)
 	return (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE;
 }
 
-char *escape_html(char *buf, size_t n, const char *str)
+char *render_escape_html(char *buf, size_t n, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
 	size_t at = 0;

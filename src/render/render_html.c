@@ -20,7 +20,7 @@
  *
  * Safety: every string a process or a file controls (target name, comm,
  * command line, gauge names, notes, source file name, cap names) goes
- * through escape_html(); none is ever placed in a script, a style or an
+ * through render_escape_html(); none is ever placed in a script, a style or an
  * id. The page loads nothing: a Content-Security-Policy meta allows no
  * fetch (default-src 'none'), and scripts only by the SHA-256 of the two
  * inline scripts written here, so an injected tag or event handler could

@@ -13,7 +13,7 @@
  * struct ctx (the time axis, the reset-free request count); what it
  * derives is for drawing only (pixel columns, line breaks at gaps, which
  * gauges get a bytes axis by attribution.h's name rule). It writes no
- * text a process controls except through escape_html(), and none of it
+ * text a process controls except through render_escape_html(), and none of it
  * into an attribute the scripts run (gauge names go into data-k
  * escaped).
  *
@@ -451,7 +451,7 @@ static size_t collect_levels(struct ctx *c, struct level_line *lv,
 			continue;
 		lv[n].cls = "cap";
 		lv[n].v = cap->bytes;
-		escape_html(name, sizeof(name), cap->name ? cap->name : "cap");
+		render_escape_html(name, sizeof(name), cap->name ? cap->name : "cap");
 		snprintf(lv[n].label, sizeof(lv[n].label), "%s%s%s %s",
 			 strcmp(name, "cap") ? "cap " : "", name,
 			 f->plateau.cap_name && cap->name &&
@@ -976,7 +976,7 @@ static void figure_gauges(struct ctx *c)
 		panel_group(out, &p, clip);
 		/* data-k carries the (escaped) name for the readout. */
 		char attrs[600], name[400];
-		escape_html(name, sizeof(name), sg->name);
+		render_escape_html(name, sizeof(name), sg->name);
 		snprintf(attrs, sizeof(attrs), "class=\"gauge\" data-k=\"%s\"",
 			 name);
 		draw_over_time(c, &p, sg->v, attrs);

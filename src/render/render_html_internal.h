@@ -8,7 +8,7 @@
  * (setup_ctx) before any figure or table is written and valid while they
  * run; they only write to c->out. The text helpers here are the page's
  * one way to write a value: put_esc() escapes whatever a process or a
- * file controls (escape_html), the *_s() helpers format a value into the
+ * file controls (render_escape_html), the *_s() helpers format a value into the
  * caller's buffer (render.h's formatters, in the target's units) and
  * return it.
  */
@@ -44,7 +44,7 @@ struct ctx {
 
 /* ---- text helpers -------------------------------------------------------- */
 
-/* Escaped text of any length (escape_html into a buffer that holds it). */
+/* Escaped text of any length (render_escape_html into a buffer that holds it). */
 static inline void put_esc(FILE *out, const char *s)
 {
 	if (!s)
@@ -54,7 +54,7 @@ static inline void put_esc(FILE *out, const char *s)
 	char *buf = len * 6 + 4 <= sizeof(small) ? small :
 		    xmalloc(len * 6 + 4);
 	size_t cap = buf == small ? sizeof(small) : len * 6 + 4;
-	fputs(escape_html(buf, cap, s), out);
+	fputs(render_escape_html(buf, cap, s), out);
 	if (buf != small)
 		free(buf);
 }

@@ -75,7 +75,7 @@ static void figures_table(struct ctx *c)
 	kv_row(out, "footprint", v);
 	snprintf(v, sizeof(v), "%s (%s)", size_s(c, b1, sizeof(b1),
 						 f->resolution),
-		 resolution_basis_text(f) ? resolution_basis_text(f) :
+		 analysis_resolution_basis_text(f) ? analysis_resolution_basis_text(f) :
 		 "inferred from the readings");
 	kv_row(out, "resolution", v);
 	if (f->has_trend) {

@@ -40,7 +40,7 @@ static json_t *time_or_null(double t)
 static json_t *safe_string(const char *s)
 {
 	char b[4096];
-	return json_string(escape_utf8(b, sizeof(b), s ? s : ""));
+	return json_string(render_escape_utf8(b, sizeof(b), s ? s : ""));
 }
 
 /* A string of any length made valid UTF-8 (U+FFFD, 3 bytes, for each
@@ -49,7 +49,7 @@ static json_t *owned_string(char *s)
 {
 	size_t cap = 3 * strlen(s) + 4;
 	char *b = xmalloc(cap);
-	json_t *j = json_string(escape_utf8(b, cap, s));
+	json_t *j = json_string(render_escape_utf8(b, cap, s));
 	free(b);
 	free(s);
 	return j;
@@ -277,7 +277,7 @@ static json_t *attribution_json(const struct target_findings *f)
 	for (size_t i = 0; i < at->n; i++) {
 		const struct attribution_item *it = &at->items[i];
 		char name[256];
-		escape_utf8(name, sizeof(name), it->name);
+		render_escape_utf8(name, sizeof(name), it->name);
 		if (it->counted)
 			json_object_set_new(ex, name,
 					    bytes_or_null(it->explained));

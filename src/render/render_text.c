@@ -170,7 +170,7 @@ static void print_gpu(FILE *out, const struct target_findings *f)
 	for (size_t i = 0; i < s->n_gpu_regions; i++) {
 		const struct series_gpu_region *r = &s->gpu_regions[i];
 		char name[64];
-		escape_terminal(name, sizeof(name), r->name);
+		render_escape_terminal(name, sizeof(name), r->name);
 		fprintf(out, "              %s %s: %s [%s%s]\n", r->source, name,
 			size_or_na(b1, sizeof(b1), r->last), r->kind,
 			strcmp(r->kind, "host") == 0 ?
@@ -199,7 +199,7 @@ static void print_regions(FILE *out, const struct series *s)
 		if (!(f->footprint > 0) && !(f->rss > 0) &&
 		    !(two && a->f[k].footprint > 0))
 			continue;
-		escape_terminal(top, sizeof(top), b->top[k]);
+		render_escape_terminal(top, sizeof(top), b->top[k]);
 		char growth[80] = "";
 		if (two) {
 			double d = f->footprint - a->f[k].footprint;
@@ -283,7 +283,7 @@ static void print_diagnosis(FILE *out, const struct target_findings *f)
 	for (size_t i = 0; i < at->n; i++) {
 		const struct attribution_item *it = &at->items[i];
 		char name[128];
-		escape_terminal(name, sizeof(name), it->name);
+		render_escape_terminal(name, sizeof(name), it->name);
 		fprintf(out, "%s %s%s, ", name,
 			size_or_na(b2, sizeof(b2), it->explained),
 			it->counted ? "" : " (not counted: not bytes)");
@@ -298,7 +298,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 	const struct series *s = f->series;
 	char name[512], b1[64], b2[64], b3[64], b4[64];
 	decimal = f->decimal_units;
-	escape_terminal(name, sizeof(name), s->name);
+	render_escape_terminal(name, sizeof(name), s->name);
 	const char *vn = verdict_name(f->verdict);
 	fprintf(out, "%s\n", name);
 	if (o && o->color)
@@ -310,7 +310,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 		char *r = render_reason_string(f, &f->reasons.r[i]);
 		size_t cap = 4 * strlen(r) + 4; /* \xNN per byte at most */
 		char *esc = xmalloc(cap);
-		fprintf(out, "    - %s\n", escape_terminal(esc, cap, r));
+		fprintf(out, "    - %s\n", render_escape_terminal(esc, cap, r));
 		free(esc);
 		free(r);
 	}
@@ -326,7 +326,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 		for (size_t i = 0; i < s->n_incs && i < 8; i++) {
 			char cmd[160];
 			const struct incarnation *in = &s->incs[i];
-			escape_terminal(cmd, sizeof(cmd),
+			render_escape_terminal(cmd, sizeof(cmd),
 					in->cmdline && *in->cmdline ?
 					in->cmdline : in->comm);
 			if (in->pid >= 0)
@@ -363,7 +363,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 				      12, o->utf8);
 	fprintf(out, "  resolution  %s (%s)\n",
 		size_or_na(b1, sizeof(b1), f->resolution),
-		resolution_basis_text(f) ? resolution_basis_text(f) :
+		analysis_resolution_basis_text(f) ? analysis_resolution_basis_text(f) :
 		"inferred from the readings");
 	if (f->has_trend) {
 		fprintf(out, "  slope       %s  (95 %% interval %s to %s)%s\n",
@@ -504,7 +504,7 @@ static void print_overview(FILE *out, const struct target_findings *f,
 		const struct target_findings *t = &f[order[r]];
 		const char *vn = verdict_name(t->verdict);
 		char name[512];
-		escape_terminal(name, sizeof(name), t->series->name);
+		render_escape_terminal(name, sizeof(name), t->series->name);
 		fprintf(out, "%4zu  ", r + 1);
 		if (o && o->color)
 			fprintf(out, "%s%-12s\033[0m", verdict_colour(t->verdict),
@@ -526,7 +526,7 @@ int render_text(FILE *out, const struct dataset *d,
 		const struct render_options *o)
 {
 	char src[512];
-	escape_terminal(src, sizeof(src), d->source);
+	render_escape_terminal(src, sizeof(src), d->source);
 	fprintf(out, "memtrend report: %s (%zu target%s)\n\n", src, n,
 		n == 1 ? "" : "s");
 	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
@@ -543,13 +543,13 @@ int render_text(FILE *out, const struct dataset *d,
 		const struct dataset_gpu_device *g = &d->gpu_devices[i];
 		char b1[48], b2[48], src[16];
 		fprintf(out, "GPU %u (%s): %s used of %s, all processes\n",
-			g->index, escape_terminal(src, sizeof(src), g->source),
+			g->index, render_escape_terminal(src, sizeof(src), g->source),
 			size_or_na(b1, sizeof(b1), g->used),
 			size_or_na(b2, sizeof(b2), g->total));
 	}
 	for (size_t i = 0; i < d->n_notes; i++) {
 		char b[512];
-		fprintf(out, "note: %s\n", escape_terminal(b, sizeof(b),
+		fprintf(out, "note: %s\n", render_escape_terminal(b, sizeof(b),
 							   d->notes[i]));
 	}
 	return ferror(out) ? -1 : 0;

@@ -15,7 +15,7 @@
  * or touch the terminal's modes (cmd_watch.c does all that); it formats
  * what it is given. Every line is cut to the terminal's width in display
  * columns (escape sequences never counted, wide characters counted two),
- * every process-controlled string is escaped (escape_terminal()), and the
+ * every process-controlled string is escaped (render_escape_terminal()), and the
  * screen is drawn with absolute cursor positions so nothing scrolls.
  *
  * The series given may be a thinned copy (cmd_watch.c analyses one):
@@ -346,7 +346,7 @@ static void add_progress(struct frame *fr, const struct watch_view *v,
 static void add_title(struct frame *fr, const struct watch_view *v)
 {
 	char file[256], iv[32], el[32];
-	escape_terminal(file, sizeof(file), v->output);
+	render_escape_terminal(file, sizeof(file), v->output);
 	short_duration(iv, sizeof(iv), v->interval_s);
 	clock_text(el, sizeof(el), v->elapsed_s);
 	const char *state = v->ended ? "ended" : v->stopping ? "stopping" :
@@ -373,7 +373,7 @@ static void add_target(struct frame *fr, const struct watch_view *v)
 		return;
 	}
 	const struct series *s = v->s;
-	escape_terminal(name, sizeof(name), s->name);
+	render_escape_terminal(name, sizeof(name), s->name);
 	char more[48] = "";
 	if (v->n_targets > 1)
 		snprintf(more, sizeof(more), " (1 of %zu targets)",
@@ -384,7 +384,7 @@ static void add_target(struct frame *fr, const struct watch_view *v)
 		return;
 	}
 	const struct incarnation *in = &s->incs[s->n_incs - 1];
-	escape_terminal(cmd, sizeof(cmd), in->cmdline && *in->cmdline ?
+	render_escape_terminal(cmd, sizeof(cmd), in->cmdline && *in->cmdline ?
 			in->cmdline : in->comm ? in->comm : "");
 	char inc[48] = "";
 	if (s->n_incs > 1)
@@ -522,7 +522,7 @@ static void add_verdict(struct frame *fr, const struct watch_view *v,
 	char *first = f->reasons.n ?
 		      render_reason_string(f, &f->reasons.r[0]) : xstrdup("");
 	size_t cap = 4 * strlen(first) + 4; /* \xNN per byte at most */
-	char *reason = escape_terminal(xmalloc(cap), cap, first);
+	char *reason = render_escape_terminal(xmalloc(cap), cap, first);
 	free(first);
 	char *text = NULL;
 	if (asprintf(&text, "%s%s%s", verdict_name(f->verdict),
@@ -655,7 +655,7 @@ int render_watch_screen(FILE *out, const struct watch_view *v)
 		frame_add(&fr, "%s", "");
 	if (v->last_log && *v->last_log) {
 		char log[600];
-		escape_terminal(log, sizeof(log), v->last_log);
+		render_escape_terminal(log, sizeof(log), v->last_log);
 		frame_add(&fr, "%-*s%s", LABEL_W, "log", log);
 	} else {
 		frame_add(&fr, "%s", "");
@@ -680,7 +680,7 @@ int render_watch_line(FILE *out, const struct watch_view *v)
 {
 	char el[32], a[48], b[48], c[48], d[400], name[256];
 	clock_text(el, sizeof(el), v->elapsed_s);
-	escape_terminal(name, sizeof(name), v->s ? v->s->name : "");
+	render_escape_terminal(name, sizeof(name), v->s ? v->s->name : "");
 	if (!has_samples(v)) {
 		fprintf(out, "%s  %s  no samples yet\n", el, name);
 		fflush(out);
@@ -726,7 +726,7 @@ int render_watch_line(FILE *out, const struct watch_view *v)
 	if (v->ended) {
 		char file[256];
 		fprintf(out, "  (ended; evidence: memtrend report %s)",
-			escape_terminal(file, sizeof(file), v->output));
+			render_escape_terminal(file, sizeof(file), v->output));
 	}
 	fputc('\n', out);
 	fflush(out);

@@ -296,17 +296,17 @@ static void test_escaping(void **state)
 	(void)state;
 	char buf[128];
 	for (size_t i = 0; i < ARRAY_SIZE(escapes); i++) {
-		assert_string_equal(escape_terminal(buf, sizeof(buf),
+		assert_string_equal(render_escape_terminal(buf, sizeof(buf),
 						    escapes[i].in),
 				    escapes[i].terminal);
-		assert_string_equal(escape_utf8(buf, sizeof(buf),
+		assert_string_equal(render_escape_utf8(buf, sizeof(buf),
 						escapes[i].in),
 				    escapes[i].utf8);
 	}
 	/* HTML: the five special characters as entities (attribute-safe
 	 * with either quote), control bytes as visible \xNN text, invalid
 	 * UTF-8 as U+FFFD; valid UTF-8 kept. Expected strings written by
-	 * hand from escape_html()'s contract in render.h. */
+	 * hand from render_escape_html()'s contract in render.h. */
 	static const struct {
 		const char *in, *html;
 	} html[] = {
@@ -323,7 +323,7 @@ static void test_escaping(void **state)
 		{"c1\xc2\x9b", "c1\\x9b"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(html); i++)
-		assert_string_equal(escape_html(buf, sizeof(buf), html[i].in),
+		assert_string_equal(render_escape_html(buf, sizeof(buf), html[i].in),
 				    html[i].html);
 	/* JSON: C1 controls (U+0080-U+009F) in a process name come out as
 	 * \u00XX, not raw (jansson writes them raw); C0 as jansson escapes
@@ -351,7 +351,7 @@ static void test_escaping(void **state)
 	dataset_release(&d);
 	/* Truncation ends in "..." and stays within the buffer. */
 	char small[8];
-	escape_terminal(small, sizeof(small), "abcdefghijkl");
+	render_escape_terminal(small, sizeof(small), "abcdefghijkl");
 	assert_string_equal(small, "abcd...");  /* 7 bytes + NUL */
 }
 

@@ -321,7 +321,7 @@ static void test_trend_hand(void **state)
 	check_exact(stats_mann_kendall_s(y, 5), 6.0);
 	check_close(stats_mann_kendall_var(y, 5), 50.0 / 3, 1e-15);
 	struct trend_result r;
-	assert_int_equal(trend_compute(x, y, 5, &r), 0);
+	assert_int_equal(stats_trend_compute(x, y, 5, &r), 0);
 	assert_int_equal(r.n_raw, 5);
 	assert_int_equal(r.n, 5);
 	assert_false(r.bucketed);
@@ -359,7 +359,7 @@ static void test_trend_scipy_ties(void **state)
 {
 	(void)state;
 	struct trend_result r;
-	assert_int_equal(trend_compute(tie_x, tie_y, 30, &r), 0);
+	assert_int_equal(stats_trend_compute(tie_x, tie_y, 30, &r), 0);
 	/* scipy.stats.theilslopes(y, x, 0.95, method='joint')
 	 * -> 2.8461538461538463 3.3461538461538454 2.3157894736842106 3.4 */
 	check_exact(r.slope, 2.8461538461538463);
@@ -420,7 +420,7 @@ static void test_ar_interval_reference(void **state)
 	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
 		lcg_series(200, cases[c].seed, cases[c].phi, cases[c].tr, 3.0, x, y);
 		struct trend_result r;
-		assert_int_equal(trend_compute(x, y, 200, &r), 0);
+		assert_int_equal(stats_trend_compute(x, y, 200, &r), 0);
 		check_exact(r.slope, cases[c].slope);
 		check_close(r.ci_low, cases[c].ci_low, 1e-9);
 		check_close(r.ci_high, cases[c].ci_high, 1e-9);
@@ -664,13 +664,13 @@ static void test_selection_degenerate(void **state)
 	check_selection(x, y, n, "flat then step");
 	printf("degenerate selections: %.2f s\n", mono_now() - t0);
 
-	/* trend_compute on the same shapes */
+	/* stats_trend_compute on the same shapes */
 	struct trend_result r;
 	for (size_t i = 0; i < n; i++) {
 		x[i] = 1.7e9 + (double)i;
 		y[i] = 5e9;
 	}
-	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	assert_int_equal(stats_trend_compute(x, y, n, &r), 0);
 	check_exact(r.slope, 0.0);
 	check_exact(r.ci_low, 0.0);
 	check_exact(r.ci_high, 0.0);
@@ -680,7 +680,7 @@ static void test_selection_degenerate(void **state)
 	check_exact(r.variance_inflation, 1.0);
 	for (size_t i = 0; i < n; i++)
 		y[i] = 4096.0 * (double)i + 7;
-	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	assert_int_equal(stats_trend_compute(x, y, n, &r), 0);
 	check_exact(r.slope, 4096.0);
 	check_exact(r.ci_low, 4096.0);
 	check_exact(r.ci_high, 4096.0);
@@ -690,7 +690,7 @@ static void test_selection_degenerate(void **state)
 	free(y);
 }
 
-/* trend_compute on a mid-size series (slope selection path) against an
+/* stats_trend_compute on a mid-size series (slope selection path) against an
  * independent brute force: sorted slopes, scipy's index formulas. */
 static void test_trend_mid_vs_brute(void **state)
 {
@@ -701,7 +701,7 @@ static void test_trend_mid_vs_brute(void **state)
 	for (size_t i = 0; i < n; i++) /* quantise: ties in y */
 		y[i] = floor(y[i] * 4) / 4;
 	struct trend_result r;
-	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	assert_int_equal(stats_trend_compute(x, y, n, &r), 0);
 	uint64_t np;
 	double *s = brute_slopes(x, y, n, &np);
 	assert_int_equal(r.n_pairs, np);
@@ -846,18 +846,18 @@ static void test_trend_invalid(void **state)
 	struct trend_result r;
 	double x[] = {3, 3, 3}, y[] = {1, 2, 3};
 	memset(&r, 0x55, sizeof(r));
-	assert_int_equal(trend_compute(x, y, 3, &r), -1); /* one distinct x */
+	assert_int_equal(stats_trend_compute(x, y, 3, &r), -1); /* one distinct x */
 	assert_true(isnan(r.slope));
 	assert_int_equal(r.n, 0);
 	assert_int_equal(r.n_pairs, 0);
 	assert_true(isnan(r.ci_low) && isnan(r.ci_high));
 	check_exact(r.p_value, 0.0);
-	assert_int_equal(trend_compute(x, y, 1, &r), -1);
+	assert_int_equal(stats_trend_compute(x, y, 1, &r), -1);
 	assert_true(isnan(r.slope));
-	assert_int_equal(trend_compute(x, y, 0, &r), -1);
+	assert_int_equal(stats_trend_compute(x, y, 0, &r), -1);
 	/* two points: one slope */
 	double x2[] = {0, 10}, y2[] = {100, 150};
-	assert_int_equal(trend_compute(x2, y2, 2, &r), 0);
+	assert_int_equal(stats_trend_compute(x2, y2, 2, &r), 0);
 	check_exact(r.slope, 5.0);
 	check_exact(r.intercept, 100.0); /* residuals 100 - 0, 150 - 50 */
 	check_exact(r.sen_low, 5.0);
@@ -893,9 +893,9 @@ static void test_perf_65536_exact(void **state)
 	make_large(n, x, y);
 	struct trend_result r;
 	double t0 = mono_now();
-	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	assert_int_equal(stats_trend_compute(x, y, n, &r), 0);
 	double dt = mono_now() - t0;
-	printf("trend_compute n=%zu (exact): %.3f s, slope %.6f [%.6f, %.6f] f=%.3f\n",
+	printf("stats_trend_compute n=%zu (exact): %.3f s, slope %.6f [%.6f, %.6f] f=%.3f\n",
 	       n, dt, r.slope, r.ci_low, r.ci_high, r.variance_inflation);
 	assert_false(r.bucketed);
 	assert_int_equal(r.n, n);
@@ -923,9 +923,9 @@ static void test_perf_10m_bucketed(void **state)
 	make_large(n, x, y);
 	struct trend_result r;
 	double t0 = mono_now();
-	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	assert_int_equal(stats_trend_compute(x, y, n, &r), 0);
 	double dt = mono_now() - t0;
-	printf("trend_compute n=%zu (bucketed to %zu): %.3f s, slope %.6f [%.6f, %.6f] f=%.3f\n",
+	printf("stats_trend_compute n=%zu (bucketed to %zu): %.3f s, slope %.6f [%.6f, %.6f] f=%.3f\n",
 	       n, r.n, dt, r.slope, r.ci_low, r.ci_high, r.variance_inflation);
 	assert_true(r.bucketed);
 	assert_int_equal(r.n_raw, n);
@@ -941,7 +941,7 @@ static void test_perf_10m_bucketed(void **state)
 		y[i] = 7.0 * (double)i;
 	}
 	t0 = mono_now();
-	assert_int_equal(trend_compute(x, y, n, &r), 0);
+	assert_int_equal(stats_trend_compute(x, y, n, &r), 0);
 	printf("collinear 7/3, n=%zu: %.3f s\n", n, mono_now() - t0);
 	check_exact(r.slope, 7.0 / 3.0);
 	check_exact(r.ci_low, 7.0 / 3.0);
