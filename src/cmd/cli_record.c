@@ -4,7 +4,9 @@
  * table and the checks that turn argv into recorder options and sources.
  * It starts nothing: recorder_run() does.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <signal.h>
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +27,10 @@
 enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
        OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT, OPT_WORK_CMD,
        OPT_WORK, OPT_WORK_LOG, OPT_MATCH, OPT_WORK_TIMEOUT, OPT_CONN_PORT,
-       OPT_GAUGE, OPT_REGIONS, OPT_NO_GPU };
+       OPT_GAUGE, OPT_REGIONS, OPT_NO_GPU, OPT_ALL, OPT_USER,
+       OPT_MAX_TARGETS, OPT_RESCAN };
+
+#define RECORD_MAX_TARGETS 10000  /* --all's default bound (its help says so) */
 
 /* record's (and watch's) options: getopt_long, --help and the man page
  * check all read this table (options.h). */
@@ -39,6 +44,17 @@ const struct cli_option record_options[] = {
 		 "exits, and exit\n                         with its status"),
 	CLI_OPT(0, "children", OPT_CHILDREN, NULL, "also record every "
 		"descendant and their sum"),
+	CLI_OPT(0, "all", OPT_ALL, NULL, "every process you can read, each "
+		"its own target (kernel threads left out); new ones are "
+		"found by a rescan, ended ones closed"),
+	CLI_OPT(0, "user", OPT_USER, "USER", "with --all: only processes "
+		"of USER (a name or a uid)"),
+	CLI_OPT(0, "max-targets", OPT_MAX_TARGETS, "N", "with --all: at "
+		"most N processes followed at once (default 10000); more are "
+		"left out, with one note"),
+	CLI_OPT(0, "rescan", OPT_RESCAN, "DUR", "with --all: time between "
+		"scans for new processes (default 10s); one that starts and "
+		"ends between two scans is not seen"),
 	CLI_SECTION("work and other figures (read each sample, alongside "
 		    "memory)"),
 	CLI_OPT(0, "work-cmd", OPT_WORK_CMD, "CMD", "a shell command "
@@ -96,7 +112,7 @@ const struct cli_option record_options[] = {
 static void record_usage(FILE *out, const char *verb)
 {
 	fprintf(out,
-"usage: memtrend %s -o FILE [options] (-p PID... | --name REGEX | -- COMMAND ARGS...)\n"
+"usage: memtrend %s -o FILE [options] (-p PID... | --name REGEX | --all | -- COMMAND ARGS...)\n"
 "\n", verb);
 	if (strcmp(verb, "watch") == 0)
 		fprintf(out,
@@ -114,6 +130,24 @@ static void record_usage(FILE *out, const char *verb)
 "DUR: 15s, 5m, 2h, 1d, 250ms or bare seconds.\n"
 "Exit codes: 0 ok (or COMMAND's status), 2 usage or no such process,\n"
 "3 run-time failure.\n");
+}
+
+/* USER: a name (getpwnam_r) or a numeric uid. */
+static int parse_user(const char *arg, uid_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (*arg && *arg != '-' && !*end && !errno && v <= (uid_t)-2) {
+		*out = (uid_t)v;
+		return 0;
+	}
+	struct passwd pw, *found = NULL;
+	char buf[4096];
+	if (getpwnam_r(arg, &pw, buf, sizeof(buf), &found) || !found)
+		return error("--user: no user '%s'", arg);
+	*out = pw.pw_uid;
+	return 0;
 }
 
 static int parse_dur(const char *opt, const char *arg, double *out)
@@ -135,6 +169,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		cli_options_getopt(record_options, "+", &longopts, &shortopts);
 	memset(cli, 0, sizeof(*cli));
 	struct recorder_options o = {
+		.rescan_s = NAN,
 		.interval_s = 15,
 		.duration_s = NAN,
 		.smaps_interval_s = NAN,
@@ -203,6 +238,31 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		case OPT_NO_GPU:
 			o.no_gpu = true;
 			break;
+		case OPT_ALL:
+			o.all = true;
+			break;
+		case OPT_USER:
+			if (parse_user(optarg, &o.user))
+				goto out;
+			o.have_user = true;
+			break;
+		case OPT_MAX_TARGETS: {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*end || end == optarg || errno || v == 0 ||
+			    *optarg == '-') {
+				error("--max-targets: '%s' is not a positive "
+				      "count", optarg);
+				goto out;
+			}
+			o.max_targets = (size_t)v;
+			break;
+		}
+		case OPT_RESCAN:
+			if (parse_dur("--rescan", optarg, &o.rescan_s))
+				goto out;
+			break;
 		case 'q':
 			quiet = true;
 			break;
@@ -268,10 +328,31 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		error("%s: -o FILE is required", verb);
 		goto out;
 	}
-	if (!n_pids && !o.name_regex && !o.command) {
-		error("%s: what to record? give -p PID, --name REGEX or "
-		      "-- COMMAND", verb);
+	if (o.all && (n_pids || o.name_regex || o.command)) {
+		error("%s: --all records every process; it does not go with "
+		      "-p, --name or a command", verb);
 		goto out;
+	}
+	if (o.all && (o.children || n_ports)) {
+		error("%s: --all records every process on its own; "
+		      "--children and --conn-port need a single target", verb);
+		goto out;
+	}
+	if (!o.all && (o.have_user || o.max_targets || !isnan(o.rescan_s))) {
+		error("%s: --user, --max-targets and --rescan go with --all",
+		      verb);
+		goto out;
+	}
+	if (!n_pids && !o.name_regex && !o.command && !o.all) {
+		error("%s: what to record? give -p PID, --name REGEX, --all "
+		      "or -- COMMAND", verb);
+		goto out;
+	}
+	if (o.all) {
+		if (!o.max_targets)
+			o.max_targets = RECORD_MAX_TARGETS;
+		if (isnan(o.rescan_s))
+			o.rescan_s = 10;
 	}
 	/* The same rule as store_create(): any existing name, a link too
 	 * (lstat: a dangling link is a name that exists), is refused

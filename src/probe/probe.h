@@ -95,6 +95,9 @@ void proc_identity_release(struct proc_identity *id);
 /* List PIDs under the proc root (numeric directory names), ascending.
  * *pids is allocated (free()); returns 0 or -1. */
 int probe_list_pids(struct probe *p, pid_t **pids, size_t *n);
+/* The owner of PROC_ROOT/PID (the process's effective uid; root for a
+ * process that is not dumpable). 0, or -1 when it is gone (no message). */
+int probe_proc_uid(struct probe *p, pid_t pid, uid_t *uid);
 
 /* Open a handle for pid: reads its identity and opens status (kept open).
  * PROBE_GONE if it does not exist, PROBE_DENIED if status is unreadable. */

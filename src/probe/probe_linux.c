@@ -619,6 +619,17 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+int probe_proc_uid(struct probe *p, pid_t pid, uid_t *uid)
+{
+	char path[4096];
+	struct stat sb;
+	int n = snprintf(path, sizeof(path), "%s/%d", p->proc_root, (int)pid);
+	if (n < 0 || (size_t)n >= sizeof(path) || stat(path, &sb))
+		return -1;
+	*uid = sb.st_uid;
+	return 0;
+}
+
 int probe_list_pids(struct probe *p, pid_t **pids, size_t *n)
 {
 	assert(p && pids && n);

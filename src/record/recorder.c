@@ -120,6 +120,10 @@ struct recorder {
 	bool have_re;
 	pid_t *exclude;            /* memtrend and its ancestors */
 	size_t n_exclude;
+	size_t cap_roots;          /* --all: roots grow and shrink */
+	pid_t self;                /* --all: memtrend's own pid, left out */
+	double next_host_scan;     /* --all: monotonic time of the next */
+	bool host_cap_noted;       /* --all: --max-targets said once */
 	struct cgroup_watch *cgroups;
 	size_t n_cgroups, cap_cgroups;
 	uint64_t samples;
@@ -661,6 +665,120 @@ static double tick_stamp(struct recorder *rec, double deadline, double mono)
 	return at + rec->wall_offset;
 }
 
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A kernel thread has no memory of its own: no command line, and kthreadd
+ * (pid 2) or kthreadd's child. */
+static bool is_kernel_thread(const struct proc_identity *id)
+{
+	return !*id->cmdline && (id->pid == 2 || id->ppid == 2);
+}
+
+/*
+ * --all: every process of the proc root not followed yet becomes a root
+ * of its own (target kind "process"), unless it is memtrend itself (its
+ * ancestors, a shell or a service manager, are recorded), a kernel thread, another user's (--user), or beyond
+ * --max-targets (said once). Work: O(processes log processes) per scan,
+ * one scan per rescan_s; a process that starts and ends between two scans
+ * is not seen (documented with --rescan).
+ */
+static void host_scan(struct recorder *rec, double t, double mono)
+{
+	const struct recorder_options *o = rec->o;
+	if (!o->all || mono < rec->next_host_scan)
+		return;
+	rec->next_host_scan = mono + o->rescan_s - 1e-3;
+	pid_t *pids;
+	size_t n;
+	if (probe_list_pids(rec->probe, &pids, &n))
+		return;
+	pid_t *known = xmalloc((rec->n_roots + 1) * sizeof(*known));
+	size_t n_known = 0;
+	for (size_t i = 0; i < rec->n_roots; i++)
+		if (!rec->roots[i].finished && rec->roots[i].main.pp)
+			known[n_known++] = rec->roots[i].pid;
+	qsort(known, n_known, sizeof(*known), pid_cmp);
+	size_t active = n_known;
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = pids[i];
+		if (bsearch(&pid, known, n_known, sizeof(*known), pid_cmp))
+			continue;
+		if (pid == rec->self)
+			continue;
+		uid_t uid;
+		if (o->have_user &&
+		    (probe_proc_uid(rec->probe, pid, &uid) || uid != o->user))
+			continue;
+		struct proc_identity id;
+		if (probe_identity_read(rec->probe, pid, &id) != PROBE_OK)
+			continue;
+		if (is_kernel_thread(&id)) {
+			proc_identity_release(&id);
+			continue;
+		}
+		if (active >= o->max_targets) {
+			if (!rec->host_cap_noted) {
+				char msg[200];
+				snprintf(msg, sizeof(msg), "more than %zu "
+					 "processes: the others are not "
+					 "recorded (--max-targets)",
+					 o->max_targets);
+				note("%s", msg);
+				store_note_add(rec->store, t, 0, msg);
+				rec->host_cap_noted = true;
+			}
+			proc_identity_release(&id);
+			continue;
+		}
+		xgrow((void **)&rec->roots, &rec->cap_roots, rec->n_roots + 1,
+		      sizeof(*rec->roots));
+		struct root *r = &rec->roots[rec->n_roots];
+		memset(r, 0, sizeof(*r));
+		r->kind = ROOT_PID;
+		r->pid = pid;
+		snprintf(r->name, sizeof(r->name), "%s", id.comm);
+		char spec[32];
+		snprintf(spec, sizeof(spec), "%d", (int)pid);
+		r->target_id = target_add(rec, "process", spec, r->name, 0);
+		proc_identity_release(&id);
+		if (r->target_id < 0)
+			continue;
+		root_open_main(rec, r, pid, t);
+		if (!r->main.pp)
+			continue;  /* gone meanwhile, or unreadable */
+		rec->n_roots++;
+		active++;
+	}
+	free(known);
+	free(pids);
+}
+
+/* --all: drop the roots whose process ended (their incarnation is closed
+ * already), so that memory follows the processes alive, not all that
+ * ever were. */
+static void host_compact(struct recorder *rec)
+{
+	if (!rec->o->all)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < rec->n_roots; i++) {
+		struct root *r = &rec->roots[i];
+		if (r->finished) {
+			free(r->kids);
+			free(r->conn_pids);
+			continue;
+		}
+		if (k != i)
+			rec->roots[k] = *r;
+		k++;
+	}
+	rec->n_roots = k;
+}
+
 static void tick(struct recorder *rec, double t, double mono)
 {
 	struct recorder_first *f = &rec->first;
@@ -669,8 +787,10 @@ static void tick(struct recorder *rec, double t, double mono)
 	f->mem = NULL;
 	f->smaps = NULL;
 	f->sys = NULL;
+	host_scan(rec, t, mono);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		sample_root(rec, &rec->roots[i], t, mono);
+	host_compact(rec);
 	sources_collect(rec, false);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		connections_tick(rec, &rec->roots[i], t, mono);
@@ -684,6 +804,8 @@ static void tick(struct recorder *rec, double t, double mono)
 
 static bool all_finished(const struct recorder *rec)
 {
+	if (rec->o->all)
+		return false;  /* a host has processes until it stops */
 	for (size_t i = 0; i < rec->n_roots; i++)
 		if (!rec->roots[i].finished)
 			return false;
@@ -853,6 +975,9 @@ static int setup_roots(struct recorder *rec, double t)
 	const struct recorder_options *o = rec->o;
 	size_t n = o->n_pids + (o->name_regex ? 1 : 0) + (o->command ? 1 : 0);
 	rec->roots = xcalloc(n ? n : 1, sizeof(*rec->roots));
+	rec->cap_roots = n ? n : 1;
+	rec->self = getpid();
+	rec->next_host_scan = -INFINITY;
 	for (size_t i = 0; i < o->n_pids; i++) {
 		struct proc_identity id;
 		if (probe_identity_read(rec->probe, o->pids[i], &id) !=

@@ -31,6 +31,16 @@ struct recorder_options {
 	const char *name_regex;    /* --name, or NULL */
 	char *const *command;      /* -- COMMAND ARGS..., or NULL */
 	bool children;             /* --children */
+	/* --all: every process that can be read (kernel threads left out),
+	 * each its own target ("process"), found by a rescan every
+	 * rescan_s; an ended one closes its incarnation and is dropped.
+	 * Not with pids, name_regex, command, children or conn ports. */
+	bool all;
+	bool have_user;            /* --user: only processes of user */
+	uid_t user;
+	size_t max_targets;        /* --all: at most this many followed at
+				      once (more: skipped, one note) */
+	double rescan_s;           /* --all: between scans (> 0) */
 	bool smaps;                /* --smaps */
 	bool regions;              /* --regions: smaps region snapshots of
 				      each root process at start and end */

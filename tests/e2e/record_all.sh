@@ -1,0 +1,62 @@
+# record --all: every process of this user, each its own target; a process
+# started during the recording is picked up by the rescan, one that ends
+# has its incarnation closed, memtrend itself and kernel threads are left
+# out, --max-targets bounds the count with one note; bad combinations
+# exit 2.
+. "$E2E_LIB"
+bg "$GROWER" --base 8 --grow 256 --every 100 --ready "$T/r1" --exit-after 30
+GROW=$LAST_BG
+bg "$GROWER" --base 8 --grow 0 --every 100 --ready "$T/r2" --exit-after 30
+STEADY=$LAST_BG
+bg "$GROWER" --base 4 --grow 0 --every 100 --ready "$T/r3" --exit-after 2
+SHORT=$LAST_BG
+wait_for "$T/r1" 10; wait_for "$T/r2" 10; wait_for "$T/r3" 10
+"$MEMTREND" record -q -o "$T/all.db" --all --user "$(id -u)" -i 200ms -d 6s \
+	--rescan 500ms 2> "$T/err" &
+REC=$!
+sleep 2
+bg "$GROWER" --base 4 --grow 0 --every 100 --ready "$T/r4" --exit-after 30
+LATE=$LAST_BG
+wait $REC || fail "record --all exited $?: $(cat "$T/err")"
+# Every one of ours is a target of kind "process", memtrend is not.
+for p in $GROW $STEADY $SHORT $LATE; do
+	n=$(sql "$T/all.db" "SELECT count(*) FROM incarnation i JOIN target t ON t.id = i.target_id WHERE i.pid = $p AND t.kind = 'process'")
+	[ "$n" = 1 ] || fail "pid $p: $n incarnations, expected 1"
+done
+self=$(sql "$T/all.db" "SELECT count(*) FROM incarnation WHERE pid = $REC")
+[ "$self" = 0 ] || fail "memtrend recorded itself"
+kern=$(sql "$T/all.db" "SELECT count(*) FROM incarnation WHERE pid = 2 OR cmdline = '' OR cmdline IS NULL")
+[ "$kern" = 0 ] || fail "$kern kernel threads recorded"
+# The one that ended was closed as exited; the late one has samples.
+why=$(sql "$T/all.db" "SELECT end_reason FROM incarnation WHERE pid = $SHORT")
+[ "$why" = exited ] || fail "ended process closed as '$why'"
+late=$(sql "$T/all.db" "SELECT coalesce(sum(coalesce(s.repeats, 1)), 0) FROM sample s JOIN incarnation i ON i.id = s.incarnation_id WHERE i.pid = $LATE")
+[ "$late" -ge 5 ] || fail "the late process has $late samples"
+# The report ranks them; the growing one is growing, the steady one not.
+"$MEMTREND" report "$T/all.db" --json > "$T/r.json" || fail "report exited $?"
+verdict_of() { jget "$T/r.json" "[t['verdict'] for t in d['targets'] if $1 in t['pids']][0]"; }
+[ "$(verdict_of $GROW)" = growing ] || fail "growing process: $(verdict_of $GROW)"
+[ "$(verdict_of $STEADY)" != growing ] || fail "steady process called growing"
+ok "--all: $(sql "$T/all.db" "SELECT count(*) FROM target") targets, late one picked up, ended one closed"
+
+# --max-targets: at most N followed at once, said once.
+"$MEMTREND" record -o "$T/max.db" --all --max-targets 2 -i 200ms -d 1s 2> "$T/err2" ||
+	fail "record --max-targets exited $?"
+n=$(sql "$T/max.db" "SELECT count(*) FROM target")
+[ "$n" = 2 ] || fail "--max-targets 2: $n targets"
+grep -q "max-targets" "$T/err2" || fail "no note about --max-targets: $(cat "$T/err2")"
+notes=$(sql "$T/max.db" "SELECT count(*) FROM note WHERE text LIKE '%--max-targets%'")
+[ "$notes" = 1 ] || fail "$notes notes about --max-targets"
+ok "--max-targets bounds the targets, one note"
+
+# Bad combinations and values: exit 2, nothing created.
+for args in "--all -p $$" "--all --children" "--all --conn-port 80" \
+	"--all --user no-such-user-xyz" "--all --max-targets 0" \
+	"--all --max-targets -3" "--all --rescan fast" "--user root -p $$"; do
+	# shellcheck disable=SC2086
+	"$MEMTREND" record -q -o "$T/bad.db" $args -d 1s 2> "$T/err3"; rc=$?
+	[ $rc = 2 ] || fail "'$args': exit $rc"
+	[ -s "$T/err3" ] || fail "'$args': no message"
+	[ ! -e "$T/bad.db" ] || fail "'$args' created the file"
+done
+ok "bad --all combinations exit 2"
