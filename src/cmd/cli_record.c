@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "options.h"
+#include "cli_options.h"
 #include "common.h"
 #include "http.h"
 #include "recorder.h"
@@ -33,7 +33,7 @@ enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
 #define RECORD_MAX_TARGETS 10000  /* --all's default bound (its help says so) */
 
 /* record's (and watch's) options: getopt_long, --help and the man page
- * check all read this table (options.h). */
+ * check all read this table (cli_options.h). */
 const struct cli_option record_options[] = {
 	CLI_SECTION("targets"),
 	CLI_OPT('p', "pid", 'p', "PID", "a process; repeatable"),
