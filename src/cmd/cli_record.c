@@ -183,6 +183,11 @@ int record_cli_parse(int argc, char **argv, const char *verb,
 				goto out;
 			break;
 		case OPT_RETAIN:
+			if (optarg[0] == '-') {
+				error("--retain: '%s': the window must be a "
+				      "positive duration (e.g. 6h, 7d)", optarg);
+				goto out;
+			}
 			if (units_parse_duration(optarg, &o.retain_s) ||
 			    !isfinite(o.retain_s)) {
 				error("--retain: cannot read '%s' as a duration "
