@@ -247,9 +247,17 @@ struct store *store_create(const char *path, bool append)
 	 * table. An older file keeps its mode and reuses its free pages. */
 	if (!exists && exec(st, "PRAGMA auto_vacuum=INCREMENTAL;"))
 		goto fail;
-	if (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;") ||
-	    exec(st, schema_sql) || schema3_columns_add(st))
+	if (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"))
 		goto fail;
+	/* The schema in one transaction: all of it or none, and a few WAL
+	 * frames instead of one commit per table (auto_vacuum moves pages
+	 * at each CREATE; on a nearly full disk those frames are samples). */
+	if (exec(st, "BEGIN") || exec(st, schema_sql) ||
+	    schema3_columns_add(st) || exec(st, "COMMIT")) {
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		goto fail;
+	}
 	st->incremental_vacuum = auto_vacuum_mode(st->db) == 2;
 	if (store_write_prepare(st))
 		goto fail;
