@@ -6,10 +6,11 @@
  * the file stops growing.
  *
  *   bench_retain [-n PROCS] [-i INTERVAL_S] [-d DURATION_S] [-r RETAIN_S]
- *                [-o FILE.db]
+ *                [-a -s START_S] [-o FILE.db]
  *
  * Defaults: 1,000 processes, 15 s interval, 1 h, no retention,
- * bench_retain.db (replaced). Each tick adds one sample per process and
+ * bench_retain.db (replaced; with -a appended to, as record --append
+ * does, the ticks starting START_S after the first run's). Each tick adds one sample per process and
  * one system row; a process's figures move every tick (a random walk of
  * whole pages: anon around 20-500 MiB, file pages 10-100 MiB, page tables
  * 0.1-2 MiB, no swap, shmem 0-4 MiB), so no run of equal samples folds:
@@ -31,6 +32,7 @@
  * stderr.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,9 +103,13 @@ int main(int argc, char **argv)
 	long procs = 1000;
 	double interval = 15, duration = 3600, retain = 0;
 	const char *db = "bench_retain.db";
+	double start = 0;
+	bool append = false;
 	int c;
-	while ((c = getopt(argc, argv, "n:i:d:r:o:")) != -1) {
+	while ((c = getopt(argc, argv, "n:i:d:r:o:as:")) != -1) {
 		switch (c) {
+		case 'a': append = true; break;
+		case 's': start = atof(optarg); break;
 		case 'n': procs = atol(optarg); break;
 		case 'i': interval = atof(optarg); break;
 		case 'd': duration = atof(optarg); break;
@@ -112,14 +118,15 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: bench_retain [-n PROCS] [-i "
 				"INTERVAL_S] [-d DURATION_S] [-r RETAIN_S] "
-				"[-o FILE.db]\n");
+				"[-a -s START_S] [-o FILE.db]\n");
 			return 2;
 		}
 	}
 	if (procs < 1 || !(interval > 0) || !(duration > 0))
 		return 2;
-	store_remove(db);
-	struct store *st = store_create(db, false);
+	if (!append)
+		store_remove(db);
+	struct store *st = store_create(db, append);
 	if (!st)
 		return 3;
 	int64_t target = store_target_add(st, "pid", "bench", "bench", 0);
@@ -151,7 +158,7 @@ int main(int argc, char **argv)
 			      .psi_some_avg10 = 0.1, .psi_full_avg10 = 0,
 			      .psi_some_total = 1e6, .psi_full_total = 1e5};
 	for (long k = 0; k < ticks; k++) {
-		double t = T0 + (double)k * interval;
+		double t = T0 + start + (double)k * interval;
 		double w0 = now_s(), c0 = cpu_s();
 		for (long p = 0; p < procs; p++) {
 			struct proc_mem *x = &m[p];
