@@ -12,7 +12,8 @@
 #   with the WAL: the logical size) at 20 s are at most 1.3 x those at
 #   10 s, when the window is full (without retention: about 2 x). The WAL
 #   is bounded separately by SQLite's autocheckpoint (1000 pages).
-# - the report reads the retained file, its window starting at the cut.
+# - the report reads the retained file, its window starting at the cut,
+#   and says so in a note.
 . "$E2E_LIB"
 bg "$GROWER" --base 4 --grow 4 --every 10 --children 8 --ready "$T/ready" --exit-after 60
 G=$LAST_BG
@@ -53,4 +54,5 @@ inc=$(sql "$T/run.db" "SELECT count(*) FROM incarnation")
 "$MEMTREND" report "$T/run.db" --json > "$T/r.json" || fail "report exited $?"
 first=$(jget "$T/r.json" 'd["targets"][0]["samples"]')
 [ "$first" -ge 100 ] || fail "report: $first samples in the window"
+grep -q "recorded with --retain 5 s" "$T/r.json" || fail "report: no note of the window"
 ok "--retain 5s over 20 s at 10 ms: span <= 7.5 s throughout, pages $p10 at 10 s -> $p19 at 19 s, final $bytes bytes, $n samples"
