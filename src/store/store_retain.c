@@ -169,8 +169,10 @@ int64_t store_retain(struct store *st, double before_t, uint64_t max_rows)
 			return -1;
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(plain_sql); i++)
-			if (prepare(st, plain_sql[i], &st->retain_stmt[i]))
+			if (prepare(st, plain_sql[i], &st->retain_stmt[i])) {
+				store_retain_finalize(st);  /* all or none */
 				return -1;
+			}
 	}
 	if (store_batch_begin(st))
 		return -1;
