@@ -598,6 +598,46 @@ static void test_retain_append_old_file(void **state)
 	assert_int_equal(query_long(path, "SELECT min(t) FROM sample"), 1000);
 }
 
+/* A new file (auto_vacuum=INCREMENTAL) gives free pages back: 150,000
+ * samples (about 1,550 pages), then a cut that leaves the last 1,000.
+ * store_retain keeps max(1,024, pages / 8) free pages for reuse and
+ * hands back 256 per call while it has more, so after the deletions (15
+ * calls of 10,000 rows) the file is about 1,024 free pages (give or take
+ * the last 256 handed back) plus the few pages of the rows left. */
+static void test_retain_gives_pages_back(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof(path), "%s", path_of("shrink.db"));
+	struct store *st = store_create(path, false);
+	int64_t tid = store_target_add(st, "pid", "4", "big", 0);
+	struct proc_identity id = {.pid = 4, .start_ticks = 1, .comm = "big"};
+	int64_t inc = store_incarnation_add(st, tid, &id, 0, 0);
+	const int n = 150000;
+	for (int i = 0; i < n; i++) {
+		struct store_sample x = {inc, (double)i,
+					 mem(4096.0 * (i + 1), 0, 0), NULL};
+		assert_int_equal(store_sample_add(st, &x), 0);
+	}
+	assert_int_equal(store_commit(st), 0);
+	long before = query_long(path, "PRAGMA page_count");
+	assert_true(before > 1500);
+	int calls = 0;
+	while (store_retain(st, n - 1000, 10000) > 0) {
+		assert_int_equal(store_commit(st), 0);
+		calls++;
+	}
+	assert_int_equal(calls, 15);
+	assert_int_equal(store_close(st), 0);
+	assert_int_equal(rows_in(path), 1000);
+	long after = query_long(path, "PRAGMA page_count");
+	long free_pages = query_long(path, "PRAGMA freelist_count");
+	/* measured: 1,557 pages -> 1,046, of which 1,014 free */
+	assert_true(after < before - 400);
+	assert_true(after < 1024 + 256 + 64);
+	assert_true(free_pages > 1024 - 256 && free_pages < 1024 + 256);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +651,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_read_expands_runs),
 		cmocka_unit_test(test_retain_window),
 		cmocka_unit_test(test_retain_append_old_file),
+		cmocka_unit_test(test_retain_gives_pages_back),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
