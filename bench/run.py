@@ -29,6 +29,7 @@ FLOOR = os.path.join(BUILD, "bench", "bench_floor")
 CALIBRATE = os.path.join(BUILD, "tests", "calibrate")
 SYNTH = os.path.join(BUILD, "bench", "bench_synth")
 TICK = os.path.join(BUILD, "bench", "bench_tick")
+WATCH = os.path.join(BUILD, "bench", "bench_watch")
 PY = sys.executable or "/usr/bin/python3"
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 
@@ -64,6 +65,7 @@ SYSTEM_EVERY = max(1, round(1000 / INTERVAL_MS))
 
 CPU_TARGET = 1.3          # memtrend <= 1.3 x the tight floor
 REPORT_TARGET_S = 3.0     # report on 10^7 samples, end to end
+WATCH_TARGET_S = 0.05     # one watch refresh at 10^6 samples
 SLOPE_TOL = 1e-3          # memtrend vs scipy Theil-Sen, relative
 
 started = []              # every process we started, to end on exit
@@ -348,8 +350,10 @@ def cpu_rows(tag, label, mode, pid, n, peer_argv, peer_label, tight_n,
         passmiss(r <= CPU_TARGET))
     row("%s tick work, every sample different, vs floor, tight" % label,
         us(tick_unequal), us(tight), ratio(tick_unequal, tight))
+    r = ratio(rec.steady, sleep_us)
     row("%s recorder vs floor, sleeping %d ms" % (label, INTERVAL_MS),
-        us(rec.steady), us(sleep_us), ratio(rec.steady, sleep_us))
+        us(rec.steady), us(sleep_us), r, "≤ %.1f×" % CPU_TARGET,
+        passmiss(r <= CPU_TARGET))
     row("%s recorder vs psutil %s" % (label, peer_label),
         us(rec.steady), us(ps_us), ratio(rec.steady, ps_us))
     row("%s recorder, whole process, vs psutil" % label,
@@ -480,6 +484,30 @@ def report_rows(n, db):
         secs(best.wall), "—", "—", target, result)
     row("report, %s samples: peak RSS" % fmt_n(n), mib(best.maxrss), "—",
         "%.0f B/sample" % (best.maxrss / n), "info")
+
+
+def watch_rows(n, db):
+    """One refresh of `watch` at n samples: the old way (read the whole
+    file + analysis_run) against the live series (snapshot of at most
+    4096 thinned points + analysis_run), best of max(3, REPEAT) each
+    (bench_watch)."""
+    c = run("watch-%d" % n, [WATCH, "-r", max(3, REPEAT), db])
+    old, new = kv(c.out, "old_s"), kv(c.out, "new_s")
+    detail("watch refresh at %d samples: old read %s + analysis %s; new "
+           "snapshot %s + analysis %s on %d kept points; feeding the live "
+           "series %.0f ns/sample; verdict old %s / new %s" % (
+               n, secs(kv(c.out, "old_read_s")),
+               secs(kv(c.out, "old_analysis_s")),
+               secs(kv(c.out, "new_snapshot_s")),
+               secs(kv(c.out, "new_analysis_s")), kv(c.out, "kept"),
+               kv(c.out, "feed_ns_per_sample"),
+               re.search(r"old_verdict=(\S+)", c.out).group(1),
+               re.search(r"new_verdict=(\S+)", c.out).group(1)))
+    target = "≤ %g ms" % (WATCH_TARGET_S * 1e3)
+    row("watch refresh, %s samples: live series vs file re-read + "
+        "analysis" % fmt_n(n), secs(new), secs(old), ratio(new, old),
+        target if n == 1_000_000 else "info",
+        passmiss(new <= WATCH_TARGET_S) if n == 1_000_000 else None)
 
 
 def fmt_n(n):
@@ -850,7 +878,7 @@ class OtherLoad(threading.Thread):
 
 def main():
     os.makedirs(os.path.join(OUT, "log"), exist_ok=True)
-    for p in (MEMTREND, FLOOR, SYNTH, TICK):
+    for p in (MEMTREND, FLOOR, SYNTH, TICK, WATCH):
         if not os.access(p, os.X_OK):
             die("missing %s (build first: run bench/run.sh)" % p)
     for p in ("psutil_sampler.py", "scipy_trend.py"):
@@ -912,6 +940,10 @@ def main():
     for n, db in dbs:
         log("c) report on %s samples" % fmt_n(n))
         report_rows(n, db)
+    for n, db in dbs:
+        if n == 1_000_000:
+            log("c) one watch refresh at %s samples" % fmt_n(n))
+            watch_rows(n, db)
     monitor.mark("c")
     scipy_rows()
     monitor.mark("d")

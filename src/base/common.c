@@ -6,6 +6,7 @@
 #include "common.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,13 +102,27 @@ void xgrow(void **p, size_t *cap, size_t need, size_t elem)
 /* The clock seam of the tests: with $MEMTREND_TEST_WALL_SHIFT naming a
  * file, the number in it (seconds) is added to the wall clock, read at
  * every call -- so a test can step the wall clock as NTP or a resume from
- * suspend would, without being root. Unset (always, outside the tests),
- * it costs one getenv per call. */
+ * suspend would, without being root. The variable is looked up once per
+ * process (the tests set it before starting memtrend): a getenv() walks
+ * the whole environment, which after the recorder's sleep is cold, and
+ * that cost a few microseconds per tick for nothing. */
 static double wall_shift(void)
 {
-	const char *path = getenv("MEMTREND_TEST_WALL_SHIFT");
-	if (!path || !*path)
+	/* 0: not looked up yet, 1: unset or empty, 2: shift_path set. A
+	 * race between threads only looks it up twice, with one answer. */
+	static atomic_int state;
+	static const char *_Atomic shift_path;
+	int st = atomic_load_explicit(&state, memory_order_acquire);
+	if (st == 0) {
+		const char *env = getenv("MEMTREND_TEST_WALL_SHIFT");
+		atomic_store_explicit(&shift_path, env, memory_order_relaxed);
+		st = env && *env ? 2 : 1;
+		atomic_store_explicit(&state, st, memory_order_release);
+	}
+	if (st == 1)
 		return 0;
+	const char *path = atomic_load_explicit(&shift_path,
+						memory_order_relaxed);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0;

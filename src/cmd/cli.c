@@ -113,7 +113,8 @@ int report_dataset(const struct dataset *d, const struct report_options *o,
 		struct render_options ro = {.color = o->color,
 					    .plot = o->plot,
 					    .utf8 = cmd_locale_utf8(),
-					    .width = terminal_columns()};
+					    .width = terminal_columns(),
+					    .top = o->top};
 		rc = render_text(stdout, d, f, d->n_targets, &ro);
 	}
 	for (size_t i = 0; i < d->n_targets; i++)

@@ -29,6 +29,8 @@ struct report_options {
 	enum report_format format;
 	bool color;
 	bool plot;                 /* text plot (a terminal, not --no-plot) */
+	size_t top;                /* --top N: the worst N targets in the text
+				      and the page; 0 = all (JSON: all) */
 	struct analysis_options analysis;
 };
 

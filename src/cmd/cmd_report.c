@@ -5,6 +5,7 @@
  * The analysis and rendering of a dataset, shared with the demo, is
  * report_dataset() in cli.c.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,7 +24,8 @@
 #include "vmmap.h"
 
 enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
-       OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP, OPT_NO_PLOT };
+       OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP, OPT_NO_PLOT,
+       OPT_TOP };
 
 /* report's options: getopt_long, --help and the man page check all read
  * this table (options.h). */
@@ -34,6 +36,9 @@ const struct cli_option report_options[] = {
 	CLI_OPT(0, "html", OPT_HTML, "FILE", "also write an HTML report "
 		"with plots to FILE (docs/html.md); - writes it to stdout "
 		"instead of the text"),
+	CLI_OPT(0, "top", OPT_TOP, "N", "show only the worst N targets "
+		"(ranked: growing, plateau, inconclusive, stable) in the text "
+		"and the HTML page; --json always has every target"),
 	CLI_OPT(0, "cap", OPT_CAP, "[NAME=]SIZE", "a known cap (allocator "
 		"or cache limit); repeatable"),
 	CLI_OPT(0, "limit", OPT_LIMIT, "SIZE", "memory limit for exhaustion "
@@ -138,6 +143,19 @@ int cmd_report(int argc, char **argv)
 			}
 			html.path = optarg;
 			break;
+		case OPT_TOP: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v <= 0 || errno) {
+				error("--top: '%s' is not a positive count",
+				      optarg);
+				goto out;
+			}
+			o.top = (size_t)v;
+			html.opt.top = (size_t)v;
+			break;
+		}
 		case OPT_CAP:
 			xgrow((void **)&caps, &cap_cap, n_caps + 1,
 			      sizeof(*caps));

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "probe.h"
+
 struct recorder_options {
 	const char *output;        /* recording file */
 	bool append;               /* add to an existing recording */
@@ -52,6 +54,44 @@ struct recorder_options {
 };
 
 struct source;
+struct sys_mem;
+
+/*
+ * The first root target at one tick, in full (recorder_tick.first): what
+ * a live view needs to keep its own series without reading the file.
+ * Every pointer is valid during the on_tick call only; the caller copies
+ * what it keeps. Readings sampled apart from the memory come with their
+ * own stamps, which are those of earlier ticks (or of this one): they
+ * belong to the sample of that stamp, as store.c attaches them.
+ */
+struct recorder_first {
+	int64_t target_id;         /* the store's id of the target */
+	const char *name;          /* its display name */
+	/* Its process, when it was sampled at this tick (alive). */
+	bool sampled;
+	int64_t inc_id;            /* the store's incarnation id: a new one
+				      is a new process (restart) */
+	const struct proc_identity *id;  /* pid, start, comm, cmdline */
+	const struct proc_mem *mem;      /* footprint and components */
+	const struct proc_smaps *smaps;  /* NULL unless read this tick */
+	/* --conn-port: a count taken at this tick (stamp t); NAN: failed. */
+	bool conn_read;
+	double conn;
+	/* Work counter and gauges (recorder_options.sources, same order): a
+	 * reading the source thread finished, stamped source_t. NAN: a gap.
+	 * sources_read false: none finished at this tick. */
+	bool sources_read;
+	double source_t;
+	const double *source_values;
+	size_t n_sources;
+	/* The machine's figures and the target's cgroup limit when they
+	 * were read at this tick (at most once a second): sys NULL
+	 * otherwise; cgroup_read true with cgroup_limit NAN when
+	 * unlimited. */
+	const struct sys_mem *sys;
+	bool cgroup_read;
+	double cgroup_limit;
+};
 
 /* What the caller hears after every tick (the status line of `record`,
  * the view of `watch`). Figures of the first root target. */
@@ -64,12 +104,17 @@ struct recorder_tick {
 	double slope_bph;          /* Theil-Sen over the recent samples
 				      (at most 1024, thinned), updated
 				      every 2 s; NAN before 3 */
+	size_t target_rows;        /* targets this run added to the file
+				      (roots, trees, children) */
+	const struct recorder_first *first; /* the first root target at
+					       this tick; NULL when there
+					       is none */
 };
 
 struct recorder_hooks {
 	void *ctx;                 /* passed back to every hook */
 	/* Polled at every tick and whenever the sleep is cut short: 0 goes
-	 * on; non-zero stops (a -- COMMAND is given STOP_GRACE_S to end,
+	 * on; non-zero stops (a -- COMMAND is given 10 s to end,
 	 * and is sent this number as a signal unless it is SIGINT, which a
 	 * terminal delivered to it already). NULL: never. */
 	int (*should_stop)(void *ctx);

@@ -19,8 +19,15 @@ struct render_options {
 	bool plot;                 /* a text plot of the footprint (tty) */
 	bool utf8;                 /* braille dots rather than ASCII */
 	int width;                 /* terminal columns for the plot */
+	size_t top;                /* --top: the worst N targets in the
+				      overview and the sections; 0 = all */
 };
 
+/* Targets in rank order, worst first (rank.h). With more than one, an
+ * overview opens the report: the count per verdict, then one row per
+ * target shown (rank, verdict, slope and interval, last footprint,
+ * exhaustion when growing, name). o->top limits the overview's rows and
+ * the sections alike, and says how many are left out. */
 int render_text(FILE *out, const struct dataset *d,
 		const struct target_findings *f, size_t n,
 		const struct render_options *o);
@@ -29,6 +36,8 @@ int render_text(FILE *out, const struct dataset *d,
  * newline. Returns 0 or -1 on a write error. */
 struct json_t;
 int render_json_dump(struct json_t *root, FILE *out);
+/* Every target, in rank order (rank.h), each with its "rank" (1 = the
+ * worst), and the count per verdict ("verdict_counts"). */
 int render_json(FILE *out, const struct dataset *d,
 		const struct target_findings *f, size_t n);
 
@@ -85,6 +94,9 @@ char *escape_utf8(char *buf, size_t n, const char *s);
 struct render_html_options {
 	const struct analysis_cap *caps;  /* --cap: labelled lines */
 	size_t n_caps;
+	size_t top;                /* --top: the worst N targets' sections
+				      (the overview says how many more);
+				      0 = all */
 };
 int render_html(FILE *out, const struct dataset *d,
 		const struct target_findings *f, size_t n,
@@ -196,6 +208,14 @@ struct watch_view {
 				      first read */
 	const struct target_findings *f; /* its findings (NULL likewise) */
 	size_t n_targets;          /* targets in the recording */
+	uint64_t samples;          /* the target's samples so far; the
+				      findings may be of a thinned copy
+				      (s): 0 shows f->samples */
+	uint64_t stride;           /* s keeps one sample in stride (0 or
+				      1: every sample) */
+	const double *recent;      /* the newest footprints, unthinned,
+				      oldest first; NULL: s's last points */
+	size_t n_recent;
 	bool components_read;      /* s carries anon/swap/shmem/file */
 	bool stopping;             /* a stop was asked for */
 	bool ended;                /* the recorder has finished */

@@ -241,6 +241,31 @@ static void draw_over_time(struct ctx *c, const struct panel *p,
 	svg_line_end(&l);
 }
 
+void render_html_sparkline(struct ctx *c, int width, int height)
+{
+	const struct series *s = c->s;
+	const struct target_findings *f = c->f;
+	fprintf(c->out, "<svg class=\"spark\" xmlns=\"http://www.w3.org/2000/"
+		"svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"role=\"img\" aria-label=\"footprint over time\">", width,
+		height, width, height);
+	if (s->n && isfinite(f->fp_min) && isfinite(f->fp_max)) {
+		struct svg_scale sx, sy;
+		svg_scale_set(&sx, c->t_lo, c->t_hi, 1, width - 1);
+		svg_scale_set(&sy, f->fp_min, f->fp_max, height - 2, 2);
+		struct svg_line l;
+		svg_line_begin(&l, c->out, &sx, &sy, "class=\"fp\"");
+		for (size_t i = 0; i < s->n; i++) {
+			if (i && (inc_of(s, i) != inc_of(s, i - 1) ||
+				  s->t[i] - s->t[i - 1] > c->gap_s))
+				svg_line_break(&l);
+			svg_line_add(&l, s->t[i], s->footprint[i]);
+		}
+		svg_line_end(&l);
+	}
+	fputs("</svg>", c->out);
+}
+
 /* Idle windows as shaded columns, merged where they touch in pixels. */
 static void draw_idle(struct ctx *c, const struct panel *p)
 {

@@ -106,6 +106,13 @@ double render_html_gap_threshold(const struct series *s);
  * connections, footprint against requests, components stacked, gauges.
  * Each is left out (or named in a line) when its data is absent. */
 void render_html_figures(struct ctx *c);
+/* The footprint over time as a sparkline for the overview: an inline
+ * <svg class="spark"> of width x height pixels, the line only (no axes,
+ * no readout: no data-xk, so the hover script leaves it alone), from
+ * per-column extremes like the plots, broken at restarts and gaps. The
+ * style is the plots' (class fp) and the size is in the element's
+ * attributes, so the page's style is unchanged. */
+void render_html_sparkline(struct ctx *c, int width, int height);
 
 /* ---- render_html_tables.c ------------------------------------------------ */
 

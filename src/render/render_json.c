@@ -3,6 +3,7 @@
  * documented field by field in docs/json.md. jansson builds and escapes the
  * document; process-controlled strings are first made valid UTF-8 (jansson
  * refuses invalid UTF-8). Fields that later analyses fill are null or [].
+ * Targets come worst first (rank.h), each with its rank.
  * Stable: fields are added, never renamed.
  */
 #include <jansson.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "rank.h"
 #include "regions.h"
 #include "render.h"
 #include "units.h"
@@ -294,11 +296,12 @@ static json_t *attribution_json(const struct target_findings *f)
 	return o;
 }
 
-static json_t *target_json(const struct target_findings *f)
+static json_t *target_json(const struct target_findings *f, size_t rank)
 {
 	const struct series *s = f->series;
 	json_t *t = json_object();
 	json_object_set_new(t, "name", safe_string(s->name));
+	json_object_set_new(t, "rank", json_integer((json_int_t)rank));
 
 	json_t *pids = json_array(), *incs = json_array();
 	for (size_t i = 0; i < s->n_incs; i++) {
@@ -505,10 +508,28 @@ int render_json(FILE *out, const struct dataset *d,
 	json_object_set_new(root, "memtrend_version",
 			    json_string(MEMTREND_VERSION));
 	json_object_set_new(root, "source", safe_string(d->source));
+	/* Every target, worst first (rank.h); --top limits only the text
+	 * and the page. */
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+	rank_targets(f, n, order);
 	json_t *targets = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(targets, target_json(&f[i]));
+	for (size_t r = 0; r < n; r++)
+		json_array_append_new(targets, target_json(&f[order[r]],
+							   r + 1));
+	free(order);
 	json_object_set_new(root, "targets", targets);
+	static const enum verdict classes[] = {
+		VERDICT_GROWING, VERDICT_PLATEAU, VERDICT_INCONCLUSIVE,
+		VERDICT_STABLE};
+	json_t *counts = json_object();
+	for (size_t k = 0; k < 4; k++) {
+		json_int_t c = 0;
+		for (size_t i = 0; i < n; i++)
+			c += f[i].verdict == classes[k];
+		json_object_set_new(counts, verdict_name(classes[k]),
+				    json_integer(c));
+	}
+	json_object_set_new(root, "verdict_counts", counts);
 	json_object_set_new(root, "gpu_sources", d->gpu_sources ?
 			    safe_string(d->gpu_sources) : json_null());
 	json_object_set_new(root, "gpu_devices", gpu_devices_json(d));

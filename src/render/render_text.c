@@ -1,8 +1,9 @@
 /*
  * render_text.c - the report a person reads in a minute (render.h).
  * One block per target: what was watched, the figures, the verdict and
- * its reasons. Formats findings only; escapes every process-controlled
- * string for the terminal.
+ * its reasons. With several targets, they come worst first (rank.h)
+ * after an overview, a row each. Formats findings only; escapes every
+ * process-controlled string for the terminal.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "rank.h"
 #include "regions.h"
 #include "render.h"
 #include "units.h"
@@ -429,6 +431,96 @@ static void print_target(FILE *out, const struct target_findings *f,
 					   f->exhaustion.requests_left_high));
 }
 
+/* One row of the overview, its cells formatted before the columns are
+ * sized. */
+struct overview_row {
+	char slope[160], footprint[32], exhaustion[48];
+};
+
+/* "verdicts    1 growing, 0 plateau, 2 inconclusive, 5 stable", then a
+ * row per target shown, worst first: rank, verdict, slope and its
+ * interval, the last footprint, the exhaustion time when growing, the
+ * name (last: it has any length). */
+static void print_overview(FILE *out, const struct target_findings *f,
+			   size_t n, const size_t *order, size_t shown,
+			   const struct render_options *o)
+{
+	static const enum verdict classes[] = {
+		VERDICT_GROWING, VERDICT_PLATEAU, VERDICT_INCONCLUSIVE,
+		VERDICT_STABLE};
+	size_t count[4] = {0};
+	for (size_t i = 0; i < n; i++)
+		count[rank_verdict_class(f[i].verdict)]++;
+	fprintf(out, "verdicts    ");
+	for (size_t k = 0; k < 4; k++)
+		fprintf(out, "%s%zu %s", k ? ", " : "", count[k],
+			verdict_name(classes[k]));
+	fprintf(out, "\n");
+	if (shown < n)
+		fprintf(out, "shown       %zu of %zu targets, the worst (--top "
+			"%zu; --json lists every target)\n", shown, n, shown);
+	fprintf(out, "\n");
+
+	struct overview_row *rows = xcalloc(shown ? shown : 1, sizeof(*rows));
+	int w_slope = (int)strlen("slope (95 % interval)"),
+	    w_fp = (int)strlen("footprint"), w_ex = (int)strlen("exhaustion");
+	for (size_t r = 0; r < shown; r++) {
+		const struct target_findings *t = &f[order[r]];
+		struct overview_row *row = &rows[r];
+		char b1[48], b2[48], b3[48];
+		decimal = t->decimal_units;
+		if (t->has_trend && isfinite(t->slope.estimate))
+			snprintf(row->slope, sizeof(row->slope),
+				 "%s (%s to %s)",
+				 rate(b1, sizeof(b1), t->slope.estimate),
+				 rate(b2, sizeof(b2), t->slope.low),
+				 rate(b3, sizeof(b3), t->slope.high));
+		else
+			snprintf(row->slope, sizeof(row->slope), NA);
+		size_or_na(row->footprint, sizeof(row->footprint),
+			   t->fp_last);
+		if (t->verdict != VERDICT_GROWING)
+			snprintf(row->exhaustion, sizeof(row->exhaustion),
+				 "-");
+		else if (t->exhaustion.found)
+			snprintf(row->exhaustion, sizeof(row->exhaustion),
+				 "in %s", dur_or_na(b1, sizeof(b1),
+						    t->exhaustion.eta_s));
+		else
+			snprintf(row->exhaustion, sizeof(row->exhaustion),
+				 "no limit");
+		int l;
+		if ((l = (int)strlen(row->slope)) > w_slope)
+			w_slope = l;
+		if ((l = (int)strlen(row->footprint)) > w_fp)
+			w_fp = l;
+		if ((l = (int)strlen(row->exhaustion)) > w_ex)
+			w_ex = l;
+	}
+	fprintf(out, "rank  %-12s  %-*s  %*s  %-*s  target\n", "verdict",
+		w_slope, "slope (95 % interval)", w_fp, "footprint", w_ex,
+		"exhaustion");
+	for (size_t r = 0; r < shown; r++) {
+		const struct target_findings *t = &f[order[r]];
+		const char *vn = verdict_name(t->verdict);
+		char name[512];
+		escape_terminal(name, sizeof(name), t->series->name);
+		fprintf(out, "%4zu  ", r + 1);
+		if (o && o->color)
+			fprintf(out, "%s%-12s\033[0m", verdict_colour(t->verdict),
+				vn);
+		else
+			fprintf(out, "%-12s", vn);
+		fprintf(out, "  %-*s  %*s  %-*s  %s\n", w_slope, rows[r].slope,
+			w_fp, rows[r].footprint, w_ex, rows[r].exhaustion,
+			name);
+	}
+	if (shown < n)
+		fprintf(out, "  ... %zu more\n", n - shown);
+	fprintf(out, "\n");
+	free(rows);
+}
+
 int render_text(FILE *out, const struct dataset *d,
 		const struct target_findings *f, size_t n,
 		const struct render_options *o)
@@ -437,10 +529,16 @@ int render_text(FILE *out, const struct dataset *d,
 	escape_terminal(src, sizeof(src), d->source);
 	fprintf(out, "memtrend report: %s (%zu target%s)\n\n", src, n,
 		n == 1 ? "" : "s");
-	for (size_t i = 0; i < n; i++) {
-		print_target(out, &f[i], o);
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+	rank_targets(f, n, order);
+	size_t shown = o && o->top && o->top < n ? o->top : n;
+	if (n > 1)
+		print_overview(out, f, n, order, shown, o);
+	for (size_t r = 0; r < shown; r++) {
+		print_target(out, &f[order[r]], o);
 		fprintf(out, "\n");
 	}
+	free(order);
 	for (size_t i = 0; i < d->n_gpu_devices; i++) {
 		const struct dataset_gpu_device *g = &d->gpu_devices[i];
 		char b1[48], b2[48], src[16];

@@ -18,6 +18,10 @@
  * every process-controlled string is escaped (escape_terminal()), and the
  * screen is drawn with absolute cursor positions so nothing scrolls.
  *
+ * The series given may be a thinned copy (cmd_watch.c analyses one):
+ * then the sample count comes from v->samples, the sparkline from the
+ * unthinned v->recent, and the refresh line says how thinned it is.
+ *
  * Bounds on work per frame: O(rows x cols) plus the plot's one pass over
  * the series; the components' last values are looked for among the last
  * LAST_SCAN points only.
@@ -193,6 +197,14 @@ static double last_finite(const double *a, size_t n)
 	return NAN;
 }
 
+/* The target's samples so far (not the thinned copy's). */
+static unsigned long long sample_count(const struct watch_view *v)
+{
+	if (v->samples)
+		return (unsigned long long)v->samples;
+	return v->f ? (unsigned long long)v->f->samples : 0;
+}
+
 static bool has_samples(const struct watch_view *v)
 {
 	return v->s && v->f && v->f->samples > 0;
@@ -339,10 +351,10 @@ static void add_title(struct frame *fr, const struct watch_view *v)
 	clock_text(el, sizeof(el), v->elapsed_s);
 	const char *state = v->ended ? "ended" : v->stopping ? "stopping" :
 			    "recording";
-	size_t samples = v->f ? v->f->samples : 0;
+	unsigned long long samples = sample_count(v);
 	char left[512];
 	snprintf(left, sizeof(left), "memtrend watch  %s  %s every %s  %s  "
-		 "%zu sample%s", file, state, iv, el, samples,
+		 "%llu sample%s", file, state, iv, el, samples,
 		 samples == 1 ? "" : "s");
 	const char *hint = v->ended ? "" : "q or Ctrl-C stops";
 	int pad = v->cols - display_width(left) -
@@ -418,15 +430,17 @@ static void add_recent(struct frame *fr, const struct watch_view *v)
 		return;
 	}
 	const struct series *s = v->s;
+	const double *all = v->recent ? v->recent : s->footprint;
+	size_t n = v->recent ? v->n_recent : s->n;
 	/* Room: the line minus the label and "  1.23 MiB .. 4.56 MiB". */
 	int room = v->cols - LABEL_W - 26;
 	if (room < 8)
 		room = 8;
-	size_t k = (size_t)room < s->n ? (size_t)room : s->n;
+	size_t k = (size_t)room < n ? (size_t)room : n;
 	char spark[3 * 1024 + 1];
 	if (k > 1024)
 		k = 1024;
-	const double *tail = s->footprint + (s->n - k);
+	const double *tail = all + (n - k);
 	render_sparkline(spark, sizeof(spark), tail, k, v->utf8);
 	double lo = INFINITY, hi = -INFINITY;
 	for (size_t i = 0; i < k; i++)
@@ -559,8 +573,12 @@ static void add_refresh(struct frame *fr, const struct watch_view *v)
 {
 	char a[32], b[32];
 	short_duration(a, sizeof(a), v->refresh_s);
-	const char *skipped = v->components_read || !v->s ? "" :
-			      "; components skipped";
+	char skipped[64] = "";
+	if (!v->components_read && v->s)
+		snprintf(skipped, sizeof(skipped), "; components skipped");
+	else if (v->stride > 1)
+		snprintf(skipped, sizeof(skipped), "; 1 sample in %llu "
+			 "analysed", (unsigned long long)v->stride);
 	if (!isfinite(v->refresh_cost_s))
 		frame_add(fr, "%-*severy %s", LABEL_W, "refresh", a);
 	else if (v->slowed)
@@ -669,8 +687,8 @@ int render_watch_line(FILE *out, const struct watch_view *v)
 		return ferror(out) ? -1 : 0;
 	}
 	const struct target_findings *f = v->f;
-	fprintf(out, "%s  %s  samples %zu  footprint %s", el, name,
-		f->samples, fsize(v, a, sizeof(a), f->fp_last));
+	fprintf(out, "%s  %s  samples %llu  footprint %s", el, name,
+		sample_count(v), fsize(v, a, sizeof(a), f->fp_last));
 	if (f->has_trend)
 		fprintf(out, "  slope %s (%s to %s)",
 			fslope(v, a, sizeof(a), f->slope.estimate),

@@ -44,6 +44,9 @@ widest() {
 	"$PY" -c 'import sys; t=sys.stdin.buffer.read().decode("utf-8","replace"); print(max([len(l) for l in t.split("\n")] or [0]))'
 }
 shows() { cap "$1" | grep -qE -- "$2"; }
+# The file holds the 5 samples db_ok wants: the view is fed live, ahead
+# of the file's commits, so a slope can show before they are saved.
+enough() { [ "$(nsamples "$1" 2>/dev/null || echo 0)" -ge 5 ]; }
 # A script for a pane: runs the command line given, then writes its exit
 # status and a marker, and keeps the pane open. The command's pid goes to
 # NAME.pid (exec keeps it in the foreground process group).
@@ -104,6 +107,7 @@ w=$(widest < "$T/a2.txt")
 [ "$w" -gt 80 ] && [ "$w" -le 100 ] || fail "after the resize the widest line is $w (want 81..100)"
 ok "resized to 100x30: widest line $w, refresh on row 30"
 
+until_ok $WAIT enough "$T/a.db" || { cap a; fail "5 samples never saved (a)"; }
 tmx send-keys -t a C-c
 until_ok $WAIT test -s "$T/a.rc" || { cap a; fail "Ctrl-C did not end watch"; }
 [ "$(cat "$T/a.rc")" = 0 ] || fail "exit status $(cat "$T/a.rc") after Ctrl-C"
@@ -128,6 +132,7 @@ LC_ALL=C grep -q '[^ -~]' "$T/b1.txt" && fail "non-ASCII on an ASCII terminal: $
 grep -qE '^recent +[_.:=+*#-]{3,}  ' "$T/b1.txt" || fail "ASCII sparkline: $(grep recent "$T/b1.txt")"
 grep -qE '^ *[0-9.]+ [KMG]iB \+' "$T/b1.txt" || fail "ASCII plot axis"
 [ "$(widest < "$T/b1.txt")" -le 80 ] || fail "too wide (b)"
+until_ok $WAIT enough "$T/b.db" || { cap b; fail "5 samples never saved (b)"; }
 pid=$(cat "$T/b.pid")
 kill -TERM "$pid"
 until_ok $WAIT test -s "$T/b.rc" || { cap b; fail "SIGTERM did not end watch"; }
@@ -146,6 +151,7 @@ ok "SIGTERM: exit 0, screen restored, ASCII view, name escaped, warning kept ($n
 pane_script c "$MEMTREND" watch -o "$T/c.db" -p "$G1" -i 200ms
 tmx new-session -d -s c -x 80 -y 24 "bash $T/c.sh"
 until_ok $WAIT shows c '^slope +[+-]?[0-9]' || { cap c; fail "no slope (c)"; }
+until_ok $WAIT enough "$T/c.db" || { cap c; fail "5 samples never saved (c)"; }
 tmx send-keys -t c q
 until_ok $WAIT test -s "$T/c.rc" || { cap c; fail "'q' did not end watch"; }
 [ "$(cat "$T/c.rc")" = 0 ] || fail "exit status $(cat "$T/c.rc") after 'q'"

@@ -1,0 +1,233 @@
+/*
+ * test_live.c - live.c, the bounded, thinned series `watch` analyses:
+ * every sample kept until the bound, then one in stride (a power of two)
+ * evenly over the whole, the newest always on top; readings attached to
+ * the first kept point at or after their stamp (moved forward when their
+ * point is thinned away, waiting when newer than every kept point); the
+ * unthinned recent footprints; and a snapshot that analysis_run() takes
+ * and that gives, below the bound, what the full series gives.
+ *
+ * What it does not test: the recorder's hook or the view (e2e watch.sh).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "live.h"
+
+#define T0 1.7e9
+
+static struct live_sample sample(size_t i)
+{
+	struct live_sample x = {.t = T0 + (double)i,
+				.footprint = 1e9 + 4096.0 * (double)(i % 7) +
+					     1000.0 * (double)i};
+	for (int c = 0; c < COMP_COUNT; c++)
+		x.comp[c] = NAN;
+	x.comp[COMP_ANON] = x.footprint;
+	x.comp[COMP_FILE] = 5e6;
+	return x;
+}
+
+static struct live_series *fed(size_t n, size_t max)
+{
+	struct live_series *l = live_new("t", max);
+	live_incarnation(l, 42, 1000, T0, "grower", "grower --grow");
+	for (size_t i = 0; i < n; i++) {
+		struct live_sample x = sample(i);
+		live_append(l, &x);
+	}
+	return l;
+}
+
+/* Below the bound: the snapshot is every sample, and its analysis is the
+ * full series' analysis. */
+static void test_below_bound(void **state)
+{
+	(void)state;
+	struct live_series *l = fed(500, 1024);
+	assert_int_equal(live_count(l), 500);
+	assert_int_equal(live_kept(l), 500);
+	assert_int_equal(live_stride(l), 1);
+	struct series a;
+	live_snapshot(l, &a);
+	assert_int_equal(a.n, 500);
+	assert_int_equal(a.n_incs, 1);
+	assert_string_equal(a.incs[0].comm, "grower");
+	assert_non_null(a.comp[COMP_FILE]);
+	assert_null(a.comp[COMP_SWAP]);
+	assert_null(a.requests);
+
+	struct series full;
+	series_init(&full, "t");
+	series_add_incarnation(&full, 42, 1000, T0, "grower", "grower --grow");
+	for (size_t i = 0; i < 500; i++) {
+		struct live_sample x = sample(i);
+		size_t k = series_append(&full, x.t, x.footprint, 0);
+		series_set_component(&full, COMP_ANON, k, x.comp[COMP_ANON]);
+		series_set_component(&full, COMP_FILE, k, x.comp[COMP_FILE]);
+		assert_true(a.t[i] == x.t);
+		assert_true(a.footprint[i] == x.footprint);
+	}
+	struct target_findings fa, ff;
+	analysis_run(&a, NULL, &fa);
+	analysis_run(&full, NULL, &ff);
+	assert_int_equal(fa.verdict, ff.verdict);
+	assert_true(fa.slope.estimate == ff.slope.estimate);
+	assert_true(fa.slope.low == ff.slope.low);
+	analysis_release(&fa);
+	analysis_release(&ff);
+	series_release(&full);
+	series_release(&a);
+	live_free(l);
+}
+
+/* Past the bound: at most max points, one in stride evenly, the newest
+ * on top; memory does not grow. */
+static void test_thinning(void **state)
+{
+	(void)state;
+	const size_t max = 64, n = 1000;
+	struct live_series *l = fed(n, max);
+	assert_int_equal(live_count(l), n);
+	uint64_t stride = live_stride(l);
+	assert_true(stride >= 16 && (stride & (stride - 1)) == 0);
+	assert_true(live_kept(l) <= max);
+	struct series a;
+	live_snapshot(l, &a);
+	/* kept: samples 0, stride, 2 stride, ...; then the newest */
+	size_t kept = live_kept(l);
+	for (size_t j = 0; j < kept; j++)
+		assert_true(a.t[j] == T0 + (double)(j * stride));
+	assert_true(kept * stride > n - 1);  /* none missing at the end */
+	assert_int_equal(a.n, kept + 1);
+	assert_true(a.t[a.n - 1] == T0 + (double)(n - 1));
+	assert_true(a.comp[COMP_ANON][a.n - 1] == sample(n - 1).footprint);
+	struct target_findings f;
+	analysis_run(&a, NULL, &f);
+	assert_true(f.fp_last == sample(n - 1).footprint);
+	assert_true(f.an_span_s == (double)(n - 1));
+	analysis_release(&f);
+	series_release(&a);
+	/* the newest sample kept itself: no extra point */
+	l = (live_free(l), fed((size_t)stride * 40 + 1, max));
+	live_snapshot(l, &a);
+	assert_int_equal(a.n, live_kept(l));
+	series_release(&a);
+	live_free(l);
+}
+
+static void test_readings(void **state)
+{
+	(void)state;
+	struct live_series *l = live_new("t", 16);
+	live_incarnation(l, 1, 1, T0, "p", NULL);
+	live_record_figure(l, LIVE_REQUESTS);
+	int g = live_add_gauge(l, "cache");
+	/* 16 samples kept (stride 1), reading at sample 3's stamp */
+	for (size_t i = 0; i < 16; i++) {
+		struct live_sample x = sample(i);
+		live_append(l, &x);
+	}
+	live_reading(l, LIVE_REQUESTS, T0 + 3, 300);
+	live_reading(l, g, T0 + 5, 7);
+	live_reading(l, LIVE_REQUESTS, T0 + 5, NAN);  /* a gap: nothing */
+	/* sample 16 halves the store: kept 0, 2, ..., 14, 16; 3 and 5
+	 * are dropped, their readings move to 4 and 6 */
+	struct live_sample x = sample(16);
+	live_append(l, &x);
+	assert_int_equal(live_stride(l), 2);
+	struct series a;
+	live_snapshot(l, &a);
+	assert_int_equal(a.n, 9);
+	assert_non_null(a.requests);
+	assert_int_equal(a.n_gauges, 1);
+	assert_true(isnan(a.requests[1]));    /* sample 2 */
+	assert_true(a.requests[2] == 300);    /* sample 4 */
+	assert_true(a.gauges[0].v[3] == 7);   /* sample 6 */
+	series_release(&a);
+	/* sample 17 is not kept: a reading of its stamp waits, shows on it
+	 * as the newest, and lands on sample 18 when that is kept */
+	x = sample(17);
+	live_append(l, &x);
+	live_reading(l, LIVE_REQUESTS, T0 + 17, 1700);
+	live_snapshot(l, &a);
+	assert_int_equal(a.n, 10);
+	assert_true(a.requests[9] == 1700);
+	series_release(&a);
+	x = sample(18);
+	live_append(l, &x);
+	live_snapshot(l, &a);
+	assert_int_equal(a.n, 10);
+	assert_true(a.t[9] == T0 + 18);
+	assert_true(a.requests[9] == 1700);
+	series_release(&a);
+	live_free(l);
+}
+
+/* A figure recorded without a reading yet: "recorded, all gaps". */
+static void test_recorded_no_readings(void **state)
+{
+	(void)state;
+	struct live_series *l = live_new("t", 16);
+	live_record_figure(l, LIVE_CONNECTIONS);
+	struct series a;
+	live_snapshot(l, &a);
+	assert_int_equal(a.n, 0);
+	series_release(&a);
+	live_incarnation(l, 1, 1, T0, "p", NULL);
+	struct live_sample x = sample(0);
+	live_append(l, &x);
+	live_snapshot(l, &a);
+	assert_int_equal(a.n, 1);
+	assert_non_null(a.connections);
+	assert_true(isnan(a.connections[0]));
+	series_release(&a);
+	live_free(l);
+}
+
+static void test_recent_order_incarnations(void **state)
+{
+	(void)state;
+	struct live_series *l = fed(LIVE_RECENT + 10, 64);
+	size_t n;
+	const double *r = live_recent(l, &n);
+	assert_int_equal(n, LIVE_RECENT);
+	for (size_t i = 0; i < n; i++)
+		assert_true(r[i] == sample(10 + i).footprint);
+	/* out of time order: skipped */
+	struct live_sample x = sample(3);
+	live_append(l, &x);
+	assert_int_equal(live_count(l), LIVE_RECENT + 10);
+	assert_true(live_last_incarnation_is(l, 42, 1000));
+	assert_false(live_last_incarnation_is(l, 42, 1001));
+	live_incarnation(l, 43, 2000, T0 + 2000, "grower", NULL);
+	x = sample(LIVE_RECENT + 10);
+	live_append(l, &x);
+	struct series a;
+	live_snapshot(l, &a);
+	assert_int_equal(a.n_incs, 2);
+	assert_int_equal(a.inc[a.n - 1], 1);
+	assert_int_equal(a.inc[0], 0);
+	series_release(&a);
+	live_free(l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_below_bound),
+		cmocka_unit_test(test_thinning),
+		cmocka_unit_test(test_readings),
+		cmocka_unit_test(test_recorded_no_readings),
+		cmocka_unit_test(test_recent_order_incarnations),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

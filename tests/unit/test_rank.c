@@ -1,0 +1,215 @@
+/*
+ * test_rank.c - the order of a report's targets (rank.h) as a table: each
+ * row a few targets' keys (verdict, exhaustion time, slope, footprint,
+ * name) given in some order, and the names in the order the report must
+ * show them, worst first. Then the order must not depend on the input's
+ * order (every rotation and the reversal of each row give the same
+ * names), and rank_key_of() must read the right findings.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "rank.h"
+
+#define MiB (1024.0 * 1024.0)
+#define H 3600.0
+#define MAXT 6
+
+#define G VERDICT_GROWING
+#define P VERDICT_PLATEAU
+#define I VERDICT_INCONCLUSIVE
+#define S VERDICT_STABLE
+
+/* name, verdict, exhaustion (s; NAN none), slope (B/h; NAN none),
+ * last footprint (B; NAN none). */
+#define K(n, v, eta, slope, fp) \
+	{.name = (n), .verdict = (v), .eta_s = (eta), .slope_bph = (slope), \
+	 .footprint = (fp)}
+
+static const struct row {
+	const char *what;
+	size_t n;
+	struct rank_key in[MAXT];
+	const char *want[MAXT];
+} rows[] = {
+	{"verdict classes: growing, plateau, inconclusive, stable", 4,
+	 {K("s", S, NAN, 0, 10 * MiB), K("i", I, NAN, 1 * MiB, 10 * MiB),
+	  K("p", P, NAN, 5 * MiB, 10 * MiB), K("g", G, 30 * H, 1 * MiB,
+					       10 * MiB)},
+	 {"g", "p", "i", "s"}},
+	{"a steep stable or inconclusive never outranks a plateau", 3,
+	 {K("i", I, NAN, 900 * MiB, 1e9), K("s", S, NAN, 800 * MiB, 1e9),
+	  K("p", P, NAN, 0, 1)},
+	 {"p", "i", "s"}},
+	{"growing: the earliest exhaustion first, not the steepest", 3,
+	 {K("fast-late", G, 40 * H, 100 * MiB, 1e9),
+	  K("slow-soon", G, 2 * H, 1 * MiB, 60e9),
+	  K("mid", G, 10 * H, 50 * MiB, 5e9)},
+	 {"slow-soon", "mid", "fast-late"}},
+	{"growing without exhaustion (no limit) after those with one", 3,
+	 {K("nolimit", G, NAN, 900 * MiB, 1e9),
+	  K("late", G, 1000 * H, 1 * MiB, 1e9),
+	  K("soon", G, 1 * H, 1 * MiB, 1e9)},
+	 {"soon", "late", "nolimit"}},
+	{"growing, equal exhaustion: the steeper first", 2,
+	 {K("b", G, 5 * H, 1 * MiB, 1e9), K("a", G, 5 * H, 2 * MiB, 1e9)},
+	 {"a", "b"}},
+	{"growing, both without exhaustion: by slope", 2,
+	 {K("slow", G, NAN, 1 * MiB, 1e9), K("fast", G, NAN, 3 * MiB, 1e9)},
+	 {"fast", "slow"}},
+	{"plateau: exhaustion ignored, the steeper first", 2,
+	 {K("flat", P, 1 * H, 0, 1e9), K("rising", P, NAN, 2 * MiB, 1e9)},
+	 {"rising", "flat"}},
+	{"inconclusive: steeper first; no slope last", 3,
+	 {K("none", I, NAN, NAN, 1e9), K("neg", I, NAN, -5 * MiB, 1e9),
+	  K("pos", I, NAN, 5 * MiB, 1e9)},
+	 {"pos", "neg", "none"}},
+	{"stable: equal slopes, the larger footprint first", 3,
+	 {K("small", S, NAN, 0, 1 * MiB), K("big", S, NAN, 0, 9 * MiB),
+	  K("nofp", S, NAN, 0, NAN)},
+	 {"big", "small", "nofp"}},
+	{"all else equal: by name (bytes), NULL as empty", 4,
+	 {K("b", S, NAN, 0, 1), K("B", S, NAN, 0, 1), K(NULL, S, NAN, 0, 1),
+	  K("a", S, NAN, 0, 1)},
+	 {NULL, "B", "a", "b"}},
+	{"one target", 1, {K("only", I, NAN, NAN, NAN)}, {"only"}},
+	{"a mixed host", 6,
+	 {K("sshd", S, NAN, 0, 2 * MiB), K("cache", P, NAN, 0, 800 * MiB),
+	  K("api", G, 72 * H, 20 * MiB, 2e9), K("db", I, NAN, 3 * MiB, 4e9),
+	  K("worker", G, 6 * H, 200 * MiB, 3e9),
+	  K("cron", I, NAN, NAN, 1 * MiB)},
+	 {"worker", "api", "cache", "db", "cron", "sshd"}},
+};
+
+static bool same_name(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a == b;
+	return strcmp(a, b) == 0;
+}
+
+static void check(const struct row *r, const struct rank_key *in,
+		  const char *how)
+{
+	size_t order[MAXT];
+	rank_keys(in, r->n, order);
+	for (size_t i = 0; i < r->n; i++) {
+		const char *got = in[order[i]].name;
+		if (!same_name(got, r->want[i]))
+			fail_msg("%s (%s): rank %zu is %s, expected %s", r->what,
+				 how, i + 1, got ? got : "(null)",
+				 r->want[i] ? r->want[i] : "(null)");
+	}
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	for (size_t ri = 0; ri < sizeof(rows) / sizeof(rows[0]); ri++) {
+		const struct row *r = &rows[ri];
+		struct rank_key in[MAXT];
+		check(r, r->in, "as given");
+		/* Whatever the input order: every rotation, reversed too. */
+		for (size_t rot = 1; rot < r->n; rot++) {
+			for (size_t i = 0; i < r->n; i++)
+				in[i] = r->in[(i + rot) % r->n];
+			check(r, in, "rotated");
+		}
+		for (size_t i = 0; i < r->n; i++)
+			in[i] = r->in[r->n - 1 - i];
+		check(r, in, "reversed");
+	}
+}
+
+/* The comparator is a total order: antisymmetric, 0 only for a key and
+ * itself (the index breaks the last tie). */
+static void test_compare_total(void **state)
+{
+	(void)state;
+	const struct row *r = &rows[sizeof(rows) / sizeof(rows[0]) - 1];
+	struct rank_key k[MAXT];
+	for (size_t i = 0; i < r->n; i++) {
+		k[i] = r->in[i];
+		k[i].index = i;
+	}
+	struct rank_key twin = k[0];
+	twin.index = 99;
+	assert_true(rank_compare(&k[0], &twin) < 0);
+	assert_true(rank_compare(&twin, &k[0]) > 0);
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t j = 0; j < r->n; j++) {
+			int a = rank_compare(&k[i], &k[j]);
+			int b = rank_compare(&k[j], &k[i]);
+			assert_int_equal(a, -b);
+			assert_true((a == 0) == (i == j));
+		}
+	assert_int_equal(rank_verdict_class(VERDICT_GROWING), 0);
+	assert_int_equal(rank_verdict_class(VERDICT_PLATEAU), 1);
+	assert_int_equal(rank_verdict_class(VERDICT_INCONCLUSIVE), 2);
+	assert_int_equal(rank_verdict_class(VERDICT_STABLE), 3);
+}
+
+/* rank_key_of() reads the verdict, the exhaustion time only when found,
+ * the slope only with a trend, the last footprint and the series' name;
+ * rank_targets() orders findings as rank_keys() orders their keys. */
+static void test_from_findings(void **state)
+{
+	(void)state;
+	struct series s[3] = {0};
+	s[0].name = (char *)"steady";
+	s[1].name = (char *)"leak";
+	s[2].name = (char *)"cache";
+	struct target_findings f[3] = {0};
+	for (int i = 0; i < 3; i++) {
+		f[i].series = &s[i];
+		f[i].slope = SLOPE_NONE;
+		f[i].fp_last = 10 * MiB;
+		f[i].exhaustion.eta_s = 5 * H;  /* ignored unless found */
+	}
+	f[0].verdict = VERDICT_STABLE;
+	f[0].has_trend = true;
+	f[0].slope.estimate = 0;
+	f[1].verdict = VERDICT_GROWING;
+	f[1].has_trend = true;
+	f[1].slope.estimate = 50 * MiB;
+	f[1].exhaustion.found = true;
+	f[2].verdict = VERDICT_PLATEAU;
+	f[2].slope.estimate = 7 * MiB;  /* no trend: not read */
+
+	struct rank_key k;
+	rank_key_of(&f[1], 1, &k);
+	assert_int_equal(k.verdict, VERDICT_GROWING);
+	assert_true(k.eta_s == 5 * H);
+	assert_true(k.slope_bph == 50 * MiB);
+	assert_true(k.footprint == 10 * MiB);
+	assert_string_equal(k.name, "leak");
+	assert_int_equal(k.index, 1);
+	rank_key_of(&f[2], 2, &k);
+	assert_true(isnan(k.eta_s));
+	assert_true(isnan(k.slope_bph));
+
+	size_t order[3];
+	rank_targets(f, 3, order);
+	assert_int_equal(order[0], 1);
+	assert_int_equal(order[1], 2);
+	assert_int_equal(order[2], 0);
+	rank_targets(f, 0, order);  /* nothing to order: nothing written */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_compare_total),
+		cmocka_unit_test(test_from_findings),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
