@@ -9,6 +9,8 @@
  * at most the open batch, never a committed one, and WAL keeps the file
  * consistent after kill -9. Reading: store_read_dataset() turns a file --
  * also one that a recorder is still writing -- into a dataset (series.h).
+ * Retention: store_retain() (store_retain.c) deletes rows older than a
+ * cut, a bounded batch per call (record --retain).
  * Schema: docs/schema.md; STORE_SCHEMA_VERSION is kept in meta.
  */
 #ifndef MEMTREND_STORE_H

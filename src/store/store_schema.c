@@ -238,15 +238,15 @@ struct store *store_create(const char *path, bool append)
 	if (exists && store_check_schema_version(st->db, path))
 		goto fail;
 	st->appending = exists;
-	/* WAL: readers (a report) never block the recorder, and a crash
-	 * leaves committed transactions intact. NORMAL sync is safe against
-	 * process crashes in WAL mode; it only risks the latest commits on
-	 * power loss, a fair trade for a sampler that commits every second. */
 	/* A new file can give free pages back (record --retain deletes old
 	 * rows; store_retain.c): auto_vacuum must be set before the first
 	 * table. An older file keeps its mode and reuses its free pages. */
 	if (!exists && exec(st, "PRAGMA auto_vacuum=INCREMENTAL;"))
 		goto fail;
+	/* WAL: readers (a report) never block the recorder, and a crash
+	 * leaves committed transactions intact. NORMAL sync is safe against
+	 * process crashes in WAL mode; it only risks the latest commits on
+	 * power loss, a fair trade for a sampler that commits every second. */
 	if (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"))
 		goto fail;
 	/* The schema in one transaction: all of it or none, and a few WAL
