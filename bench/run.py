@@ -58,6 +58,8 @@ SERIAL = knob("BENCH_SERIAL", 0, 0)                 # a: one at a time
 WORK_N = knob("BENCH_WORK_SAMPLES", 60, 5)          # e: 1 s samples
 GPU_N = knob("BENCH_GPU_SAMPLES", 1000, 50)          # f: 10 ms samples
 GPU_FDS = knob("BENCH_GPU_FDS", 1000, 100)           # f: target's fds
+HOST_PROCS = knob("BENCH_HOST_PROCS", 1000, 100)     # h: extra processes
+HOST_S = knob("BENCH_HOST_SECONDS", 60, 10)          # h: 1 s samples
 # The recorder reads the machine's files (meminfo, PSI, cgroup) at most once
 # a second and the process's own files every tick; the floor and bench_tick
 # follow the same schedule (-k: system files every K-th iteration).
@@ -66,6 +68,8 @@ SYSTEM_EVERY = max(1, round(1000 / INTERVAL_MS))
 CPU_TARGET = 1.3          # memtrend <= 1.3 x the tight floor
 REPORT_TARGET_S = 3.0     # report on 10^7 samples, end to end
 WATCH_TARGET_S = 0.05     # one watch refresh at 10^6 samples
+HOST_CPU_TARGET = 3.0     # record --all, 1,000 processes at 1 s: % of a core
+HOST_RSS_TARGET = 32 << 20  # its own peak RSS
 SLOPE_TOL = 1e-3          # memtrend vs scipy Theil-Sen, relative
 
 started = []              # every process we started, to end on exit
@@ -681,6 +685,76 @@ def calibration_rows():
                                   if miss else ""))
 
 
+# ---- h: every process on a host -------------------------------------------
+
+def host_rows():
+    """h) `record --all` over HOST_PROCS extra processes (sleeping, small)
+    plus whatever runs, at 1 s for HOST_S s, side by side with `pidstat -r
+    -p ALL 1` and `atop -w FILE 1` (its raw file) on the same processes,
+    all three at once. CPU from wait4 (whole process, start-up included),
+    as % of one core over the run; storage per hour from the file's
+    size."""
+    log("h) %d extra processes; record --all, pidstat -r -p ALL, atop -w "
+        "at 1 s for %d s, side by side" % (HOST_PROCS, HOST_S))
+    procs = []
+    try:
+        for _ in range(HOST_PROCS):
+            p = subprocess.Popen(["sleep", "100000"])
+            started.append(p)
+            procs.append(p)
+        n_all = sum(1 for d in os.listdir("/proc") if d.isdigit())
+        db = os.path.join(OUT, "h-host.db")
+        rm(db)
+        rec = Child("memtrend-all", [MEMTREND, "record", "-q", "-o", db,
+                                     "--all", "-i", "1s", "-d",
+                                     "%ds" % HOST_S])
+        peers = []
+        if shutil.which("pidstat"):
+            peers.append(("pidstat -r -p ALL 1", Child(
+                "pidstat-all", ["pidstat", "-r", "-p", "ALL", "1",
+                                HOST_S])))
+        else:
+            detail("h) pidstat not found (Debian sysstat): row skipped")
+        if shutil.which("atop"):
+            raw = os.path.join(OUT, "h-atop.raw")
+            rm(raw)
+            peers.append(("atop -w FILE 1", Child(
+                "atop", ["atop", "-w", raw, "1", HOST_S])))
+        else:
+            detail("h) atop not found (Debian atop): row skipped")
+        rec.wait()
+        for _, c in peers:
+            c.wait(ok=None)
+        targets = db_query(db, "SELECT count(*) FROM target")[0][0]
+        n, _ = samples_in(db)
+        size = sum(os.path.getsize(db + x) for x in ("", "-wal")
+                   if os.path.exists(db + x))
+        pct = rec.cpu / HOST_S * 100
+        detail("h) %d processes on the machine at the start; record --all "
+               "followed %d targets, %d samples, CPU %.2f s over %d s, peak "
+               "RSS %.1f MiB, file %.1f MiB" % (
+                   n_all, targets, n, rec.cpu, HOST_S, rec.maxrss / 2**20,
+                   size / 2**20))
+        row("record --all, %d processes at 1 s: CPU %% of one core"
+            % n_all, "%.2f %%" % pct, "—", "—",
+            "< %.0f %%" % HOST_CPU_TARGET, passmiss(pct < HOST_CPU_TARGET))
+        for label, c in peers:
+            ppct = c.cpu / HOST_S * 100
+            detail("h) %s: CPU %.2f s, exit %s" % (label, c.cpu, c.rc))
+            row("record --all vs %s (same processes, same run)" % label,
+                "%.2f %%" % pct, "%.2f %%" % ppct, ratio(pct, ppct),
+                "below", passmiss(pct < ppct))
+        row("record --all: own peak RSS", mib(rec.maxrss), "—", "—",
+            "<= 32 MiB", passmiss(rec.maxrss <= HOST_RSS_TARGET))
+        row("record --all: storage per hour (%d targets, 1 s)" % targets,
+            "%.0f MiB" % (size / HOST_S * 3600 / 2**20), "—", "—")
+    finally:
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.wait()
+
+
 def gpu_tree():
     """A proc tree (tests/fixtures/proc-v1's process 1234) whose process has
     GPU_FDS fds, two of them one amdgpu client (vram and gtt), the rest
@@ -953,6 +1027,8 @@ def main():
     monitor.mark("f")
     calibration_rows()
     monitor.mark("g")
+    host_rows()
+    monitor.mark("h")
 
     idle.kill()
     idle.wait()

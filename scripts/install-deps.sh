@@ -8,7 +8,7 @@ set -e
 BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-dev libcurl4-openssl-dev"
 # Testing, fuzzing, benchmarks: cmocka, the real servers of the end-to-end
 # tests, Chromium for the HTML checks, clang for libFuzzer, the peers.
-TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat procps tmux
+TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat atop procps tmux
       clang libclang-rt-dev
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk"
 case " $* " in
