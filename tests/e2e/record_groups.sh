@@ -19,16 +19,34 @@ bg "$T/$B" --base 6 --ready "$T/b1" --exit-after 30
 B1=$LAST_BG
 bg "$T/$B" --base 3 --ready "$T/b2" --exit-after 30
 B2=$LAST_BG
-# C's only member ends; a new one comes later: the group restarts.
-bg "$T/$C" --base 2 --ready "$T/c1" --exit-after 2
+# C's only member is stopped once recorded; a new one comes later: the
+# group restarts. Driven by what the file shows, not by sleeps.
+bg "$T/$C" --base 2 --ready "$T/c1"
 C1=$LAST_BG
 for f in a1 a2 a3 b1 b2 c1; do wait_for "$T/$f" 10; done
 "$MEMTREND" record -q -o "$T/g.db" --all --user "$(id -u)" --group-by name \
-	-i 200ms -d 6s --rescan 300ms 2> "$T/err" &
+	-i 200ms -d 60s --rescan 300ms --commit-interval 200ms 2> "$T/err" &
 REC=$!
-sleep 3.5
-bg "$T/$C" --base 2 --ready "$T/c2" --exit-after 30
+# until_sql SECONDS WHAT QUERY: poll the recording until QUERY prints 1
+# (read-only: sqlite3 must not create the file before memtrend does).
+until_sql() {
+	local i=0
+	until [ "$(sqlite3 "file:$T/g.db?mode=ro" "$3" 2>/dev/null)" = 1 ]; do
+		i=$((i + 1)); [ $i -gt $(( $1 * 10 )) ] && fail "timed out waiting for $2"
+		kill -0 $REC 2>/dev/null || fail "record ended early: $(cat "$T/err")"
+		sleep 0.1
+	done
+}
+inc_of() { echo "SELECT count(*) >= $2 FROM incarnation i JOIN target t ON t.id = i.target_id WHERE t.spec = 'name=$C' AND $1"; }
+until_sql 20 "group $C to start" "$(inc_of "i.pid = $C1" 1)"
+sleep 1  # a few samples of it
+kill "$C1"; wait "$C1" 2>/dev/null
+until_sql 20 "group $C to end" "$(inc_of "i.end_reason = 'exited'" 1)"
+bg "$T/$C" --base 2 --ready "$T/c2"
 C2=$LAST_BG
+until_sql 20 "group $C to restart" "$(inc_of "i.end_reason IS NULL" 1)"
+sleep 2  # the sums below want at least 10 samples of every member
+kill -INT $REC
 wait $REC || fail "record --group-by name exited $?: $(cat "$T/err")"
 
 # One group per name, kind "group", besides each process's own target.
@@ -92,8 +110,8 @@ for p in $A1 $B1 $C2; do
 done
 out=0
 for p in $(sql "$T/cg.db" "SELECT i.pid FROM incarnation i JOIN target t ON t.id = i.target_id WHERE t.kind = 'process'"); do
-	pcg=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*://p' /proc/$p/cgroup 2>/dev/null | head -1)
-	[ -n "$pcg" ] || pcg=$(sed -n 's/^0:://p' /proc/$p/cgroup 2>/dev/null | head -1)
+	pcg=$(sed -n 's/^[0-9]*:[^:]*\bmemory\b[^:]*://p' "/proc/$p/cgroup" 2>/dev/null | head -1)
+	[ -n "$pcg" ] || pcg=$(sed -n 's/^0:://p' "/proc/$p/cgroup" 2>/dev/null | head -1)
 	[ -z "$pcg" ] && continue  # ended since
 	case "$CG" in
 	/) ;;
@@ -108,9 +126,9 @@ if [ "$CG" != / ] && [ "$(cat /proc/1/cgroup)" != "$(cat /proc/self/cgroup)" ]; 
 	[ "$k" = 0 ] || fail "--cgroup $CG recorded pid 1, of another cgroup"
 fi
 # A name without '/' is one of the path's components: the last one here.
-"$MEMTREND" record -q -o "$T/cg2.db" --all --cgroup "${CG##*/}" -i 200ms -d 1s \
-	2> "$T/err" || fail "record --cgroup ${CG##*/} exited $?: $(cat "$T/err")"
 if [ "$CG" != / ]; then
+	"$MEMTREND" record -q -o "$T/cg2.db" --all --cgroup "${CG##*/}" -i 200ms \
+		-d 1s 2> "$T/err" || fail "record --cgroup ${CG##*/} exited $?: $(cat "$T/err")"
 	k=$(sql "$T/cg2.db" "SELECT count(*) FROM incarnation WHERE pid = $A2")
 	[ "$k" = 1 ] || fail "--cgroup ${CG##*/}: pid $A2 recorded $k times"
 fi
