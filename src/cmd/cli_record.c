@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "options.h"
+#include "cli_options.h"
 #include "common.h"
 #include "http.h"
 #include "recorder.h"
@@ -28,12 +28,13 @@ enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
        OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT, OPT_WORK_CMD,
        OPT_WORK, OPT_WORK_LOG, OPT_MATCH, OPT_WORK_TIMEOUT, OPT_CONN_PORT,
        OPT_GAUGE, OPT_REGIONS, OPT_NO_GPU, OPT_ALL, OPT_USER,
-       OPT_MAX_TARGETS, OPT_RESCAN, OPT_CGROUP, OPT_GROUP_BY };
+       OPT_MAX_TARGETS, OPT_RESCAN, OPT_CGROUP, OPT_GROUP_BY,
+       OPT_RETAIN };
 
 #define RECORD_MAX_TARGETS 10000  /* --all's default bound (its help says so) */
 
 /* record's (and watch's) options: getopt_long, --help and the man page
- * check all read this table (options.h). */
+ * check all read this table (cli_options.h). */
 const struct cli_option record_options[] = {
 	CLI_SECTION("targets"),
 	CLI_OPT('p', "pid", 'p', "PID", "a process; repeatable"),
@@ -93,6 +94,9 @@ const struct cli_option record_options[] = {
 	CLI_OPT('i', "interval", 'i', "DUR", "time between samples "
 		"(default 15s; e.g. 500ms)"),
 	CLI_OPT('d', "duration", 'd', "DUR", "stop after DUR"),
+	CLI_OPT(0, "retain", OPT_RETAIN, "DUR", "keep a rolling window: "
+		"samples older than DUR are deleted as recording goes on, so "
+		"the file stops growing (e.g. 7d; default: keep all)"),
 	CLI_OPT(0, "smaps", OPT_SMAPS, NULL, "also read smaps_rollup (pss, "
 		"swap_pss, ...): costs up to milliseconds on large processes"),
 	CLI_OPT(0, "smaps-interval", OPT_SMAPS_INTERVAL, "DUR", "how often "
@@ -220,6 +224,25 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		case 'd':
 			if (parse_dur("--duration", optarg, &o.duration_s))
 				goto out;
+			break;
+		case OPT_RETAIN:
+			if (optarg[0] == '-') {
+				error("--retain: '%s': the window must be a "
+				      "positive duration (e.g. 6h, 7d)", optarg);
+				goto out;
+			}
+			if (units_parse_duration(optarg, &o.retain_s) ||
+			    !isfinite(o.retain_s)) {
+				error("--retain: cannot read '%s' as a duration "
+				      "(e.g. 6h, 7d)", optarg);
+				goto out;
+			}
+			if (!(o.retain_s > 0)) {
+				error("--retain: '%s': the window must be longer "
+				      "than 0 (leave --retain out to keep "
+				      "every sample)", optarg);
+				goto out;
+			}
 			break;
 		case OPT_NAME:
 			o.name_regex = optarg;
@@ -394,6 +417,15 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	}
 	if (o.interval_s < 0.001) {
 		error("--interval: at least 1ms");
+		goto out;
+	}
+	if (o.retain_s > 0 && o.retain_s < o.interval_s) {
+		char r[32], i[32];
+		units_format_duration(r, sizeof(r), o.retain_s);
+		units_format_duration(i, sizeof(i), o.interval_s);
+		error("--retain %s is shorter than the interval (%s): each "
+		      "sample would be deleted before the next one is taken; "
+		      "give a window of at least the interval", r, i);
 		goto out;
 	}
 	if (isnan(o.smaps_interval_s))

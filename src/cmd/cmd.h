@@ -8,12 +8,12 @@
 #include <stdbool.h>
 
 #include "analysis.h"
-#include "options.h"
+#include "cli_options.h"
 #include "recorder.h"
 #include "render.h"
 #include "series.h"
 
-/* Each command's option table (options.h), in its cmd_*.c file; watch
+/* Each command's option table (cli_options.h), in its cmd_*.c file; watch
  * shares record's (cli_record.c). */
 extern const struct cli_option record_options[], report_options[],
 	demo_options[], books_options[];

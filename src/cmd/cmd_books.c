@@ -25,7 +25,7 @@
 
 #include "analysis.h"
 #include "cmd.h"
-#include "options.h"
+#include "cli_options.h"
 #include "common.h"
 #include "csv.h"
 #include "probe.h"
@@ -39,7 +39,7 @@
 enum { OPT_NAME = 256, OPT_CAP, OPT_FROM, OPT_TOP, OPT_ALL, OPT_JSON };
 
 /* books' options: getopt_long, --help and the man page check all read
- * this table (options.h). */
+ * this table (cli_options.h). */
 const struct cli_option books_options[] = {
 	CLI_SECTION("options"),
 	CLI_OPT(0, "name", OPT_NAME, "REGEX", "processes whose name or "

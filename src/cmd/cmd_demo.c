@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "options.h"
+#include "cli_options.h"
 #include "common.h"
 #include "recorder.h"
 #include "store.h"
@@ -26,7 +26,7 @@
 #define DEMO_WORKLOADS 3
 
 /* demo's options: getopt_long, --help and the man page check all read
- * this table (options.h). */
+ * this table (cli_options.h). */
 const struct cli_option demo_options[] = {
 	CLI_SECTION("options"),
 	CLI_OPT('o', "output", 'o', "FILE", "keep the recording in FILE "

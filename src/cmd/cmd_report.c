@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "options.h"
+#include "cli_options.h"
 #include "common.h"
 #include "csv.h"
 #include "render.h"
@@ -28,7 +28,7 @@ enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
        OPT_TOP };
 
 /* report's options: getopt_long, --help and the man page check all read
- * this table (options.h). */
+ * this table (cli_options.h). */
 const struct cli_option report_options[] = {
 	CLI_SECTION("options"),
 	CLI_OPT(0, "json", OPT_JSON, NULL, "print JSON (schema: "

@@ -7,13 +7,13 @@
 
 #include "cmd.h"
 #include "common.h"
-#include "options.h"
+#include "cli_options.h"
 
 struct subcommand {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *summary;
-	const struct cli_option *options;  /* its table (options.h) */
+	const struct cli_option *options;  /* its table (cli_options.h) */
 };
 
 static const struct subcommand subcommands[] = {
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return EXIT_OK;
 	}
-	/* Every command's options, one per line (options.h): for the test
+	/* Every command's options, one per line (cli_options.h): for the test
 	 * that holds --help and the man page to the tables, and for shell
 	 * completion. */
 	if (!strcmp(cmd, "--list-options")) {

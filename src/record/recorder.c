@@ -1081,10 +1081,30 @@ static void tick_report(struct recorder *rec, double t, double mono)
 	rec->hooks->on_tick(rec->hooks->ctx, &tick);
 }
 
+/* --retain: rows this much older than the newest go before each commit,
+ * in the same transaction. Per commit at most RETAIN_MIN_ROWS, or twice
+ * the rows the batch added, per table: bounded work that outpaces the
+ * inserts, so the window catches up after a stall and never lags. */
+#define RETAIN_MIN_ROWS 4096
+
+static void retain_old(struct recorder *rec)
+{
+	double keep = rec->o->retain_s;
+	if (!(keep > 0) || !isfinite(keep))
+		return;
+	uint64_t budget = 2 * store_pending(rec->store);
+	if (budget < RETAIN_MIN_ROWS)
+		budget = RETAIN_MIN_ROWS;
+	/* a failure (a full disk) leaves the rows for a later commit; the
+	 * commit itself reports what fails */
+	store_retain(rec->store, now_wall() - keep, budget);
+}
+
 /* Commit, and say so once when saving fails (disk full: the file keeps
  * every earlier batch) and once when it works again. */
 static void commit_batch(struct recorder *rec)
 {
+	retain_old(rec);
 	if (store_commit(rec->store)) {
 		if (!rec->write_failed)
 			warning("cannot save samples to '%s': %s; the file "
@@ -1207,6 +1227,10 @@ static void write_meta(struct recorder *rec)
 		       "resident + NVML used)");
 	store_meta_set(rec->store, "gpu_sources",
 		       gpu_recorder_sources(rec->gpu));
+	if (o->retain_s > 0 && isfinite(o->retain_s)) {
+		snprintf(buf, sizeof(buf), "%.17g", o->retain_s);
+		store_meta_set(rec->store, "retain_s", buf);
+	}
 }
 
 /* Create roots for every target given; EXIT_OK or EXIT_USAGE. */

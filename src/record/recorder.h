@@ -69,6 +69,9 @@ struct recorder_options {
 	double smaps_interval_s;   /* rate of smaps_rollup reads */
 	bool no_gpu;               /* --no-gpu: no DRM fdinfo, no NVML */
 	double commit_interval_s;  /* how often a batch is committed */
+	double retain_s;           /* --retain: rows older than this are
+				      deleted at each commit (store_retain);
+				      0 or NAN: everything is kept */
 	const char *proc_root;     /* NULL: default */
 	const char *sys_root;      /* NULL: default */
 	const char *invocation;    /* memtrend's command line, for meta */

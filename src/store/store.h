@@ -9,6 +9,8 @@
  * at most the open batch, never a committed one, and WAL keeps the file
  * consistent after kill -9. Reading: store_read_dataset() turns a file --
  * also one that a recorder is still writing -- into a dataset (series.h).
+ * Retention: store_retain() (store_retain.c) deletes rows older than a
+ * cut, a bounded batch per call (record --retain).
  * Schema: docs/schema.md; STORE_SCHEMA_VERSION is kept in meta.
  */
 #ifndef MEMTREND_STORE_H
@@ -100,6 +102,29 @@ int store_commit(struct store *st);
 const char *store_last_error(const struct store *st);
 /* Rows added since the last commit. */
 uint64_t store_pending(const struct store *st);
+
+/* Retention (record --retain DUR): delete rows older than before_t
+ * (Unix seconds; the recorder passes now - DUR), inside the open batch,
+ * so they go with the next store_commit() (a failed commit keeps them).
+ * Bounded work: each time-stamped table looks at no more than max_rows
+ * of its oldest rows (by rowid, which follows time) and deletes those
+ * older than before_t, so a call costs O(max_rows) per table whatever
+ * the file's size; a caller that deletes at least as many rows per call
+ * as it adds keeps up. Which rows go:
+ *  - sample: rows whose last sample is older than before_t; a folded run
+ *    that straddles the cut is kept whole (it spans at most a commit
+ *    interval, since runs are written at every commit);
+ *  - system_sample, cgroup_sample, note, source_sample, gpu_device: t <
+ *    before_t;
+ *  - gpu_sample: a region's row goes only once a newer row of the same
+ *    region is older than before_t (the row in force at the cut stays);
+ *  - target, incarnation, cgroup, source, region_snapshot, meta: kept.
+ * The file's free pages are reused by later inserts; a file created by
+ * this memtrend (auto_vacuum=INCREMENTAL) also gives back a few hundred
+ * pages per call when more than max(1024, an eighth of its pages) are
+ * free. Returns the rows deleted (>= 0), or -1 with store_last_error()
+ * set and no message (the batch may then be rolled back at commit). */
+int64_t store_retain(struct store *st, double before_t, uint64_t max_rows);
 
 /* Remove a recording with its WAL side files (-wal, -shm), whichever
  * exist. */

@@ -43,6 +43,12 @@ struct store {
 	bool runs_flagged;         /* meta.sample_runs written */
 	bool appending;            /* --append to a file with data: a target
 				      or incarnation already in it goes on */
+	/* store_retain.c: its statements (prepared at its first call), the
+	 * gpu_sample cursor, and whether the file can give pages back
+	 * (auto_vacuum=INCREMENTAL). */
+	sqlite3_stmt *retain_stmt[5];
+	int64_t retain_gpu_cursor;
+	bool incremental_vacuum;
 };
 
 /* ---- store_schema.c ------------------------------------------------------ */
@@ -63,5 +69,12 @@ bool store_has_gpu_column(sqlite3 *db);
 int store_write_prepare(struct store *st);
 /* Finalize those prepared (NULL ones are skipped). */
 void store_write_finalize(struct store *st);
+/* Open the batch transaction unless it is open; 0, or -1 (last_error). */
+int store_batch_begin(struct store *st);
+
+/* ---- store_retain.c ------------------------------------------------------ */
+
+/* Finalize store_retain()'s statements (store_write_finalize() calls it). */
+void store_retain_finalize(struct store *st);
 
 #endif /* MEMTREND_STORE_INTERNAL_H */

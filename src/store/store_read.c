@@ -26,6 +26,7 @@
 
 #include "common.h"
 #include "store_internal.h"
+#include "units.h"
 
 struct inc_map {
 	int64_t id;
@@ -861,6 +862,22 @@ static void read_meta_and_notes(sqlite3 *db, struct dataset *out)
 	    sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
 		out->gpu_sources = xstrdup(
 			(const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	/* record --retain: say that the window starts at the cut, not at
+	 * the recording's start */
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
+			       "'retain_s'", -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW) {
+		double keep = sqlite3_column_double(s, 0);
+		if (keep > 0) {
+			char d[32], buf[160];
+			units_format_duration(d, sizeof(d), keep);
+			snprintf(buf, sizeof(buf), "recorded with --retain %s: "
+				 "older samples were deleted as recording went "
+				 "on; the window starts at that cut", d);
+			dataset_add_note(out, buf);
+		}
+	}
 	sqlite3_finalize(s);
 	if (sqlite3_prepare_v2(db, "SELECT DISTINCT text FROM note ORDER BY "
 			       "rowid LIMIT 100", -1, &s, NULL) == SQLITE_OK)

@@ -173,6 +173,18 @@ static int schema3_columns_add(struct store *st)
 		    "sample(repeats) WHERE repeats > 1");
 }
 
+/* PRAGMA auto_vacuum: 0 none, 1 full, 2 incremental; -1 unknown. */
+static int auto_vacuum_mode(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	int mode = -1;
+	if (sqlite3_prepare_v2(db, "PRAGMA auto_vacuum", -1, &s, NULL) ==
+	    SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		mode = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return mode;
+}
+
 struct store *store_create(const char *path, bool append)
 {
 	/* One rule for an existing path, and never through a link: without
@@ -226,13 +238,27 @@ struct store *store_create(const char *path, bool append)
 	if (exists && store_check_schema_version(st->db, path))
 		goto fail;
 	st->appending = exists;
+	/* A new file can give free pages back (record --retain deletes old
+	 * rows; store_retain.c): auto_vacuum must be set before the first
+	 * table. An older file keeps its mode and reuses its free pages. */
+	if (!exists && exec(st, "PRAGMA auto_vacuum=INCREMENTAL;"))
+		goto fail;
 	/* WAL: readers (a report) never block the recorder, and a crash
 	 * leaves committed transactions intact. NORMAL sync is safe against
 	 * process crashes in WAL mode; it only risks the latest commits on
 	 * power loss, a fair trade for a sampler that commits every second. */
-	if (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;") ||
-	    exec(st, schema_sql) || schema3_columns_add(st))
+	if (exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"))
 		goto fail;
+	/* The schema in one transaction: all of it or none, and a few WAL
+	 * frames instead of one commit per table (auto_vacuum moves pages
+	 * at each CREATE; on a nearly full disk those frames are samples). */
+	if (exec(st, "BEGIN") || exec(st, schema_sql) ||
+	    schema3_columns_add(st) || exec(st, "COMMIT")) {
+		if (!sqlite3_get_autocommit(st->db))
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		goto fail;
+	}
+	st->incremental_vacuum = auto_vacuum_mode(st->db) == 2;
 	if (store_write_prepare(st))
 		goto fail;
 	char v[16];

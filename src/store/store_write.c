@@ -119,6 +119,8 @@ static int batch_begin(struct store *st)
 	return 0;
 }
 
+int store_batch_begin(struct store *st) { return batch_begin(st); }
+
 /* Bind a byte figure: NAN (absent) becomes NULL. */
 static void bind_bytes(sqlite3_stmt *s, int i, double v)
 {
@@ -196,6 +198,7 @@ int store_write_prepare(struct store *st)
 
 void store_write_finalize(struct store *st)
 {
+	store_retain_finalize(st);
 	for (int i = 0; i < ST_COUNT; i++) {
 		sqlite3_finalize(st->stmt[i]);
 		st->stmt[i] = NULL;

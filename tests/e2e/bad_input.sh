@@ -10,6 +10,25 @@ grep -q "no process with PID 2147483646" "$T/err" || fail "message: $(cat "$T/er
 "$MEMTREND" record -p 1 2> /dev/null; [ $? = 2 ] || fail "missing -o not exit 2"
 "$MEMTREND" record -o "$T/y.db" -p 1 --interval fast 2> "$T/err"; [ $? = 2 ] || fail "bad interval not exit 2"
 grep -q "cannot read 'fast' as a duration" "$T/err" || fail "interval message: $(cat "$T/err")"
+# --retain: a positive duration, at least the interval (record and watch
+# share the option); nothing is created.
+for v in 0 -1 abc; do
+	for verb in record watch; do
+		"$MEMTREND" $verb -q -o "$T/r.db" -p 1 --retain "$v" 2> "$T/err"; rc=$?
+		[ $rc = 2 ] || fail "$verb --retain $v: exit $rc"
+		grep -q -- "--retain: '$v'\|--retain: cannot read '$v'" "$T/err" ||
+			fail "$verb --retain $v: message $(cat "$T/err")"
+	done
+done
+grep -q "cannot read 'abc' as a duration" "$T/err" || fail "--retain abc: $(cat "$T/err")"
+"$MEMTREND" record -q -o "$T/r.db" -p 1 --retain 0 2> "$T/err"
+grep -q "must be longer than 0" "$T/err" || fail "--retain 0: $(cat "$T/err")"
+"$MEMTREND" record -q -o "$T/r.db" -p 1 --retain -1 2> "$T/err"
+grep -q "must be a positive duration" "$T/err" || fail "--retain -1: $(cat "$T/err")"
+"$MEMTREND" record -q -o "$T/r.db" -p 1 -i 10s --retain 5s 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--retain shorter than the interval: exit $rc"
+grep -q "shorter than the interval" "$T/err" || fail "--retain < interval: $(cat "$T/err")"
+[ ! -e "$T/r.db" ] || fail "a refused --retain created the file"
 "$MEMTREND" frobnicate 2> /dev/null; [ $? = 2 ] || fail "unknown command not exit 2"
 "$MEMTREND" report "$T/nope.csv" 2> /dev/null; [ $? = 2 ] || fail "missing file not exit 2"
 "$MEMTREND" report --help | grep -q "usage: memtrend report" || fail "report --help"

@@ -1,4 +1,4 @@
-# Options are defined once (src/cmd/options.h): every option of every
+# Options are defined once (src/cmd/cli_options.h): every option of every
 # command's table is in its --help and documented in its man page section,
 # and the man page names no option the command does not have
 # (tests/helpers/check_options.py).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_options.py MEMTREND MANPAGE - hold --help and the man page to the
-option tables (src/cmd/options.h), as `memtrend --list-options` prints them.
+option tables (src/cmd/cli_options.h), as `memtrend --list-options` prints them.
 
 For every visible option of every command:
   - `memtrend CMD --help` names it ("--name", and "-x" for a short form);

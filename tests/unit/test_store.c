@@ -436,6 +436,210 @@ static void test_parallel_read_equals_serial(void **state)
 	dataset_release(&ser);
 }
 
+/* A number from the file through the sqlite3 shell (query: ours). */
+static long query_long(const char *path, const char *query)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \"%s\"", path, query);
+	FILE *p = popen(cmd, "r");
+	long n = -1;
+	if (p) {
+		if (fscanf(p, "%ld", &n) != 1)
+			n = -1;
+		pclose(p);
+	}
+	return n;
+}
+
+/* record --retain: store_retain(st, cut, max_rows). 1,000 samples at t =
+ * 0..999, each different except t = 495..505, a run of 11 equal ones
+ * (one row: the commits, at i = 49, 149, ..., do not cut it) that straddles the
+ * cut at 500 and is kept whole; one system, cgroup, note, source and
+ * gpu_device row per second; GPU region A written once at t = 10 (in
+ * force at the cut: kept), region B at 100, 200 and 600 (100 is
+ * superseded by 200 before the cut: deleted; 200 is in force at the cut:
+ * kept). Rows by hand: samples 0..494 are 495 rows, the run 1, 506..999
+ * 494: 990 rows; after the cut 1 + 494 = 495. */
+static void test_retain_window(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof(path), "%s", path_of("retain.db"));
+	struct store *st = store_create(path, false);
+	assert_non_null(st);
+	int64_t tid = store_target_add(st, "pid", "7", "svc", 0);
+	struct proc_identity id = {.pid = 7, .start_ticks = 3, .comm = "svc"};
+	int64_t inc = store_incarnation_add(st, tid, &id, 0, 0);
+	int64_t cg = store_cgroup_add(st, "v2:/svc");
+	int64_t src = store_source_add(st, "work", "requests", "command",
+				       "echo 1", 0);
+	struct sys_mem sys = {.mem_total = 1e9, .mem_available = 5e8,
+			      .swap_total = 0, .swap_free = 0,
+			      .psi_some_avg10 = NAN, .psi_full_avg10 = NAN,
+			      .psi_some_total = NAN, .psi_full_total = NAN};
+	struct cgroup_mem cm = {.current = 1e6, .max = NAN, .peak = NAN};
+	for (int i = 0; i < 1000; i++) {
+		double k = i >= 495 && i <= 505 ? 495 : i;
+		struct store_sample x = {inc, (double)i,
+					 mem(4096.0 * (k + 1), 0, 0), NULL};
+		assert_int_equal(store_sample_add(st, &x), 0);
+		assert_int_equal(store_system_add(st, i, &sys), 0);
+		assert_int_equal(store_cgroup_sample_add(st, cg, i, &cm), 0);
+		assert_int_equal(store_note_add(st, i, inc, "n"), 0);
+		assert_int_equal(store_source_sample_add(st, src, i, i), 0);
+		assert_int_equal(store_gpu_device_add(st, i, "nvml", 0, 8e9,
+						      1e9), 0);
+		if (i == 10 || i == 100 || i == 200 || i == 600) {
+			struct store_gpu_row g = {"drm", i == 10 ? "A" : "B",
+						  "device", i, i, 0, 0};
+			assert_int_equal(store_gpu_add(st, inc, i, &g), 0);
+		}
+		if (i % 100 == 49)
+			assert_int_equal(store_commit(st), 0);
+	}
+	assert_int_equal(store_commit(st), 0);
+	assert_int_equal(rows_in(path), 990);
+	assert_int_equal(query_long(path, "PRAGMA auto_vacuum"), 2);
+
+	/* Bounded: max_rows 10 deletes the 10 oldest rows of each table,
+	 * no more. */
+	int64_t n = store_retain(st, 500, 10);
+	assert_int_equal(store_commit(st), 0);
+	assert_int_equal(rows_in(path), 980);
+	assert_int_equal(query_long(path, "SELECT min(t) FROM sample"), 10);
+	/* notes are kept (said once for the whole recording) */
+	assert_int_equal(query_long(path, "SELECT count(*) FROM note"), 1000);
+	assert_true(n >= 50 && n <= 51);
+	/* Until nothing older is left. */
+	int calls = 0;
+	while ((n = store_retain(st, 500, 100)) > 0)
+		calls++;
+	assert_int_equal(n, 0);
+	assert_true(calls >= 5 && calls <= 6);
+	assert_int_equal(store_commit(st), 0);
+	assert_int_equal(rows_in(path), 495);
+	assert_int_equal(query_long(path, "SELECT count(*) FROM sample "
+				    "WHERE coalesce(t_last, t) < 500"), 0);
+	assert_int_equal(query_long(path, "SELECT repeats FROM sample "
+				    "WHERE t = 495"), 11);
+	assert_int_equal(query_long(path, "SELECT count(*) FROM note"), 1000);
+	static const char *const tables[] = {"system_sample",
+		"cgroup_sample", "source_sample", "gpu_device"};
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+		char q[128];
+		snprintf(q, sizeof(q), "SELECT count(*) FROM %s WHERE t < 500",
+			 tables[i]);
+		assert_int_equal(query_long(path, q), 0);
+		snprintf(q, sizeof(q), "SELECT count(*) FROM %s", tables[i]);
+		assert_int_equal(query_long(path, q), 500);
+	}
+	assert_int_equal(query_long(path, "SELECT group_concat(CAST(t AS "
+				    "INTEGER), '') FROM (SELECT t FROM "
+				    "gpu_sample ORDER BY t)"),
+			 10200600);
+	assert_int_equal(query_long(path, "SELECT count(*) FROM "
+				    "incarnation"), 1);
+	assert_int_equal(store_close(st), 0);
+
+	/* The reader sees the window: it starts at the run kept whole. */
+	struct dataset d;
+	assert_int_equal(store_read_dataset(path, NULL, &d), 0);
+	assert_int_equal(d.targets[0].n, 505);
+	assert_float_equal(d.targets[0].t[0], 495, 1e-6);
+	assert_float_equal(d.targets[0].t[504], 999, 1e-6);
+	assert_int_equal(d.targets[0].n_incs, 1);
+	dataset_release(&d);
+}
+
+/* --append --retain to a file of an older memtrend (no auto_vacuum; made
+ * here with a VACUUM): the window holds, and the pages freed by the
+ * deletions are reused, so adding as many rows as were deleted does not
+ * grow the file (but for a few pages: without reuse, by the dozen or
+ * so pages that 1,000 rows take). 2,000 samples, each different, t = 0..1999; cut at
+ * 1,000; then 1,000 more. */
+static void test_retain_append_old_file(void **state)
+{
+	(void)state;
+	char path[128], cmd[256];
+	snprintf(path, sizeof(path), "%s", path_of("old.db"));
+	struct store *st = store_create(path, false);
+	int64_t tid = store_target_add(st, "pid", "9", "old", 0);
+	struct proc_identity id = {.pid = 9, .start_ticks = 2, .comm = "old"};
+	int64_t inc = store_incarnation_add(st, tid, &id, 0, 0);
+	for (int i = 0; i < 2000; i++) {
+		struct store_sample x = {inc, (double)i,
+					 mem(4096.0 * (i + 1), 0, 0), NULL};
+		assert_int_equal(store_sample_add(st, &x), 0);
+	}
+	assert_int_equal(store_close(st), 0);
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA auto_vacuum=NONE; "
+		 "VACUUM' > /dev/null", path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(query_long(path, "PRAGMA auto_vacuum"), 0);
+	long pages = query_long(path, "PRAGMA page_count");
+
+	st = store_create(path, true);
+	assert_non_null(st);
+	inc = store_incarnation_add(st, tid, &id, 0, 0);
+	while (store_retain(st, 1000, 300) > 0)
+		;
+	assert_int_equal(store_commit(st), 0);
+	assert_int_equal(rows_in(path), 1000);
+	assert_true(query_long(path, "PRAGMA freelist_count") > 0);
+	for (int i = 2000; i < 3000; i++) {
+		struct store_sample x = {inc, (double)i,
+					 mem(4096.0 * (i + 1), 0, 0), NULL};
+		assert_int_equal(store_sample_add(st, &x), 0);
+	}
+	assert_int_equal(store_close(st), 0);
+	assert_int_equal(rows_in(path), 2000);
+	/* 1,000 rows take a dozen pages or more; the index that the first
+	 * retention makes (gpu_sample_region) and a page split or two
+	 * may add some (measured: 36 -> 38). */
+	assert_true(query_long(path, "PRAGMA page_count") <= pages + 4);
+	assert_int_equal(query_long(path, "SELECT min(t) FROM sample"), 1000);
+}
+
+/* A new file (auto_vacuum=INCREMENTAL) gives free pages back: 150,000
+ * samples (about 1,550 pages), then a cut that leaves the last 1,000.
+ * store_retain keeps max(1,024, pages / 8) free pages for reuse and
+ * hands back 256 per call while it has more, so after the deletions (15
+ * calls of 10,000 rows) the file is about 1,024 free pages (give or take
+ * the last 256 handed back) plus the few pages of the rows left. */
+static void test_retain_gives_pages_back(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof(path), "%s", path_of("shrink.db"));
+	struct store *st = store_create(path, false);
+	int64_t tid = store_target_add(st, "pid", "4", "big", 0);
+	struct proc_identity id = {.pid = 4, .start_ticks = 1, .comm = "big"};
+	int64_t inc = store_incarnation_add(st, tid, &id, 0, 0);
+	const int n = 150000;
+	for (int i = 0; i < n; i++) {
+		struct store_sample x = {inc, (double)i,
+					 mem(4096.0 * (i + 1), 0, 0), NULL};
+		assert_int_equal(store_sample_add(st, &x), 0);
+	}
+	assert_int_equal(store_commit(st), 0);
+	long before = query_long(path, "PRAGMA page_count");
+	assert_true(before > 1500);
+	int calls = 0;
+	while (store_retain(st, n - 1000, 10000) > 0) {
+		assert_int_equal(store_commit(st), 0);
+		calls++;
+	}
+	assert_int_equal(calls, 15);
+	assert_int_equal(store_close(st), 0);
+	assert_int_equal(rows_in(path), 1000);
+	long after = query_long(path, "PRAGMA page_count");
+	long free_pages = query_long(path, "PRAGMA freelist_count");
+	/* measured: 1,557 pages -> 1,046, of which 1,014 free */
+	assert_true(after < before - 400);
+	assert_true(after < 1024 + 256 + 64);
+	assert_true(free_pages > 1024 - 256 && free_pages < 1024 + 256);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -447,6 +651,9 @@ int main(void)
 		cmocka_unit_test(test_gpu_round_trip_and_upgrade),
 		cmocka_unit_test(test_runs_fold_and_expand),
 		cmocka_unit_test(test_parallel_read_expands_runs),
+		cmocka_unit_test(test_retain_window),
+		cmocka_unit_test(test_retain_append_old_file),
+		cmocka_unit_test(test_retain_gives_pages_back),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

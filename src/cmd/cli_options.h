@@ -1,5 +1,5 @@
 /*
- * options.h - a subcommand's options, defined once: one table per command
+ * cli_options.h - a subcommand's options, defined once: one table per command
  * gives getopt_long its long options and short-option string, prints the
  * options part of --help, and lists them for `memtrend --list-options`,
  * which the test tests/e2e/options.sh checks against --help and the man
@@ -9,8 +9,8 @@
  * What it does not do: parse option arguments (each cmd_*.c does, with
  * units.h) or print a command's synopsis and epilogue (its usage()).
  */
-#ifndef MEMTREND_OPTIONS_H
-#define MEMTREND_OPTIONS_H
+#ifndef MEMTREND_CLI_OPTIONS_H
+#define MEMTREND_CLI_OPTIONS_H
 
 #include <getopt.h>
 #include <stdbool.h>

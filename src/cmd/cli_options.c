@@ -1,5 +1,5 @@
 /*
- * options.c - the option tables of options.h turned into getopt_long's
+ * cli_options.c - the option tables of cli_options.h turned into getopt_long's
  * arrays, the options part of --help, and the list the options test reads.
  * Work is O(rows); nothing is kept between calls.
  */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "common.h"
-#include "options.h"
+#include "cli_options.h"
 
 #define HELP_COLUMN 25             /* where help text starts */
 #define HELP_WIDTH 78              /* where it wraps */
