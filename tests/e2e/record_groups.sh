@@ -27,11 +27,11 @@ for f in a1 a2 a3 b1 b2 c1; do wait_for "$T/$f" 10; done
 "$MEMTREND" record -q -o "$T/g.db" --all --user "$(id -u)" --group-by name \
 	-i 200ms -d 60s --rescan 300ms --commit-interval 200ms 2> "$T/err" &
 REC=$!
-# until_sql SECONDS WHAT QUERY: poll the recording until QUERY prints 1
-# (read-only: sqlite3 must not create the file before memtrend does).
+# until_sql SECONDS WHAT QUERY [DB]: poll the recording (g.db) until QUERY
+# prints 1 (read-only: sqlite3 must not create the file before memtrend).
 until_sql() {
 	local i=0
-	until [ "$(sqlite3 "file:$T/g.db?mode=ro" "$3" 2>/dev/null)" = 1 ]; do
+	until [ "$(sqlite3 "file:$T/${4:-g.db}?mode=ro" "$3" 2>/dev/null)" = 1 ]; do
 		i=$((i + 1)); [ $i -gt $(( $1 * 10 )) ] && fail "timed out waiting for $2"
 		kill -0 $REC 2>/dev/null || fail "record ended early: $(cat "$T/err")"
 		sleep 0.1
@@ -179,6 +179,31 @@ got=$(specs hy)
 [ "$got" = "group:cgroup=/system.slice/postgresql.service group:cgroup=/system.slice/redis.service process:3101 process:3102" ] ||
 	fail "--group-by cgroup on proc-hybrid: $got"
 ok "fixture trees: units, --cgroup paths and names, v1 and v2 lines"
+
+# --max-targets bounds the groups too. In a copy of proc-v2 with room
+# for two processes (2001, 2002; 2 is a kernel thread), 2001 ends: 2003
+# takes its place, and its name would be a third group.
+cp -r "$F/proc-v2" "$T/proc"
+"$MEMTREND" record -o "$T/gmax.db" --proc-root "$T/proc" --sys-root "$F/sys-v2" \
+	--all --group-by name --max-targets 2 -i 100ms --rescan 100ms -d 60s \
+	--commit-interval 100ms 2> "$T/err4" &
+REC=$!
+until_sql 20 "2001 and 2002 followed" "SELECT count(*) = 2 FROM target WHERE kind = 'group'" gmax.db
+# Gone: its kept status file says zombie, then its directory goes.
+st=$(sed 's/^State:.*/State:	Z (zombie)/' "$T/proc/2001/status")
+printf '%s\n' "$st" > "$T/proc/2001/status"
+rm -rf "$T/proc/2001"
+until_sql 20 "2003 followed" "SELECT count(*) = 1 FROM incarnation WHERE pid = 2003" gmax.db
+sleep 0.5
+kill -INT $REC
+wait $REC || fail "record --max-targets 2 --group-by exited $?: $(cat "$T/err4")"
+got=$(specs gmax)
+[ "$got" = "group:name=bash group:name=llama-server process:2001 process:2002 process:2003" ] ||
+	fail "--max-targets 2 --group-by name: $got"
+k=$(sql "$T/gmax.db" "SELECT count(*) FROM note WHERE text LIKE '%groups%--max-targets%'")
+[ "$k" = 1 ] || fail "$k notes about groups beyond --max-targets"
+grep -q "more than 2 groups" "$T/err4" || fail "no note about groups: $(cat "$T/err4")"
+ok "--max-targets bounds the groups, one note"
 
 # Bad values and combinations: exit 2, nothing created.
 for args in "--all --group-by foo" "--all --group-by" "--cgroup /x -p $$" \
