@@ -2,7 +2,7 @@
  * recorder.c - the sampling loop (recorder.h).
  *
  * Shape of one tick: each root target (its process, its descendants and
- * their sum) -> system figures and each distinct memory cgroup (at most
+ * their sum) -> each --group-by group's sum -> system figures and each distinct memory cgroup (at most
  * once a second) -> commit when the batch is old enough -> the on_tick
  * hook. Ticks are scheduled on CLOCK_MONOTONIC absolute deadlines (no
  * drift, no burst after a stall: a missed deadline is skipped); samples
@@ -11,7 +11,8 @@
  * Own footprint: nothing grows with the number of samples. Per-tick work
  * allocates nothing on the common path; the tick summary's slope uses a
  * fixed buffer that is thinned by half when full; watched processes and
- * cgroups are bounded by what exists on the machine.
+ * cgroups are bounded by what exists on the machine, --group-by's groups
+ * by --max-targets.
  *
  * Cost: a process sample is one pread of /proc/PID/status through a kept
  * fd plus one prepared INSERT inside the open transaction. Name and
@@ -913,7 +914,9 @@ static void groups_release(struct recorder *rec, double t)
  * of its own (target kind "process"), unless it is memtrend itself (its
  * ancestors, a shell or a service manager, are recorded), a kernel thread,
  * another user's (--user), outside --cgroup (host_select), or beyond
- * --max-targets (said once); with --group-by it joins its group. Work: O(processes log processes) per scan,
+ * --max-targets (said once); with --group-by it joins its group. Work:
+ * O(processes log processes) per scan (and one read of /proc/PID/cgroup
+ * per process not followed yet, with --cgroup or --group-by cgroup|unit),
  * one scan per rescan_s; a process that starts and ends between two scans
  * is not seen (documented with --rescan).
  */
