@@ -45,7 +45,7 @@ until_sql 20 "group $C to end" "$(inc_of "i.end_reason = 'exited'" 1)"
 bg "$T/$C" --base 2 --ready "$T/c2"
 C2=$LAST_BG
 until_sql 20 "group $C to restart" "$(inc_of "i.end_reason IS NULL" 1)"
-sleep 2  # the sums below want at least 10 samples of every member
+sleep 3  # the sums below want at least 10 samples of every member
 kill -INT $REC
 wait $REC || fail "record --group-by name exited $?: $(cat "$T/err")"
 
