@@ -28,7 +28,8 @@ enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
        OPT_APPEND, OPT_PROC_ROOT, OPT_SYS_ROOT, OPT_COMMIT, OPT_WORK_CMD,
        OPT_WORK, OPT_WORK_LOG, OPT_MATCH, OPT_WORK_TIMEOUT, OPT_CONN_PORT,
        OPT_GAUGE, OPT_REGIONS, OPT_NO_GPU, OPT_ALL, OPT_USER,
-       OPT_MAX_TARGETS, OPT_RESCAN, OPT_RETAIN };
+       OPT_MAX_TARGETS, OPT_RESCAN, OPT_CGROUP, OPT_GROUP_BY,
+       OPT_RETAIN };
 
 #define RECORD_MAX_TARGETS 10000  /* --all's default bound (its help says so) */
 
@@ -49,6 +50,13 @@ const struct cli_option record_options[] = {
 		"found by a rescan, ended ones closed"),
 	CLI_OPT(0, "user", OPT_USER, "USER", "with --all: only processes "
 		"of USER (a name or a uid)"),
+	CLI_OPT(0, "cgroup", OPT_CGROUP, "PATH", "with --all: only processes "
+		"whose memory cgroup is PATH or below it "
+		"(/system.slice/nginx.service), or has a component named PATH "
+		"(a unit: nginx.service)"),
+	CLI_OPT(0, "group-by", OPT_GROUP_BY, "BY", "with --all: also record "
+		"each group's sum as one target; BY is name (one comm), "
+		"cgroup (one memory cgroup) or unit (one systemd unit)"),
 	CLI_OPT(0, "max-targets", OPT_MAX_TARGETS, "N", "with --all: at "
 		"most N processes followed at once (default 10000); more are "
 		"left out, with one note"),
@@ -268,6 +276,26 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 				goto out;
 			o.have_user = true;
 			break;
+		case OPT_CGROUP:
+			if (!*optarg) {
+				error("--cgroup: give a cgroup path or a unit");
+				goto out;
+			}
+			o.cgroup = optarg;
+			break;
+		case OPT_GROUP_BY:
+			if (strcmp(optarg, "name") == 0)
+				o.group_by = RECORDER_GROUP_NAME;
+			else if (strcmp(optarg, "cgroup") == 0)
+				o.group_by = RECORDER_GROUP_CGROUP;
+			else if (strcmp(optarg, "unit") == 0)
+				o.group_by = RECORDER_GROUP_UNIT;
+			else {
+				error("--group-by: '%s' is not name, cgroup or "
+				      "unit", optarg);
+				goto out;
+			}
+			break;
 		case OPT_MAX_TARGETS: {
 			char *end;
 			errno = 0;
@@ -360,9 +388,10 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		      "--children and --conn-port need a single target", verb);
 		goto out;
 	}
-	if (!o.all && (o.have_user || o.max_targets || !isnan(o.rescan_s))) {
-		error("%s: --user, --max-targets and --rescan go with --all",
-		      verb);
+	if (!o.all && (o.have_user || o.max_targets || !isnan(o.rescan_s) ||
+		       o.cgroup || o.group_by)) {
+		error("%s: --user, --cgroup, --group-by, --max-targets and "
+		      "--rescan go with --all", verb);
 		goto out;
 	}
 	if (!n_pids && !o.name_regex && !o.command && !o.all) {

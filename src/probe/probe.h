@@ -120,6 +120,14 @@ bool probe_proc_alive(struct probe_proc *pp);
  * no readable memory cgroup. The caller owns *out. */
 int probe_cgroup_open(struct probe *p, pid_t pid, struct probe_cgroup **out);
 void probe_cgroup_close(struct probe_cgroup *cg);
+/* The path of a process's memory cgroup as /proc/PID/cgroup names it
+ * ("/system.slice/nginx.service"), chosen as probe_cgroup_open() chooses:
+ * the v1 line whose controllers include "memory" when there is one, the
+ * unified "0::" line otherwise. Nothing is opened under the sys root, so
+ * a path outside our namespace ("/../x") comes back as it is. *path is
+ * allocated (free()), NULL when the process has no cgroup line. PROBE_OK,
+ * PROBE_GONE, or PROBE_ERROR with a message. */
+int probe_cgroup_path(struct probe *p, pid_t pid, char **path);
 /* "v1:/path" or "v2:/path": stable key for deduplication and storage. */
 const char *probe_cgroup_key(const struct probe_cgroup *cg);
 int probe_cgroup_read(struct probe_cgroup *cg, struct cgroup_mem *out);

@@ -972,10 +972,14 @@ static bool has_memory(const char *s, const char *end)
 	return false;
 }
 
-int probe_cgroup_open(struct probe *p, pid_t pid, struct probe_cgroup **out)
+/* The memory cgroup lines of /proc/PID/cgroup: *v1 the path of the v1 line
+ * whose controllers include "memory", *v2 that of the unified "0::" line
+ * (each allocated, or NULL when absent). PROBE_OK (both NULL when the
+ * process has no cgroup file or it is unreadable), PROBE_GONE, or
+ * PROBE_ERROR with a message. */
+static int cgroup_lines(struct probe *p, pid_t pid, char **v1, char **v2)
 {
-	assert(p && out);
-	*out = NULL;
+	*v1 = *v2 = NULL;
 	char *dir = xfmt("%s/%d", p->proc_root, (int)pid);
 	char *path = xfmt("%s/cgroup", dir);
 	int fd = open_ro(path);
@@ -999,7 +1003,6 @@ int probe_cgroup_open(struct probe *p, pid_t pid, struct probe_cgroup **out)
 		return is_gone((int)-n) ? PROBE_GONE : PROBE_OK;
 
 	/* "ID:controllers:path" per line; the path may itself hold ':'. */
-	char *v1 = NULL, *v2 = NULL;
 	const char *s = p->buf.data, *end = s + n;
 	while (s < end) {
 		const char *eol = memchr(s, '\n', (size_t)(end - s));
@@ -1012,15 +1015,26 @@ int probe_cgroup_open(struct probe *p, pid_t pid, struct probe_cgroup **out)
 			const char *cg = c2 + 1;
 			size_t len = (size_t)(eol - cg);
 			if (c1 - s == 1 && s[0] == '0' && c2 == c1 + 1) {
-				if (!v2)
-					v2 = xstrndup(cg, len);
+				if (!*v2)
+					*v2 = xstrndup(cg, len);
 			} else if (has_memory(c1 + 1, c2)) {
-				if (!v1)
-					v1 = xstrndup(cg, len);
+				if (!*v1)
+					*v1 = xstrndup(cg, len);
 			}
 		}
 		s = eol + 1;
 	}
+	return PROBE_OK;
+}
+
+int probe_cgroup_open(struct probe *p, pid_t pid, struct probe_cgroup **out)
+{
+	assert(p && out);
+	*out = NULL;
+	char *v1, *v2;
+	int rc = cgroup_lines(p, pid, &v1, &v2);
+	if (rc != PROBE_OK)
+		return rc;
 	/* v1's memory controller wins on hybrid hosts: accounting is there,
 	 * while the v2 tree has no memory controller. */
 	struct probe_cgroup *cg = NULL;
@@ -1031,6 +1045,27 @@ int probe_cgroup_open(struct probe *p, pid_t pid, struct probe_cgroup **out)
 	free(v1);
 	free(v2);
 	*out = cg;
+	return PROBE_OK;
+}
+
+int probe_cgroup_path(struct probe *p, pid_t pid, char **path)
+{
+	assert(p && path);
+	char *v1, *v2;
+	int rc = cgroup_lines(p, pid, &v1, &v2);
+	if (rc != PROBE_OK) {
+		*path = NULL;
+		return rc;
+	}
+	/* The same choice as probe_cgroup_open(): v1's memory line when
+	 * there is one (on a v1 or hybrid host the unified line is "/" or
+	 * holds no memory controller), the unified one otherwise. */
+	if (v1) {
+		*path = v1;
+		free(v2);
+	} else {
+		*path = v2;
+	}
 	return PROBE_OK;
 }
 

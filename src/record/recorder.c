@@ -2,7 +2,7 @@
  * recorder.c - the sampling loop (recorder.h).
  *
  * Shape of one tick: each root target (its process, its descendants and
- * their sum) -> system figures and each distinct memory cgroup (at most
+ * their sum) -> each --group-by group's sum -> system figures and each distinct memory cgroup (at most
  * once a second) -> commit when the batch is old enough -> the on_tick
  * hook. Ticks are scheduled on CLOCK_MONOTONIC absolute deadlines (no
  * drift, no burst after a stall: a missed deadline is skipped); samples
@@ -11,7 +11,8 @@
  * Own footprint: nothing grows with the number of samples. Per-tick work
  * allocates nothing on the common path; the tick summary's slope uses a
  * fixed buffer that is thinned by half when full; watched processes and
- * cgroups are bounded by what exists on the machine.
+ * cgroups are bounded by what exists on the machine, --group-by's groups
+ * by --max-targets.
  *
  * Cost: a process sample is one pread of /proc/PID/status through a kept
  * fd plus one prepared INSERT inside the open transaction. Name and
@@ -95,11 +96,24 @@ struct root {
 	double next_conn;          /* monotonic time of the next count */
 	pid_t *conn_pids;          /* scratch: main + children */
 	size_t conn_pids_cap;
+	/* --all --group-by: 1 + its index in rec->groups; 0: in none */
+	size_t group;
 };
 
 struct cgroup_watch {
 	struct probe_cgroup *cg;
 	int64_t id;
+};
+
+/* --all --group-by: a group of processes, recorded as one target (kind
+ * "group") whose samples are the sum of its live members, like a tree. */
+struct group {
+	char *key;                 /* comm, cgroup path or unit; owned */
+	int64_t target_id;
+	int64_t inc_id;            /* 0 while no member is alive */
+	struct proc_mem sum;       /* this tick's, over members alive */
+	size_t members;            /* members alive at this tick */
+	size_t first;              /* a root of one of them (this tick) */
 };
 
 /* A thinned copy of one figure for the live slope: at most SLOPE_BUF
@@ -124,6 +138,9 @@ struct recorder {
 	pid_t self;                /* --all: memtrend's own pid, left out */
 	double next_host_scan;     /* --all: monotonic time of the next */
 	bool host_cap_noted;       /* --all: --max-targets said once */
+	struct group *groups;      /* --all --group-by: every group seen */
+	size_t n_groups, cap_groups;
+	bool group_cap_noted;      /* more groups than --max-targets */
 	struct cgroup_watch *cgroups;
 	size_t n_cgroups, cap_cgroups;
 	uint64_t samples;
@@ -678,11 +695,228 @@ static bool is_kernel_thread(const struct proc_identity *id)
 	return !*id->cmdline && (id->pid == 2 || id->ppid == 2);
 }
 
+/* ---- --all --cgroup, --group-by ------------------------------------- */
+
+/* Is the cgroup path within want (recorder_options.cgroup): a path that
+ * is path itself or one of its ancestors, or a name that is one of its
+ * components? */
+static bool cgroup_within(const char *path, const char *want)
+{
+	size_t wlen = strlen(want);
+	if (want[0] == '/') {
+		while (wlen > 1 && want[wlen - 1] == '/')
+			wlen--;  /* "/system.slice/" is "/system.slice" */
+		if (wlen == 1)
+			return true;  /* "/": every cgroup */
+		return strncmp(path, want, wlen) == 0 &&
+		       (path[wlen] == '\0' || path[wlen] == '/');
+	}
+	for (const char *c = path; *c;) {
+		while (*c == '/')
+			c++;
+		size_t len = strcspn(c, "/");
+		if (len == wlen && memcmp(c, want, wlen) == 0)
+			return true;
+		c += len;
+	}
+	return false;
+}
+
+/* The systemd unit of a cgroup path: its last component that ends in a
+ * unit type that has a cgroup (a process of a service's sub-cgroup
+ * belongs to the service); NULL when none (the root cgroup, a container
+ * runtime's own names). Allocated. */
+static char *cgroup_unit(const char *path)
+{
+	static const char *const types[] = {
+		".service", ".scope", ".slice", ".socket", ".mount", ".swap",
+	};
+	const char *unit = NULL;
+	size_t unit_len = 0;
+	for (const char *c = path; *c;) {
+		while (*c == '/')
+			c++;
+		size_t len = strcspn(c, "/");
+		for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
+			size_t tl = strlen(types[k]);
+			if (len > tl && memcmp(c + len - tl, types[k], tl) == 0) {
+				unit = c;
+				unit_len = len;
+			}
+		}
+		c += len;
+	}
+	if (!unit)
+		return NULL;
+	char *u = xmalloc(unit_len + 1);
+	memcpy(u, unit, unit_len);
+	u[unit_len] = '\0';
+	return u;
+}
+
+/* One candidate of host_scan: false when --cgroup leaves it out (or its
+ * cgroup cannot be read); otherwise *key is the key of its --group-by
+ * group (allocated), or NULL: no --group-by, or nothing to group it by
+ * (no cgroup line, no unit in its path). */
+static bool host_select(struct recorder *rec, pid_t pid,
+			const struct proc_identity *id, char **key)
+{
+	const struct recorder_options *o = rec->o;
+	*key = NULL;
+	char *path = NULL;
+	if ((o->cgroup || o->group_by == RECORDER_GROUP_CGROUP ||
+	     o->group_by == RECORDER_GROUP_UNIT) &&
+	    probe_cgroup_path(rec->probe, pid, &path) != PROBE_OK)
+		return false;  /* gone meanwhile */
+	if (o->cgroup && (!path || !cgroup_within(path, o->cgroup))) {
+		free(path);
+		return false;
+	}
+	switch (o->group_by) {
+	case RECORDER_GROUP_NAME:
+		*key = xstrdup(id->comm);
+		break;
+	case RECORDER_GROUP_CGROUP:
+		*key = path;
+		path = NULL;
+		break;
+	case RECORDER_GROUP_UNIT:
+		*key = path ? cgroup_unit(path) : NULL;
+		break;
+	case RECORDER_GROUP_NONE:
+		break;
+	}
+	free(path);
+	return true;
+}
+
+/* The group of key (owned: kept or freed), created on first sight: its
+ * target, spec "name=KEY", "cgroup=KEY" or "unit=KEY". Returns 1 + its
+ * index, or 0 (no key, the store failed, or more groups than
+ * --max-targets: said once). A group's incarnations are opened and
+ * closed by groups_tick(). */
+static size_t group_join(struct recorder *rec, char *key, double t)
+{
+	if (!key)
+		return 0;
+	for (size_t i = 0; i < rec->n_groups; i++)
+		if (strcmp(rec->groups[i].key, key) == 0) {
+			free(key);
+			return i + 1;
+		}
+	if (rec->n_groups >= rec->o->max_targets) {
+		if (!rec->group_cap_noted) {
+			char msg[200];
+			snprintf(msg, sizeof(msg), "more than %zu groups: "
+				 "processes of the others are recorded, not "
+				 "their groups (--max-targets)",
+				 rec->o->max_targets);
+			note("%s", msg);
+			store_note_add(rec->store, t, 0, msg);
+			rec->group_cap_noted = true;
+		}
+		free(key);
+		return 0;
+	}
+	static const char *const by[] = {
+		[RECORDER_GROUP_NAME] = "name", [RECORDER_GROUP_CGROUP] = "cgroup",
+		[RECORDER_GROUP_UNIT] = "unit",
+	};
+	size_t len = strlen(key) + 8;
+	char *spec = xmalloc(len);
+	snprintf(spec, len, "%s=%s", by[rec->o->group_by], key);
+	int64_t tid = target_add(rec, "group", spec, spec, 0);
+	free(spec);
+	if (tid < 0) {
+		free(key);
+		return 0;
+	}
+	xgrow((void **)&rec->groups, &rec->cap_groups, rec->n_groups + 1,
+	      sizeof(*rec->groups));
+	rec->groups[rec->n_groups] = (struct group){.key = key,
+						    .target_id = tid};
+	return ++rec->n_groups;
+}
+
+/*
+ * --group-by, after every root was sampled: each group's sample is the sum
+ * of its members alive at this tick (as a tree's is). A group's
+ * incarnation starts at the first tick it has a member alive, with that
+ * member's identity (and, grouped by cgroup, its cgroup); it ends
+ * ("exited") at the tick its last member is found gone, and a member
+ * appearing later starts a new one: a service whose every worker ended is
+ * a restart. Work: O(roots + groups) per tick, no allocation.
+ */
+static void groups_tick(struct recorder *rec, double t)
+{
+	if (!rec->n_groups)
+		return;
+	for (size_t i = 0; i < rec->n_groups; i++) {
+		struct group *g = &rec->groups[i];
+		g->members = 0;
+		g->sum = (struct proc_mem){NAN, NAN, NAN, NAN, NAN, NAN, NAN,
+					   NAN};
+	}
+	for (size_t i = 0; i < rec->n_roots; i++) {
+		const struct root *r = &rec->roots[i];
+		if (!r->group || r->finished || !r->main.pp)
+			continue;
+		struct group *g = &rec->groups[r->group - 1];
+		mem_add(&g->sum, &r->main.mem);
+		if (!g->members++)
+			g->first = i;
+	}
+	for (size_t i = 0; i < rec->n_groups; i++) {
+		struct group *g = &rec->groups[i];
+		if (!g->members) {
+			if (g->inc_id > 0)
+				store_incarnation_end(rec->store, g->inc_id, t,
+						      "exited");
+			g->inc_id = 0;
+			continue;
+		}
+		if (!g->inc_id) {
+			const struct proc_watch *w =
+				&rec->roots[g->first].main;
+			int64_t cg = rec->o->group_by == RECORDER_GROUP_CGROUP &&
+				     w->cgroup != SIZE_MAX ?
+				     rec->cgroups[w->cgroup].id : 0;
+			g->inc_id = store_incarnation_add(rec->store,
+				g->target_id, probe_proc_identity(w->pp), cg,
+				t);
+			if (g->inc_id < 0) {
+				g->inc_id = 0;
+				continue;
+			}
+		}
+		struct store_sample s = {g->inc_id, t, g->sum, NULL};
+		store_sample_add(rec->store, &s);
+	}
+}
+
+/* The end of the recording: open group incarnations close with it. */
+static void groups_release(struct recorder *rec, double t)
+{
+	for (size_t i = 0; i < rec->n_groups; i++) {
+		if (rec->groups[i].inc_id > 0)
+			store_incarnation_end(rec->store,
+					      rec->groups[i].inc_id, t,
+					      "recording ended");
+		free(rec->groups[i].key);
+	}
+	free(rec->groups);
+	rec->groups = NULL;
+	rec->n_groups = 0;
+}
+
 /*
  * --all: every process of the proc root not followed yet becomes a root
  * of its own (target kind "process"), unless it is memtrend itself (its
- * ancestors, a shell or a service manager, are recorded), a kernel thread, another user's (--user), or beyond
- * --max-targets (said once). Work: O(processes log processes) per scan,
+ * ancestors, a shell or a service manager, are recorded), a kernel thread,
+ * another user's (--user), outside --cgroup (host_select), or beyond
+ * --max-targets (said once); with --group-by it joins its group. Work:
+ * O(processes log processes) per scan (and one read of /proc/PID/cgroup
+ * per process not followed yet, with --cgroup or --group-by cgroup|unit),
  * one scan per rescan_s; a process that starts and ends between two scans
  * is not seen (documented with --rescan).
  */
@@ -720,6 +954,11 @@ static void host_scan(struct recorder *rec, double t, double mono)
 			proc_identity_release(&id);
 			continue;
 		}
+		char *gkey;
+		if (!host_select(rec, pid, &id, &gkey)) {
+			proc_identity_release(&id);
+			continue;
+		}
 		if (active >= o->max_targets) {
 			if (!rec->host_cap_noted) {
 				char msg[200];
@@ -732,6 +971,7 @@ static void host_scan(struct recorder *rec, double t, double mono)
 				rec->host_cap_noted = true;
 			}
 			proc_identity_release(&id);
+			free(gkey);
 			continue;
 		}
 		xgrow((void **)&rec->roots, &rec->cap_roots, rec->n_roots + 1,
@@ -745,11 +985,13 @@ static void host_scan(struct recorder *rec, double t, double mono)
 		snprintf(spec, sizeof(spec), "%d", (int)pid);
 		r->target_id = target_add(rec, "process", spec, r->name, 0);
 		proc_identity_release(&id);
-		if (r->target_id < 0)
+		if (r->target_id >= 0)
+			root_open_main(rec, r, pid, t);
+		if (r->target_id < 0 || !r->main.pp) {
+			free(gkey);  /* gone meanwhile, or unreadable */
 			continue;
-		root_open_main(rec, r, pid, t);
-		if (!r->main.pp)
-			continue;  /* gone meanwhile, or unreadable */
+		}
+		r->group = group_join(rec, gkey, t);
 		rec->n_roots++;
 		active++;
 	}
@@ -790,6 +1032,7 @@ static void tick(struct recorder *rec, double t, double mono)
 	host_scan(rec, t, mono);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		sample_root(rec, &rec->roots[i], t, mono);
+	groups_tick(rec, t);
 	host_compact(rec);
 	sources_collect(rec, false);
 	for (size_t i = 0; i < rec->n_roots; i++)
@@ -1139,6 +1382,7 @@ static void recorder_release(struct recorder *rec, double t)
 		free(rec->roots[i].kids);
 		free(rec->roots[i].conn_pids);
 	}
+	groups_release(rec, t);
 	free(rec->roots);
 	for (size_t i = 0; i < rec->n_cgroups; i++)
 		probe_cgroup_close(rec->cgroups[i].cg);

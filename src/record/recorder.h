@@ -21,6 +21,17 @@
 
 #include "probe.h"
 
+/* --all --group-by: what makes processes one group. */
+enum recorder_group_by {
+	RECORDER_GROUP_NONE,
+	RECORDER_GROUP_NAME,       /* the same comm */
+	RECORDER_GROUP_CGROUP,     /* the same memory cgroup path */
+	RECORDER_GROUP_UNIT,       /* the same systemd unit: the last
+				      component of the cgroup path that
+				      ends in .service, .scope, .slice,
+				      .socket, .mount or .swap */
+};
+
 struct recorder_options {
 	const char *output;        /* recording file */
 	bool append;               /* add to an existing recording */
@@ -38,8 +49,19 @@ struct recorder_options {
 	bool all;
 	bool have_user;            /* --user: only processes of user */
 	uid_t user;
-	size_t max_targets;        /* --all: at most this many followed at
-				      once (more: skipped, one note) */
+	/* --cgroup: only processes whose memory cgroup (probe_cgroup_path)
+	 * is this one or below it: a path ("/system.slice/x.service";
+	 * "/" is every process) or a name without '/' ("x.service",
+	 * "system.slice") that is one of the path's components. NULL:
+	 * any. */
+	const char *cgroup;
+	/* --group-by: besides each process, one target per group (kind
+	 * "group"), the sum of its live members at each tick. */
+	enum recorder_group_by group_by;
+	size_t max_targets;        /* --all: at most this many processes
+				      followed at once, and at most this
+				      many groups (more: skipped, one note
+				      each) */
 	double rescan_s;           /* --all: between scans (> 0) */
 	bool smaps;                /* --smaps */
 	bool regions;              /* --regions: smaps region snapshots of

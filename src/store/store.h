@@ -36,8 +36,9 @@ int store_close(struct store *st);
 
 int store_meta_set(struct store *st, const char *key, const char *value);
 
-/* kind: "pid", "name", "command", "process" (--all), "child" or "tree"
- * (sum of a process and its descendants). parent_id: the target this one belongs to, or 0.
+/* kind: "pid", "name", "command", "process" (--all), "child", "tree"
+ * (sum of a process and its descendants) or "group" (sum of the processes
+ * of one name, cgroup or unit: --all --group-by). parent_id: the target this one belongs to, or 0.
  * Appending to a file with data, a target of the same kind, spec, name
  * and parent is the same target (its id is returned), and a process
  * already recorded under it -- the same (pid, start time) -- continues its

@@ -95,6 +95,8 @@ static int read_targets(sqlite3 *db, const char *path, struct dataset *out,
 			snprintf(buf, sizeof(buf), "%s (child)", name);
 		else if (kind && strcmp(kind, "tree") == 0)
 			snprintf(buf, sizeof(buf), "%s (with children)", name);
+		else if (kind && strcmp(kind, "group") == 0)
+			snprintf(buf, sizeof(buf), "%s (group)", name);
 		else
 			snprintf(buf, sizeof(buf), "%s", name ? name : "?");
 		xgrow((void **)target_ids, &cap, out->n_targets + 1,

@@ -481,6 +481,56 @@ static const struct cgroup_case cgroup_cases[] = {
 	{ "proc-v1", NULL, 1234, NULL, 0, 0, 0 },
 };
 
+/* probe_cgroup_path(): the memory cgroup's path as /proc/PID/cgroup names
+ * it, chosen as probe_cgroup_open() chooses, with nothing opened under
+ * the sys root (record --all --cgroup and --group-by read it). */
+static const struct {
+	const char *proc;
+	pid_t pid;
+	const char *path;  /* NULL: none */
+	int rc;
+} cgroup_path_cases[] = {
+	/* "4:memory:/process_api/abc" among other v1 lines and "0::/" */
+	{ "proc-v1", 1234, "/process_api/abc", PROBE_OK },
+	/* "7:cpu,memory:/x": memory shares a line with cpu */
+	{ "proc-v1", 1300, "/x", PROBE_OK },
+	/* pure v2: the unified line */
+	{ "proc-v2", 2001, "/system.slice/llama.service", PROBE_OK },
+	{ "proc-v2", 2002, "/user.slice/user-1000.slice/session-3.scope",
+	  PROBE_OK },
+	{ "proc-v2", 2003, "/", PROBE_OK },
+	/* outside our namespace: given back as it is, nothing walked */
+	{ "proc-v2", 2004, "/../../other.slice/x.scope", PROBE_OK },
+	/* hybrid: the v1 memory line wins; without one, the unified line */
+	{ "proc-hybrid", 3101, "/system.slice/postgresql.service", PROBE_OK },
+	{ "proc-hybrid", 3102, "/system.slice/redis.service", PROBE_OK },
+	/* no cgroup file in a live process: none, no error */
+	{ "proc-old-kernel", 4002, NULL, PROBE_OK },
+	/* no such process */
+	{ "proc-v2", 4242, NULL, PROBE_GONE },
+};
+
+static void test_cgroup_path(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cgroup_path_cases); i++) {
+		const char *proc = cgroup_path_cases[i].proc;
+		pid_t pid = cgroup_path_cases[i].pid;
+		print_message("cgroup path %s/%d\n", proc, (int)pid);
+		/* a sys root that does not exist: the path needs none */
+		struct probe *p = probe_fx(proc, NULL);
+		char *path = (char *)"unset";
+		assert_int_equal(probe_cgroup_path(p, pid, &path),
+				 cgroup_path_cases[i].rc);
+		if (cgroup_path_cases[i].path)
+			assert_string_equal(path, cgroup_path_cases[i].path);
+		else
+			assert_null(path);
+		free(path);
+		probe_free(p);
+	}
+}
+
 static void test_cgroup_table(void **state)
 {
 	(void)state;
@@ -840,6 +890,7 @@ int main(void)
 		cmocka_unit_test(test_sys_table),
 		cmocka_unit_test(test_list_pids_fixture),
 		cmocka_unit_test(test_cgroup_table),
+		cmocka_unit_test(test_cgroup_path),
 		cmocka_unit_test(test_big_status),
 		cmocka_unit_test(test_alive_start_time),
 		cmocka_unit_test(test_real_self_identity),
