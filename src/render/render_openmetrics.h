@@ -13,7 +13,9 @@
  * sample at all is left out whole (no HELP or TYPE for it). Numbers are
  * written in the C locale: integers when integral, otherwise the shortest
  * decimal that reads back as the same double. Work: O(n) lines; memory:
- * one copy of the longest target name at a time.
+ * one copy of the longest target name at a time. The caller gives each
+ * target a distinct (target, kind, pid): two alike would be one series
+ * twice, which a scraper rejects.
  */
 #ifndef MEMTREND_RENDER_OPENMETRICS_H
 #define MEMTREND_RENDER_OPENMETRICS_H

@@ -7,7 +7,8 @@
  * negotiation; and, when promtool is on PATH, Prometheus's own check of
  * the text format (promtool check metrics) and its OpenMetrics parser
  * (promtool tsdb create-blocks-from openmetrics, on a copy with a
- * timestamp added to each sample, which backfilling requires).
+ * timestamp added to each sample, which backfilling requires), on that
+ * table and on 300 targets named with random bytes.
  */
 #include <locale.h>
 #include <math.h>
@@ -295,14 +296,13 @@ static void test_negotiate(void **state)
 		"text/plain; version=0.0.4; charset=utf-8");
 }
 
-/* Both expositions in files under $TMPDIR (kept, and named, so that a
- * failure can be looked at), then promtool: `check metrics` must print
- * nothing (no error, no lint problem) on the text format, and the
- * OpenMetrics parser of `tsdb create-blocks-from openmetrics` must take
- * the other. */
-static void test_promtool(void **state)
+/* Both expositions of t[0..n) in files under $TMPDIR, then promtool:
+ * `check metrics` must print nothing (no error, no lint problem) on the
+ * text format, and the OpenMetrics parser of `tsdb create-blocks-from
+ * openmetrics` must take the other. The files are removed when both
+ * pass, and named on stderr when not. */
+static void check_with_promtool(const struct om_target *t, size_t n)
 {
-	(void)state;
 	if (system("command -v promtool >/dev/null 2>&1") != 0) {
 		print_message("promtool not on PATH: not checked (the "
 			      "Debian package prometheus has it)\n");
@@ -313,6 +313,7 @@ static void test_promtool(void **state)
 	snprintf(dir, sizeof(dir), "%s/memtrend-om-XXXXXX",
 		 tmp && *tmp ? tmp : "/tmp");
 	assert_non_null(mkdtemp(dir));
+	print_message("expositions in %s\n", dir);
 	const enum om_format fmts[] = {OM_PROMETHEUS_TEXT, OM_OPENMETRICS};
 	const char *names[] = {"metrics.prom", "metrics.om"};
 	for (size_t i = 0; i < 2; i++) {
@@ -320,8 +321,7 @@ static void test_promtool(void **state)
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		FILE *f = fopen(path, "w");
 		assert_non_null(f);
-		assert_int_equal(render_openmetrics(f, fmts[i], table,
-						    N_TABLE), 0);
+		assert_int_equal(render_openmetrics(f, fmts[i], t, n), 0);
 		assert_int_equal(fclose(f), 0);
 	}
 	char cmd[4096];
@@ -352,9 +352,53 @@ static void test_promtool(void **state)
 		snprintf(cmd, sizeof(cmd), "cat '%s/blocks.out' >&2", dir);
 		(void)!system(cmd);
 	}
+	print_message("promtool tsdb create-blocks-from openmetrics: "
+		      "exit %d\n", WEXITSTATUS(rc));
 	assert_int_equal(rc, 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	(void)!system(cmd);
+}
+
+static void test_promtool(void **state)
+{
+	(void)state;
+	check_with_promtool(table, N_TABLE);
+}
+
+/* Names of random bytes (every value but NUL, seeded), random figures
+ * missing or not, every verdict: promtool must still read both. */
+static void test_promtool_random_names(void **state)
+{
+	(void)state;
+	enum { N = 300, NAME_MAX_LEN = 40 };
+	static char names[N][NAME_MAX_LEN + 1];
+	static struct om_target t[N];
+	uint64_t x = 0x9E3779B97F4A7C15u;
+	for (size_t i = 0; i < N; i++) {
+		size_t len = 1;
+		for (size_t k = 0; k < NAME_MAX_LEN; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (k == 0)
+				len = 1 + x % NAME_MAX_LEN;
+			names[i][k] = k < len ? (char)(1 + x % 255) : '\0';
+		}
+		names[i][NAME_MAX_LEN] = '\0';
+		bool m = x & 1, a = x & 2;
+		t[i] = (struct om_target){.target = names[i],
+			.kind = names[(i + 1) % N], .pid = (long)i,
+			.footprint = m ? NAN : (double)(x % 100000) * 4096,
+			.anon = 1.0 / (double)(i + 1), .swap = m ? 0 : NAN,
+			.shmem = NAN, .gpu = (double)(x >> 20),
+			.requests = a ? (double)i : NAN,
+			.connections = m ? NAN : 3, .samples = x,
+			.analysed = a, .verdict = (enum verdict)(x % 4),
+			.slope = {-(double)i / 7, -1e300, INFINITY, NAN},
+			.detectable_bph = 1e-300 * (double)i,
+			.exhaustion_s = m ? NAN : 1e12 / (double)(i + 1)};
+	}
+	check_with_promtool(t, N);
 }
 
 int main(void)
@@ -367,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_negotiate),
 		cmocka_unit_test(test_promtool),
+		cmocka_unit_test(test_promtool_random_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
