@@ -7,10 +7,14 @@ set -e
 # Building: the compiler, Meson (and its python3), the libraries.
 BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-dev libcurl4-openssl-dev"
 # Testing, fuzzing, benchmarks: cmocka, the real servers of the end-to-end
-# tests, Chromium for the HTML checks, clang for libFuzzer, the peers.
+# tests, Chromium for the HTML checks, clang for libFuzzer, the peers,
+# prometheus for promtool (test_openmetrics_render checks the exposition
+# with it; on a machine with systemd the package also starts a Prometheus
+# server: `systemctl disable --now prometheus` if it is not wanted).
 TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat atop procps tmux
       clang libclang-rt-dev
-      chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk"
+      chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk
+      prometheus"
 case " $* " in
 *" --build-only "*) PKGS=$BUILD_PKGS ;;
 *) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

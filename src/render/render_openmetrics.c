@@ -1,0 +1,369 @@
+/*
+ * render_openmetrics.c - the Prometheus exposition of memtrend's live
+ * figures (render_openmetrics.h, docs/openmetrics.md): the OpenMetrics 1.0
+ * text format and the Prometheus text format 0.0.4, and the choice
+ * between them from an HTTP Accept header.
+ *
+ * What it does: one family after another (HELP, TYPE, UNIT in OpenMetrics,
+ * then every target's samples), so each family's samples stay together
+ * as both formats require. What it does not do: read anything, keep any
+ * state between calls, or decide what a figure is worth; a figure that is
+ * not finite is left out, and a family without samples is left out whole.
+ *
+ * The two formats differ in three places: a counter's TYPE line names the
+ * family without "_total" in OpenMetrics (the sample keeps it); the
+ * verdict is a StateSet in OpenMetrics (its label named like the family,
+ * memtrend_verdict="growing") and a 0/1 gauge with a label "verdict" in the
+ * Prometheus text format; OpenMetrics has UNIT lines and ends in "# EOF".
+ */
+#include <locale.h>
+#include <math.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common.h"
+#include "render.h"
+#include "render_openmetrics.h"
+
+/* ---- numbers ------------------------------------------------------------ */
+
+/* v as the exposition writes it: an integer when integral (exact below
+ * 2^63), otherwise the shortest %.{15,16,17}g that reads back as v. The
+ * caller has made v finite and switched to the C locale; loc_dp is the
+ * decimal point of the locale in force when no C locale could be made. */
+static void format_number(char *buf, size_t n, double v, const char *loc_dp)
+{
+	if (v == floor(v) && fabs(v) < 9.2e18) {
+		snprintf(buf, n, "%lld", (long long)v);
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, n, "%.*g", prec, v);
+		if (prec == 17 || strtod(buf, NULL) == v)
+			break;
+	}
+	if (loc_dp && strcmp(loc_dp, ".") != 0) {
+		/* No C locale: put back the point the locale replaced. */
+		char *p = strstr(buf, loc_dp);
+		if (p) {
+			size_t dl = strlen(loc_dp);
+			*p = '.';
+			memmove(p + 1, p + dl, strlen(p + dl) + 1);
+		}
+	}
+}
+
+/* ---- labels ------------------------------------------------------------- */
+
+/* s as a label value: made valid UTF-8 (invalid bytes as U+FFFD), then
+ * backslash, double quote and newline escaped, as both formats want. */
+static void put_label_value(FILE *out, const char *s)
+{
+	if (!s)
+		s = "";
+	size_t len = strlen(s);
+	/* Each byte becomes at most 3 (U+FFFD): 3 * len + 4 always holds
+	 * the whole result (render_escape_utf8 keeps 4 bytes free). */
+	size_t cap = 3 * len + 4;
+	char *valid = xmalloc(cap);
+	render_escape_utf8(valid, cap, s);
+	for (const char *p = valid; *p; p++) {
+		switch (*p) {
+		case '\\': fputs("\\\\", out); break;
+		case '"': fputs("\\\"", out); break;
+		case '\n': fputs("\\n", out); break;
+		default: putc(*p, out); break;
+		}
+	}
+	free(valid);
+}
+
+/* ---- families ----------------------------------------------------------- */
+
+enum family {
+	F_FOOTPRINT, F_REQUESTS, F_CONNECTIONS, F_SAMPLES, F_SLOPE,
+	F_DETECTABLE, F_VERDICT, F_EXHAUSTION, F_COUNT
+};
+
+struct family_desc {
+	const char *name;          /* the OpenMetrics family name */
+	const char *suffix;        /* of its samples: "_total" or "" */
+	const char *type_om, *type_prom;
+	const char *unit;          /* OpenMetrics UNIT, "" for none */
+	const char *help;          /* no backslash, quote or newline */
+};
+
+static const struct family_desc families[F_COUNT] = {
+	[F_FOOTPRINT] = {"memtrend_footprint_bytes", "", "gauge", "gauge",
+		"bytes", "Memory footprint of the target by component: total "
+		"(anon + swap + shmem + gpu), anon, swap, shmem, gpu "
+		"(device-local GPU memory). Do not sum over component."},
+	[F_REQUESTS] = {"memtrend_requests", "_total", "counter", "counter",
+		"", "Work the target did: the cumulative counter of its work "
+		"source (requests, tokens), resets handled."},
+	[F_CONNECTIONS] = {"memtrend_connections", "", "gauge", "gauge", "",
+		"Open connections of the target at the last sample."},
+	[F_SAMPLES] = {"memtrend_samples", "_total", "counter", "counter", "",
+		"Samples recorded for the target."},
+	[F_SLOPE] = {"memtrend_slope_bytes_per_hour", "", "gauge", "gauge",
+		"bytes_per_hour", "Growth of the footprint: the slope's "
+		"estimate and its 95 % interval (bound low, high)."},
+	[F_DETECTABLE] = {"memtrend_detectable_slope_bytes_per_hour", "",
+		"gauge", "gauge", "bytes_per_hour", "The smallest slope the "
+		"recording so far could tell from no growth."},
+	[F_VERDICT] = {"memtrend_verdict", "", "stateset", "gauge", "",
+		"The verdict on the target: 1 for the current one of growing, "
+		"plateau, stable, inconclusive, 0 for the others."},
+	[F_EXHAUSTION] = {"memtrend_exhaustion_seconds", "", "gauge", "gauge",
+		"seconds", "Time until the footprint reaches its limit at the "
+		"measured slope."},
+};
+
+static const char *const components[] = {"total", "anon", "swap", "shmem",
+					 "gpu"};
+static const char *const bounds[] = {"estimate", "low", "high"};
+static const enum verdict states[] = {VERDICT_GROWING, VERDICT_PLATEAU,
+				      VERDICT_STABLE, VERDICT_INCONCLUSIVE};
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The i-th value of family f for target t (i indexes components, bounds
+ * or states; values that do not exist are NAN). */
+static double family_value(enum family f, const struct om_target *t,
+			   size_t i)
+{
+	switch (f) {
+	case F_FOOTPRINT: {
+		const double v[] = {t->footprint, t->anon, t->swap, t->shmem,
+				    t->gpu};
+		return v[i];
+	}
+	case F_REQUESTS:
+		return t->requests >= 0 ? t->requests : NAN;
+	case F_CONNECTIONS:
+		return t->connections;
+	case F_SAMPLES:
+		return (double)t->samples;  /* written exactly, not from this */
+	case F_SLOPE: {
+		if (!t->analysed || !isfinite(t->slope.estimate))
+			return NAN;
+		const double v[] = {t->slope.estimate, t->slope.low,
+				    t->slope.high};
+		return v[i];
+	}
+	case F_DETECTABLE:
+		return t->analysed ? t->detectable_bph : NAN;
+	case F_VERDICT:
+		return t->analysed ? (t->verdict == states[i] ? 1 : 0) : NAN;
+	case F_EXHAUSTION:
+		return t->analysed ? t->exhaustion_s : NAN;
+	case F_COUNT:
+		break;
+	}
+	return NAN;
+}
+
+/* How many values family f has per target. */
+static size_t family_width(enum family f)
+{
+	switch (f) {
+	case F_FOOTPRINT: return COUNT(components);
+	case F_SLOPE: return COUNT(bounds);
+	case F_VERDICT: return COUNT(states);
+	default: return 1;
+	}
+}
+
+struct writer {
+	FILE *out;
+	enum om_format fmt;
+	const char *loc_dp;        /* see format_number() */
+};
+
+/* One sample: NAME{target,kind,pid[,extra]} VALUE. */
+static void put_sample(const struct writer *w, enum family f,
+		       const struct om_target *t, size_t i, double v)
+{
+	const struct family_desc *d = &families[f];
+	fprintf(w->out, "%s%s{target=\"", d->name, d->suffix);
+	put_label_value(w->out, t->target);
+	fputs("\",kind=\"", w->out);
+	put_label_value(w->out, t->kind);
+	putc('"', w->out);
+	if (t->pid >= 0)
+		fprintf(w->out, ",pid=\"%ld\"", t->pid);
+	switch (f) {
+	case F_FOOTPRINT:
+		fprintf(w->out, ",component=\"%s\"", components[i]);
+		break;
+	case F_SLOPE:
+		fprintf(w->out, ",bound=\"%s\"", bounds[i]);
+		break;
+	case F_VERDICT:
+		/* OpenMetrics: a StateSet's label is named like the family. */
+		fprintf(w->out, ",%s=\"%s\"",
+			w->fmt == OM_OPENMETRICS ? d->name : "verdict",
+			verdict_name(states[i]));
+		break;
+	default:
+		break;
+	}
+	char num[64];
+	if (f == F_SAMPLES)
+		snprintf(num, sizeof(num), "%" PRIu64, t->samples);
+	else
+		format_number(num, sizeof(num), v, w->loc_dp);
+	fprintf(w->out, "} %s\n", num);
+}
+
+static void put_family(const struct writer *w, enum family f,
+		       const struct om_target *t, size_t n)
+{
+	const struct family_desc *d = &families[f];
+	size_t width = family_width(f);
+	bool any = false;
+	for (size_t k = 0; k < n && !any; k++)
+		for (size_t i = 0; i < width && !any; i++)
+			any = isfinite(family_value(f, &t[k], i));
+	if (!any)
+		return;
+	bool om = w->fmt == OM_OPENMETRICS;
+	/* Prometheus text names the family as its samples are named. */
+	const char *suffix = om ? "" : d->suffix;
+	fprintf(w->out, "# HELP %s%s %s\n", d->name, suffix, d->help);
+	fprintf(w->out, "# TYPE %s%s %s\n", d->name, suffix,
+		om ? d->type_om : d->type_prom);
+	if (om && d->unit[0])
+		fprintf(w->out, "# UNIT %s %s\n", d->name, d->unit);
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < width; i++) {
+			double v = family_value(f, &t[k], i);
+			if (isfinite(v))
+				put_sample(w, f, &t[k], i, v);
+		}
+}
+
+int render_openmetrics(FILE *out, enum om_format fmt,
+		       const struct om_target *t, size_t n)
+{
+	/* Numbers in the C locale whatever the caller set: "0.5", never
+	 * "0,5". Without one, format_number() puts the point back. */
+	locale_t c_loc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+	locale_t old = (locale_t)0;
+	struct writer w = {out, fmt, NULL};
+	if (c_loc != (locale_t)0)
+		old = uselocale(c_loc);
+	else
+		w.loc_dp = localeconv()->decimal_point;
+	for (enum family f = 0; f < F_COUNT; f++)
+		put_family(&w, f, t, n);
+	if (fmt == OM_OPENMETRICS)
+		fputs("# EOF\n", out);
+	if (c_loc != (locale_t)0) {
+		uselocale(old);
+		freelocale(c_loc);
+	}
+	if (fflush(out) != 0 || ferror(out))
+		return -1;
+	return 0;
+}
+
+const char *render_openmetrics_content_type(enum om_format fmt)
+{
+	return fmt == OM_OPENMETRICS ?
+		"application/openmetrics-text; version=1.0.0; charset=utf-8" :
+		"text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* ---- content negotiation ------------------------------------------------ */
+
+/* [s, s + len) with blanks trimmed on both ends. */
+static void trim(const char **s, size_t *len)
+{
+	while (*len && (**s == ' ' || **s == '\t')) {
+		(*s)++;
+		(*len)--;
+	}
+	while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t'))
+		(*len)--;
+}
+
+static bool equals(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && strncasecmp(s, word, len) == 0;
+}
+
+/* A qvalue (RFC 9110: "0", "0.5", "1.000"), read by hand so that no locale
+ * is involved; anything else reads as 1 (the default). */
+static double read_q(const char *s, size_t len)
+{
+	if (len == 0 || (s[0] != '0' && s[0] != '1'))
+		return 1;
+	double q = s[0] - '0', scale = 0.1;
+	if (len > 1 && s[1] == '.') {
+		for (size_t i = 2; i < len && i < 5; i++) {
+			if (s[i] < '0' || s[i] > '9')
+				break;
+			q += (s[i] - '0') * scale;
+			scale /= 10;
+		}
+	}
+	return q > 1 ? 1 : q;
+}
+
+enum om_format render_openmetrics_negotiate(const char *accept)
+{
+	if (!accept)
+		return OM_PROMETHEUS_TEXT;
+	double q_om = 0, q_text = 0;
+	const char *range = accept;
+	while (*range) {
+		size_t rlen = strcspn(range, ",");
+		/* The media type, then ;-separated parameters. */
+		const char *type = range;
+		size_t tlen = strcspn(type, ";,");
+		trim(&type, &tlen);
+		double q = 1;
+		bool version_ok = true;
+		const char *p = range + strcspn(range, ";,");
+		while (p < range + rlen && *p == ';') {
+			p++;
+			size_t plen = strcspn(p, ";,");
+			const char *eq = memchr(p, '=', plen);
+			if (eq) {
+				const char *name = p, *val = eq + 1;
+				size_t nlen = (size_t)(eq - p);
+				size_t vlen = plen - nlen - 1;
+				trim(&name, &nlen);
+				trim(&val, &vlen);
+				if (vlen >= 2 && val[0] == '"' &&
+				    val[vlen - 1] == '"') {
+					val++;
+					vlen -= 2;
+				}
+				if (equals(name, nlen, "q"))
+					q = read_q(val, vlen);
+				else if (equals(name, nlen, "version"))
+					version_ok = vlen >= 2 &&
+						     strncmp(val, "1.", 2) == 0;
+			}
+			p += plen;
+		}
+		if (equals(type, tlen, "application/openmetrics-text")) {
+			if (version_ok && q > q_om)
+				q_om = q;
+		} else if (equals(type, tlen, "text/plain") ||
+			   equals(type, tlen, "text/*") ||
+			   equals(type, tlen, "*/*")) {
+			if (q > q_text)
+				q_text = q;
+		}
+		range += rlen;
+		if (*range == ',')
+			range++;
+	}
+	return q_om > 0 && q_om >= q_text ? OM_OPENMETRICS :
+					    OM_PROMETHEUS_TEXT;
+}
