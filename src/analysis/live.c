@@ -35,13 +35,25 @@ struct live_series {
 	bool rec_requests, rec_connections;
 	struct pending req, conn;
 	struct pending *gauge;     /* kept.n_gauges */
-	double ring[LIVE_RECENT], lin[LIVE_RECENT];
+	double *ring, *lin;        /* recent footprints (NULL: none) */
+	size_t recent;             /* their bound */
 	size_t ring_head, ring_n;
 };
 
 struct live_series *live_new(const char *name, size_t max_points)
 {
+	return live_new_sized(name, max_points, LIVE_RECENT);
+}
+
+struct live_series *live_new_sized(const char *name, size_t max_points,
+				   size_t recent)
+{
 	struct live_series *l = xcalloc(1, sizeof(*l));
+	l->recent = recent;
+	if (recent) {
+		l->ring = xcalloc(recent, sizeof(*l->ring));
+		l->lin = xcalloc(recent, sizeof(*l->lin));
+	}
 	if (max_points < 16)
 		max_points = 16;
 	max_points += max_points & 1;
@@ -57,6 +69,8 @@ void live_free(struct live_series *l)
 	if (!l)
 		return;
 	series_release(&l->kept);
+	free(l->ring);
+	free(l->lin);
 	free(l->gauge);
 	free(l);
 }
@@ -223,9 +237,11 @@ void live_append(struct live_series *l, const struct live_sample *x)
 	l->tail_inc = inc;
 	l->tail_kept = keep;
 	l->have_tail = true;
+	if (!l->recent)
+		return;
 	l->ring[l->ring_head] = x->footprint;
-	l->ring_head = (l->ring_head + 1) % LIVE_RECENT;
-	if (l->ring_n < LIVE_RECENT)
+	l->ring_head = (l->ring_head + 1) % l->recent;
+	if (l->ring_n < l->recent)
 		l->ring_n++;
 }
 
@@ -312,9 +328,13 @@ uint64_t live_stride(const struct live_series *l)
 
 const double *live_recent(struct live_series *l, size_t *n)
 {
-	size_t from = (l->ring_head + LIVE_RECENT - l->ring_n) % LIVE_RECENT;
+	if (!l->recent) {
+		*n = 0;
+		return NULL;
+	}
+	size_t from = (l->ring_head + l->recent - l->ring_n) % l->recent;
 	for (size_t i = 0; i < l->ring_n; i++)
-		l->lin[i] = l->ring[(from + i) % LIVE_RECENT];
+		l->lin[i] = l->ring[(from + i) % l->recent];
 	*n = l->ring_n;
 	return l->lin;
 }

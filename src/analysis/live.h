@@ -29,7 +29,7 @@
  * not get the full series back: a report reads the file for that), or
  * decide when to analyse. Not thread-safe: one thread feeds and reads.
  *
- * Bounds: memory O(max_points + LIVE_RECENT) whatever the number of
+ * Bounds: memory O(max_points + recent) whatever the number of
  * samples; an append is O(1) amortised (a halving, O(max_points), once
  * every max_points / 2 kept points); a reading O(log max_points); a
  * snapshot O(max_points) copies.
@@ -64,8 +64,14 @@ struct live_sample {
 struct live_series;
 
 /* A new, empty series named name (copied). max_points: the bound on
- * kept points, rounded up to an even number of at least 16. */
+ * kept points, rounded up to an even number of at least 16; the newest
+ * LIVE_RECENT footprints are kept too (live_recent()). */
 struct live_series *live_new(const char *name, size_t max_points);
+/* The same with recent newest footprints kept (0: none, live_recent()
+ * gives none): for many series at once (the exporter), where LIVE_RECENT
+ * doubles each would be most of the memory. */
+struct live_series *live_new_sized(const char *name, size_t max_points,
+				   size_t recent);
 void live_free(struct live_series *l);
 
 /* Samples appended from now on belong to a new incarnation (a process
@@ -109,8 +115,9 @@ uint64_t live_count(const struct live_series *l);
 /* Points kept now, and one kept sample in how many. */
 size_t live_kept(const struct live_series *l);
 uint64_t live_stride(const struct live_series *l);
-/* The newest footprints, unthinned, oldest first: up to LIVE_RECENT;
- * *n is set. The pointer is valid until the next append. */
+/* The newest footprints, unthinned, oldest first: up to the series'
+ * recent bound (NULL, *n 0, when it keeps none); *n is set. The pointer
+ * is valid until the next append. */
 const double *live_recent(struct live_series *l, size_t *n);
 
 /* The series so far into *out (initialised here; series_release() frees

@@ -20,6 +20,7 @@
 #include "common.h"
 #include "http.h"
 #include "recorder.h"
+#include "exporter.h"
 #include "render.h"
 #include "source.h"
 #include "units.h"
@@ -29,7 +30,7 @@ enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
        OPT_WORK, OPT_WORK_LOG, OPT_MATCH, OPT_WORK_TIMEOUT, OPT_CONN_PORT,
        OPT_GAUGE, OPT_REGIONS, OPT_NO_GPU, OPT_ALL, OPT_USER,
        OPT_MAX_TARGETS, OPT_RESCAN, OPT_CGROUP, OPT_GROUP_BY,
-       OPT_RETAIN };
+       OPT_RETAIN, OPT_LISTEN };
 
 #define RECORD_MAX_TARGETS 10000  /* --all's default bound (its help says so) */
 
@@ -108,6 +109,10 @@ const struct cli_option record_options[] = {
 	CLI_OPT(0, "no-gpu", OPT_NO_GPU, NULL, "do not read GPU memory (DRM "
 		"fdinfo, NVIDIA NVML; read by default: device memory is part "
 		"of the footprint; NVML from $MEMTREND_NVML_LIB if set)"),
+	CLI_OPT(0, "listen", OPT_LISTEN, "[ADDR:]PORT", "serve the live "
+		"figures and the analysis so far of every target for "
+		"Prometheus at http://ADDR:PORT/metrics (OpenMetrics; ADDR "
+		"127.0.0.1 unless named; docs/openmetrics.md)"),
 	CLI_OPT('q', "quiet", 'q', NULL, "no live status line, no notes"),
 	CLI_OPT(0, "proc-root", OPT_PROC_ROOT, "DIR", "read DIR instead of "
 		"/proc (for tests)"),
@@ -198,6 +203,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	size_t n_sources = 0;
 	double work_timeout = NAN;
 	bool quiet = false;
+	const char *listen = NULL;
 	int rc = EXIT_USAGE, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
@@ -270,6 +276,9 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 			break;
 		case OPT_ALL:
 			o.all = true;
+			break;
+		case OPT_LISTEN:
+			listen = optarg;
 			break;
 		case OPT_USER:
 			if (parse_user(optarg, &o.user))
@@ -490,6 +499,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	cli->sources = sources;
 	cli->n_sources = n_sources;
 	cli->quiet = quiet;
+	cli->listen = listen;
 	free(gauges);
 	return EXIT_OK;
 bad_source:
@@ -543,9 +553,57 @@ static void foreground_on_tick(void *ctx, const struct recorder_tick *k)
 			   k->footprint, k->slope_bph);
 }
 
-int cli_record_foreground(const struct recorder_options *o, bool status_line,
-		      struct recorder_result *res)
+/* The exporter's side of the hooks (record --listen). */
+static void foreground_on_sample(void *ctx, const struct recorder_sample *x)
 {
+	struct exporter_sample s = {
+		.target_id = x->target_id,
+		.name = x->name,
+		.kind = x->kind,
+		.pid = x->id ? (long)x->id->pid : -1,
+		.start_ticks = x->id ? x->id->start_ticks : 0,
+		.start_time = x->id ? x->id->start_time : NAN,
+		.comm = x->id ? x->id->comm : NULL,
+		.cmdline = x->id ? x->id->cmdline : NULL,
+		.t = x->t,
+		.footprint = x->mem->footprint,
+		.anon = x->mem->anon,
+		.swap = x->mem->swap,
+		.shmem = x->mem->shmem,
+		.gpu = x->mem->gpu,
+	};
+	exporter_sample(ctx, &s);
+}
+
+static void foreground_on_target_end(void *ctx, int64_t target_id)
+{
+	exporter_target_end(ctx, target_id);
+}
+
+int cli_record_foreground(const struct recorder_options *o, bool status_line,
+			  const char *listen, struct recorder_result *res)
+{
+	struct exporter *ex = NULL;
+	if (listen) {
+		struct exporter_options eo = {
+			.listen = listen,
+			.analyse_every_s = fmax(2.0, 2 * o->interval_s),
+			.mem_total = (double)sysconf(_SC_PHYS_PAGES) *
+				     (double)sysconf(_SC_PAGESIZE),
+		};
+		analysis_options_init(&eo.analysis);
+		int rc;
+		char bound[80];
+		ex = exporter_start(&eo, &rc, bound, sizeof(bound));
+		if (!ex) {
+			/* the sources were handed to us: recorder_run()
+			 * would have freed them */
+			for (size_t i = 0; i < o->n_sources; i++)
+				source_free(o->sources[i]);
+			return rc;
+		}
+		note("serving the figures at http://%s/metrics", bound);
+	}
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	struct sigaction old[ARRAY_SIZE(sigs)];
 	/* No SA_RESTART: a stop must cut the recorder's sleep short. */
@@ -555,13 +613,17 @@ int cli_record_foreground(const struct recorder_options *o, bool status_line,
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, &old[i]);
 	struct recorder_hooks hooks = {
+		.ctx = ex,
 		.should_stop = foreground_should_stop,
 		.on_tick = status_line ? foreground_on_tick : NULL,
+		.on_sample = ex ? foreground_on_sample : NULL,
+		.on_target_end = ex ? foreground_on_target_end : NULL,
 		.wake_fd = -1,
 	};
 	int rc = recorder_run(o, &hooks, res);
 	if (status_line)
 		render_status_end(stderr);
+	exporter_stop(ex);
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &old[i], NULL);
 	return rc;

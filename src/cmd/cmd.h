@@ -61,6 +61,7 @@ struct cli_record {
 	bool quiet;
 	bool status_line;          /* the live line on stderr (a terminal,
 				      not --quiet) */
+	const char *listen;        /* --listen [ADDR:]PORT, or NULL */
 };
 /* Parse argv (verb: "record" or "watch", for messages and --help).
  * EXIT_OK: *cli is ready for recorder_run(); EXIT_USAGE or EXIT_RUNTIME
@@ -77,7 +78,7 @@ void cli_record_release(struct cli_record *cli);
  * status_line a live line on stderr shows where it stands. Returns
  * recorder_run()'s exit code. (cli_record.c) */
 int cli_record_foreground(const struct recorder_options *o, bool status_line,
-		      struct recorder_result *res);
+			  const char *listen, struct recorder_result *res);
 
 /* Join argv into one string (cli.c) for the recording's meta (owned by caller). */
 char *cli_join_argv(int argc, char **argv);

@@ -942,6 +942,12 @@ int cmd_watch(int argc, char **argv)
 	int rc = cli_record_parse(argc, argv, "watch", &cli);
 	if (rc != EXIT_OK)
 		return rc == CLI_RECORD_HELP ? EXIT_OK : rc;
+	if (cli.listen) {
+		error("watch: --listen serves a recording's figures; use "
+		      "'memtrend record --listen' (watch shows them itself)");
+		cli_record_release(&cli);
+		return EXIT_USAGE;
+	}
 	struct watch w = {
 		.cli = &cli,
 		.screen = isatty(STDOUT_FILENO),

@@ -78,6 +78,7 @@ enum root_kind { ROOT_PID, ROOT_NAME, ROOT_COMMAND };
 
 struct root {
 	enum root_kind kind;
+	const char *target_kind;   /* the store's kind: "pid", "process"... */
 	int64_t target_id;
 	char name[128];            /* display name of the target */
 	pid_t pid;                 /* requested or spawned pid */
@@ -500,6 +501,17 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 		struct store_sample s = {r->tree_inc_id, t, sum, NULL};
 		store_sample_add(rec->store, &s);
 		fp = sum.footprint;
+	}
+	if (rec->hooks->on_sample) {
+		struct recorder_sample x = {
+			.target_id = r->target_id,
+			.name = r->name,
+			.kind = r->target_kind,
+			.t = t,
+			.id = probe_proc_identity(r->main.pp),
+			.mem = &r->main.mem,
+		};
+		rec->hooks->on_sample(rec->hooks->ctx, &x);
 	}
 	if (r == &rec->roots[0]) {
 		rec->status_fp = fp;
@@ -983,6 +995,7 @@ static void host_scan(struct recorder *rec, double t, double mono)
 		snprintf(r->name, sizeof(r->name), "%s", id.comm);
 		char spec[32];
 		snprintf(spec, sizeof(spec), "%d", (int)pid);
+		r->target_kind = "process";
 		r->target_id = target_add(rec, "process", spec, r->name, 0);
 		proc_identity_release(&id);
 		if (r->target_id >= 0)
@@ -1010,6 +1023,9 @@ static void host_compact(struct recorder *rec)
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		struct root *r = &rec->roots[i];
 		if (r->finished) {
+			if (rec->hooks->on_target_end)
+				rec->hooks->on_target_end(rec->hooks->ctx,
+							  r->target_id);
 			free(r->kids);
 			free(r->conn_pids);
 			continue;
@@ -1258,6 +1274,7 @@ static int setup_roots(struct recorder *rec, double t)
 		char spec[32];
 		snprintf(spec, sizeof(spec), "%d", (int)r->pid);
 		snprintf(r->name, sizeof(r->name), "%s", id.comm);
+		r->target_kind = "pid";
 		r->target_id = target_add(rec, "pid", spec, r->name, 0);
 		proc_identity_release(&id);
 	}
@@ -1276,6 +1293,7 @@ static int setup_roots(struct recorder *rec, double t)
 		r->kind = ROOT_NAME;
 		r->next_scan = -INFINITY;
 		snprintf(r->name, sizeof(r->name), "%s", o->name_regex);
+		r->target_kind = "name";
 		r->target_id = target_add(rec, "name", o->name_regex,
 					  r->name, 0);
 	}
@@ -1291,6 +1309,7 @@ static int setup_roots(struct recorder *rec, double t)
 		const char *base = strrchr(o->command[0], '/');
 		base = base ? base + 1 : o->command[0];
 		snprintf(r->name, sizeof(r->name), "%s", base);
+		r->target_kind = "command";
 		r->target_id = target_add(rec, "command", o->command[0],
 					  r->name, 0);
 	}

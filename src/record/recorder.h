@@ -143,6 +143,18 @@ struct recorder_tick {
 					       is none */
 };
 
+/* One process sample of a root target, as written (on_sample). */
+struct recorder_sample {
+	int64_t target_id;         /* the store's id of the target */
+	const char *name;          /* its display name */
+	const char *kind;          /* the store's kind: "pid", "name",
+				      "command", "process" (--all) */
+	double t;                  /* the tick's stamp */
+	const struct proc_identity *id;  /* pid, start: a change is a
+					    restart */
+	const struct proc_mem *mem;      /* footprint and components */
+};
+
 struct recorder_hooks {
 	void *ctx;                 /* passed back to every hook */
 	/* Polled at every tick and whenever the sleep is cut short: 0 goes
@@ -152,6 +164,12 @@ struct recorder_hooks {
 	int (*should_stop)(void *ctx);
 	/* After every tick, in the recorder's thread; must not block. */
 	void (*on_tick)(void *ctx, const struct recorder_tick *tick);
+	/* After each root target's process sample (every target, every
+	 * tick), in the recorder's thread; must not block: it costs the
+	 * tick. NULL: not called. */
+	void (*on_sample)(void *ctx, const struct recorder_sample *s);
+	/* A target is no longer followed (--all: its process ended). */
+	void (*on_target_end)(void *ctx, int64_t target_id);
 	/* A readable descriptor cuts the sleep short (the caller writes a
 	 * byte; the recorder drains it). -1: none. */
 	int wake_fd;

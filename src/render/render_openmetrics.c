@@ -10,11 +10,14 @@
  * state between calls, or decide what a figure is worth; a figure that is
  * not finite is left out, and a family without samples is left out whole.
  *
- * The two formats differ in three places: a counter's TYPE line names the
- * family without "_total" in OpenMetrics (the sample keeps it); the
- * verdict is a StateSet in OpenMetrics (its label named like the family,
- * memtrend_verdict="growing") and a 0/1 gauge with a label "verdict" in the
- * Prometheus text format; OpenMetrics has UNIT lines and ends in "# EOF".
+ * The two formats differ in two places: a counter's TYPE line names the
+ * family without "_total" in OpenMetrics (the sample keeps it), and
+ * OpenMetrics has UNIT lines and ends in "# EOF". The verdict is a state
+ * set as process-exporter and kube-state-metrics write one -- a 0/1 gauge
+ * per state with a label "verdict" -- in both: an OpenMetrics StateSet
+ * would have to name its label "memtrend_verdict", and a Prometheus that
+ * scrapes OpenMetrics (its default) would then store other series than
+ * one that scrapes text, breaking memtrend_verdict{verdict="growing"}.
  */
 #include <locale.h>
 #include <math.h>
@@ -114,7 +117,7 @@ static const struct family_desc families[F_COUNT] = {
 	[F_DETECTABLE] = {"memtrend_detectable_slope_bytes_per_hour", "",
 		"gauge", "gauge", "bytes_per_hour", "The smallest slope the "
 		"recording so far could tell from no growth."},
-	[F_VERDICT] = {"memtrend_verdict", "", "stateset", "gauge", "",
+	[F_VERDICT] = {"memtrend_verdict", "", "gauge", "gauge", "",
 		"The verdict on the target: 1 for the current one of growing, "
 		"plateau, stable, inconclusive, 0 for the others."},
 	[F_EXHAUSTION] = {"memtrend_exhaustion_seconds", "", "gauge", "gauge",
@@ -202,10 +205,7 @@ static void put_sample(const struct writer *w, enum family f,
 		fprintf(w->out, ",bound=\"%s\"", bounds[i]);
 		break;
 	case F_VERDICT:
-		/* OpenMetrics: a StateSet's label is named like the family. */
-		fprintf(w->out, ",%s=\"%s\"",
-			w->fmt == OM_OPENMETRICS ? d->name : "verdict",
-			verdict_name(states[i]));
+		fprintf(w->out, ",verdict=\"%s\"", verdict_name(states[i]));
 		break;
 	default:
 		break;

@@ -154,8 +154,8 @@ static const char expected_openmetrics[] =
 	"# UNIT memtrend_detectable_slope_bytes_per_hour bytes_per_hour\n"
 	DETECTABLE_SAMPLES
 	"# HELP memtrend_verdict " HELP_VERDICT
-	"# TYPE memtrend_verdict stateset\n"
-	VERDICT_SAMPLES("memtrend_verdict")
+	"# TYPE memtrend_verdict gauge\n"
+	VERDICT_SAMPLES("verdict")
 	"# HELP memtrend_exhaustion_seconds " HELP_EXHAUSTION
 	"# TYPE memtrend_exhaustion_seconds gauge\n"
 	"# UNIT memtrend_exhaustion_seconds seconds\n"

@@ -1,0 +1,310 @@
+/*
+ * exporter.c - the exporter's state, its analysis thread and the answer
+ * to a scrape (exporter.h).
+ *
+ * Locking: one mutex over the target table. The recorder's thread holds
+ * it for one append; the analysis thread for a snapshot of one target
+ * and again for storing the result (never while analysing); a scrape for
+ * copying the figures into om_target rows (the formatting happens after).
+ * Targets are kept sorted by target id (ids grow as targets are added,
+ * so an addition is an append in practice).
+ */
+#include <assert.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "exporter.h"
+#include "listener.h"
+#include "live.h"
+
+struct entry {
+	int64_t target_id;
+	char *name;                /* owned */
+	const char *kind;
+	long pid;
+	unsigned long long start_ticks;
+	double footprint, anon, swap, shmem, gpu;
+	uint64_t samples;
+	struct live_series *live;  /* owned */
+	uint64_t analysed_count;   /* live_count() at the last analysis */
+	double next_analysis;      /* monotonic */
+	bool analysed;
+	enum verdict verdict;
+	struct slope slope;
+	double detectable_bph, exhaustion_s;
+};
+
+struct exporter {
+	struct exporter_options o;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	bool stopping;
+	struct entry **t;          /* sorted by target_id */
+	size_t n, cap;
+	size_t cursor;             /* the analysis thread's next target */
+	pthread_t thread;
+	bool have_thread;
+	struct listener *listener;
+};
+
+static size_t find(const struct exporter *e, int64_t id, bool *found)
+{
+	size_t lo = 0, hi = e->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e->t[mid]->target_id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < e->n && e->t[lo]->target_id == id;
+	return lo;
+}
+
+static void entry_free(struct entry *x)
+{
+	if (!x)
+		return;
+	live_free(x->live);
+	free(x->name);
+	free(x);
+}
+
+void exporter_sample(struct exporter *e, const struct exporter_sample *s)
+{
+	pthread_mutex_lock(&e->mu);
+	bool found;
+	size_t i = find(e, s->target_id, &found);
+	struct entry *x;
+	if (found) {
+		x = e->t[i];
+	} else {
+		x = xcalloc(1, sizeof(*x));
+		x->target_id = s->target_id;
+		x->name = xstrdup(s->name ? s->name : "");
+		x->kind = s->kind;
+		x->pid = -1;
+		x->live = live_new_sized(x->name, EXPORTER_POINTS, 0);
+		live_set_limits(x->live, NAN, e->o.mem_total, NAN, NAN, NAN);
+		/* /proc's readings are in pages: the resolution is known */
+		live_set_quantum(x->live, (double)sysconf(_SC_PAGESIZE),
+				 true);
+		x->slope = SLOPE_NONE;
+		x->detectable_bph = x->exhaustion_s = NAN;
+		xgrow((void **)&e->t, &e->cap, e->n + 1, sizeof(*e->t));
+		memmove(e->t + i + 1, e->t + i, (e->n - i) * sizeof(*e->t));
+		e->t[i] = x;
+		e->n++;
+	}
+	if (x->pid != s->pid || x->start_ticks != s->start_ticks ||
+	    !live_count(x->live)) {
+		if (!live_last_incarnation_is(x->live, s->pid, s->start_ticks))
+			live_incarnation(x->live, s->pid, s->start_ticks,
+					 s->start_time, s->comm, s->cmdline);
+		x->pid = s->pid;
+		x->start_ticks = s->start_ticks;
+	}
+	struct live_sample ls = {.t = s->t, .footprint = s->footprint};
+	for (int c = 0; c < COMP_COUNT; c++)
+		ls.comp[c] = NAN;
+	live_append(x->live, &ls);
+	x->footprint = s->footprint;
+	x->anon = s->anon;
+	x->swap = s->swap;
+	x->shmem = s->shmem;
+	x->gpu = s->gpu;
+	x->samples++;
+	pthread_mutex_unlock(&e->mu);
+}
+
+void exporter_target_end(struct exporter *e, int64_t target_id)
+{
+	pthread_mutex_lock(&e->mu);
+	bool found;
+	size_t i = find(e, target_id, &found);
+	if (found) {
+		entry_free(e->t[i]);
+		memmove(e->t + i, e->t + i + 1, (e->n - i - 1) * sizeof(*e->t));
+		e->n--;
+		if (e->cursor > i)
+			e->cursor--;
+	}
+	pthread_mutex_unlock(&e->mu);
+}
+
+/* The next target due for an analysis (new samples since the last, and
+ * its time come), from the cursor on; SIZE_MAX when none. Under mu. */
+static size_t next_due(struct exporter *e, double now)
+{
+	for (size_t k = 0; k < e->n; k++) {
+		size_t i = (e->cursor + k) % e->n;
+		struct entry *x = e->t[i];
+		if (live_count(x->live) != x->analysed_count &&
+		    now >= x->next_analysis) {
+			e->cursor = (i + 1) % e->n;
+			return i;
+		}
+	}
+	return SIZE_MAX;
+}
+
+static void *analysis_main(void *arg)
+{
+	struct exporter *e = arg;
+	pthread_mutex_lock(&e->mu);
+	while (!e->stopping) {
+		size_t i = e->n ? next_due(e, now_monotonic()) : SIZE_MAX;
+		if (i == SIZE_MAX) {
+			/* nothing due: look again in 200 ms (or at a stop) */
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 200000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&e->cond, &e->mu, &ts);
+			continue;
+		}
+		struct entry *x = e->t[i];
+		int64_t id = x->target_id;
+		uint64_t count = live_count(x->live);
+		struct series s;
+		live_snapshot(x->live, &s);
+		pthread_mutex_unlock(&e->mu);
+
+		struct target_findings f;
+		analysis_run(&s, &e->o.analysis, &f);
+
+		pthread_mutex_lock(&e->mu);
+		bool found;
+		size_t j = find(e, id, &found);
+		if (found) {
+			x = e->t[j];
+			x->analysed = true;
+			x->analysed_count = count;
+			x->next_analysis = now_monotonic() +
+					   e->o.analyse_every_s;
+			x->verdict = f.verdict;
+			x->slope = f.has_trend ? f.slope : SLOPE_NONE;
+			x->detectable_bph = f.detectable_bph;
+			x->exhaustion_s = f.exhaustion.found ?
+					  f.exhaustion.eta_s : NAN;
+		}
+		analysis_release(&f);
+		series_release(&s);
+	}
+	pthread_mutex_unlock(&e->mu);
+	return NULL;
+}
+
+int exporter_write(struct exporter *e, FILE *out, enum om_format fmt)
+{
+	pthread_mutex_lock(&e->mu);
+	size_t n = e->n;
+	struct om_target *rows = xcalloc(n ? n : 1, sizeof(*rows));
+	char **names = xcalloc(n ? n : 1, sizeof(*names));
+	for (size_t i = 0; i < n; i++) {
+		const struct entry *x = e->t[i];
+		names[i] = xstrdup(x->name);
+		rows[i] = (struct om_target){
+			.target = names[i],
+			.kind = x->kind,
+			.pid = x->pid,
+			.footprint = x->footprint,
+			.anon = x->anon,
+			.swap = x->swap,
+			.shmem = x->shmem,
+			.gpu = x->gpu,
+			.requests = NAN,
+			.connections = NAN,
+			.samples = x->samples,
+			.analysed = x->analysed,
+			.verdict = x->verdict,
+			.slope = x->slope,
+			.detectable_bph = x->detectable_bph,
+			.exhaustion_s = x->exhaustion_s,
+		};
+	}
+	pthread_mutex_unlock(&e->mu);
+	int rc = render_openmetrics(out, fmt, rows, n);
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(rows);
+	return rc;
+}
+
+static int on_get(void *ctx, const char *path, const char *accept,
+		  char **body, size_t *len, const char **type)
+{
+	struct exporter *e = ctx;
+	FILE *m = open_memstream(body, len);
+	if (!m)
+		return 500;
+	int status = 200;
+	if (!strcmp(path, "/metrics")) {
+		enum om_format fmt = render_openmetrics_negotiate(accept);
+		*type = render_openmetrics_content_type(fmt);
+		if (exporter_write(e, m, fmt))
+			status = 500;
+	} else if (!strcmp(path, "/")) {
+		fputs("memtrend exporter: the figures are at /metrics\n", m);
+	} else {
+		fputs("not found: the figures are at /metrics\n", m);
+		status = 404;
+	}
+	if (fclose(m))
+		status = 500;
+	return status;
+}
+
+struct exporter *exporter_start(const struct exporter_options *o,
+				int *exit_code, char *bound, size_t bound_len)
+{
+	assert(o && o->listen && o->analyse_every_s > 0);
+	struct exporter *e = xcalloc(1, sizeof(*e));
+	e->o = *o;
+	pthread_mutex_init(&e->mu, NULL);
+	pthread_cond_init(&e->cond, NULL);
+	int rc = pthread_create(&e->thread, NULL, analysis_main, e);
+	if (rc) {
+		error("cannot start the exporter's analysis thread: %s",
+		      strerror(rc));
+		*exit_code = EXIT_RUNTIME;
+		exporter_stop(e);
+		return NULL;
+	}
+	e->have_thread = true;
+	e->listener = listener_start(o->listen, on_get, e, exit_code, bound,
+				     bound_len);
+	if (!e->listener) {
+		exporter_stop(e);
+		return NULL;
+	}
+	return e;
+}
+
+void exporter_stop(struct exporter *e)
+{
+	if (!e)
+		return;
+	listener_stop(e->listener);  /* no scrape runs after this */
+	if (e->have_thread) {
+		pthread_mutex_lock(&e->mu);
+		e->stopping = true;
+		pthread_cond_signal(&e->cond);
+		pthread_mutex_unlock(&e->mu);
+		pthread_join(e->thread, NULL);
+	}
+	for (size_t i = 0; i < e->n; i++)
+		entry_free(e->t[i]);
+	free(e->t);
+	pthread_cond_destroy(&e->cond);
+	pthread_mutex_destroy(&e->mu);
+	free(e);
+}

@@ -1,0 +1,67 @@
+/*
+ * exporter.h - live figures of every recorded target for Prometheus
+ * (`record --listen`): the latest footprint and its components, the
+ * samples counted, and an analysis "so far" per target -- slope and
+ * interval, detectable slope, verdict, time to exhaustion -- served as
+ * OpenMetrics or Prometheus text (render_openmetrics.h, docs/openmetrics.md).
+ *
+ * Fed by the recorder's hooks (exporter_sample() from the recorder's
+ * thread: O(log targets) under a mutex, never waits for an analysis or a
+ * scrape). The analysis is updated incrementally: each target keeps a
+ * bounded, thinned series (live.h, EXPORTER_POINTS points) and one
+ * analysis thread re-analyses targets in turn, each at most every
+ * analyse_every_s, so a scrape only formats figures already computed.
+ *
+ * Bounds: memory O(targets x EXPORTER_POINTS); a scrape O(targets); the
+ * analysis thread one target at a time (tens of ms at EXPORTER_POINTS).
+ */
+#ifndef MEMTREND_EXPORTER_H
+#define MEMTREND_EXPORTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "analysis.h"
+#include "render_openmetrics.h"
+
+#define EXPORTER_POINTS 256       /* kept points per target */
+
+struct exporter_options {
+	const char *listen;        /* "[ADDR:]PORT" */
+	struct analysis_options analysis;
+	double analyse_every_s;    /* a target at most this often (> 0) */
+	double mem_total;          /* bytes, for exhaustion; NAN unknown */
+};
+
+/* One process sample of a target (the recorder's, converted). */
+struct exporter_sample {
+	int64_t target_id;
+	const char *name;          /* copied on first sight */
+	const char *kind;          /* a static string */
+	long pid;
+	unsigned long long start_ticks;
+	double start_time;
+	const char *comm, *cmdline;
+	double t;
+	double footprint, anon, swap, shmem, gpu;
+};
+
+struct exporter;
+
+/* Listen and start the analysis thread. NULL after a message, with
+ * *exit_code as listener_start() gives it. *bound: the address bound. */
+struct exporter *exporter_start(const struct exporter_options *o,
+				int *exit_code, char *bound, size_t bound_len);
+/* Stop listening, stop the thread, free. NULL is fine. */
+void exporter_stop(struct exporter *e);
+
+void exporter_sample(struct exporter *e, const struct exporter_sample *s);
+/* The target is no longer followed: its figures leave the exposition. */
+void exporter_target_end(struct exporter *e, int64_t target_id);
+
+/* The exposition now, in fmt (what a scrape answers). 0, or -1 when out
+ * could not be written. */
+int exporter_write(struct exporter *e, FILE *out, enum om_format fmt);
+
+#endif
