@@ -748,11 +748,65 @@ def host_rows():
             "<= 32 MiB", passmiss(rec.maxrss <= HOST_RSS_TARGET))
         row("record --all: storage per hour (%d targets, 1 s)" % targets,
             "%.0f MiB" % (size / HOST_S * 3600 / 2**20), "—", "—")
+        listen_rows()
     finally:
         for p in procs:
             p.kill()
         for p in procs:
             p.wait()
+
+
+def free_port():
+    import socket
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        return so.getsockname()[1]
+
+
+def listen_rows():
+    """h) the same host with --listen: the exporter's cost (its analysis
+    thread included), its RSS, and the time of a scrape of every target
+    (urllib from this process, median and worst of 20, half-way through)."""
+    import urllib.request
+    port = free_port()
+    db = os.path.join(OUT, "h-listen.db")
+    rm(db)
+    log("h) record --all --listen for %d s; 20 scrapes" % HOST_S)
+    rec = Child("memtrend-listen", [MEMTREND, "record", "-q", "-o", db,
+                                    "--all", "-i", "1s", "-d",
+                                    "%ds" % HOST_S, "--listen",
+                                    "127.0.0.1:%d" % port])
+    time.sleep(HOST_S / 2)
+    times, body = [], b""
+    url = "http://127.0.0.1:%d/metrics" % port
+    for _ in range(20):
+        t0 = time.perf_counter()
+        try:
+            with urllib.request.urlopen(url, timeout=10) as r:
+                body = r.read()
+        except OSError as e:
+            detail("h) scrape failed: %s" % e)
+            break
+        times.append(time.perf_counter() - t0)
+        time.sleep(0.1)
+    rec.wait()
+    n_targets = body.count(b'component="total"')
+    verdicts = body.count(b'memtrend_verdict{') // 4
+    if times:
+        times.sort()
+        med = times[len(times) // 2]
+        detail("h) scrape of %d targets (%d analysed so far, %d bytes): "
+               "median %.1f ms, worst %.1f ms" % (
+                   n_targets, verdicts, len(body), med * 1e3,
+                   times[-1] * 1e3))
+        row("--listen: one scrape, %d targets" % n_targets,
+            "%.1f ms" % (med * 1e3), "—", "—", "<= 10 ms",
+            passmiss(med <= 0.010))
+    pct = rec.cpu / HOST_S * 100
+    row("record --all --listen: CPU % of one core (analyses included)",
+        "%.2f %%" % pct, "—", "—", "info")
+    row("record --all --listen: own peak RSS", mib(rec.maxrss), "—", "—",
+        "<= 32 MiB", passmiss(rec.maxrss <= HOST_RSS_TARGET))
 
 
 def gpu_tree():

@@ -152,6 +152,20 @@ static size_t next_due(struct exporter *e, double now)
 	return SIZE_MAX;
 }
 
+/* Wait up to s seconds, or until a stop. Under mu. */
+static void wait_for(struct exporter *e, double s)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	double end = (double)ts.tv_sec + ts.tv_nsec * 1e-9 + s;
+	ts.tv_sec = (time_t)end;
+	ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L)
+		ts.tv_nsec = 999999999L;
+	if (!e->stopping)
+		pthread_cond_timedwait(&e->cond, &e->mu, &ts);
+}
+
 static void *analysis_main(void *arg)
 {
 	struct exporter *e = arg;
@@ -159,17 +173,10 @@ static void *analysis_main(void *arg)
 	while (!e->stopping) {
 		size_t i = e->n ? next_due(e, now_monotonic()) : SIZE_MAX;
 		if (i == SIZE_MAX) {
-			/* nothing due: look again in 200 ms (or at a stop) */
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 200000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&e->cond, &e->mu, &ts);
+			wait_for(e, 0.2);  /* nothing due: look again */
 			continue;
 		}
+		double t0 = now_monotonic();
 		struct entry *x = e->t[i];
 		int64_t id = x->target_id;
 		uint64_t count = live_count(x->live);
@@ -197,6 +204,11 @@ static void *analysis_main(void *arg)
 		}
 		analysis_release(&f);
 		series_release(&s);
+		/* The thread's share of a core stays at EXPORTER_CPU_SHARE:
+		 * with many targets a round takes longer, the recorder and
+		 * the machine do not pay for it. */
+		double took = now_monotonic() - t0;
+		wait_for(e, took * (1 / EXPORTER_CPU_SHARE - 1));
 	}
 	pthread_mutex_unlock(&e->mu);
 	return NULL;
