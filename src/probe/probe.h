@@ -65,6 +65,8 @@ struct cgroup_mem {
 struct proc_identity {
 	pid_t pid;
 	pid_t ppid;
+	char state;                     /* /proc/PID/stat field 3: 'R',
+					   'S', ..., 'Z' a zombie */
 	unsigned long long start_ticks; /* /proc/PID/stat field 22 */
 	double start_time;              /* Unix seconds: btime + ticks/HZ */
 	char comm[64];                  /* raw comm (may hold any bytes) */

@@ -570,6 +570,7 @@ static void fill_identity(struct probe *p, pid_t pid,
 	memset(id, 0, sizeof(*id));
 	id->pid = pid;
 	id->ppid = sf->ppid;
+	id->state = sf->state;
 	id->start_ticks = sf->start_ticks;
 	id->start_time = probe_boot_time(p) +
 			 (double)sf->start_ticks / (double)p->clk_tck;

@@ -701,10 +701,12 @@ static int pid_cmp(const void *a, const void *b)
 }
 
 /* A kernel thread has no memory of its own: no command line, and kthreadd
- * (pid 2) or kthreadd's child. */
-static bool is_kernel_thread(const struct proc_identity *id)
+ * (pid 2) or kthreadd's child. Nor has a zombie (its parent has not
+ * reaped it yet): left out too, or each rescan would add it again. */
+static bool has_no_memory(const struct proc_identity *id)
 {
-	return !*id->cmdline && (id->pid == 2 || id->ppid == 2);
+	return (!*id->cmdline && (id->pid == 2 || id->ppid == 2)) ||
+	       id->state == 'Z' || id->state == 'X';
 }
 
 /* ---- --all --cgroup, --group-by ------------------------------------- */
@@ -962,7 +964,7 @@ static void host_scan(struct recorder *rec, double t, double mono)
 		struct proc_identity id;
 		if (probe_identity_read(rec->probe, pid, &id) != PROBE_OK)
 			continue;
-		if (is_kernel_thread(&id)) {
+		if (has_no_memory(&id)) {
 			proc_identity_release(&id);
 			continue;
 		}

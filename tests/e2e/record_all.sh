@@ -1,20 +1,29 @@
 # record --all: every process of this user, each its own target; a process
 # started during the recording is picked up by the rescan, one that ends
 # has its incarnation closed, memtrend itself and kernel threads are left
-# out, --max-targets bounds the count with one note; bad combinations
+# out (and zombies), --max-targets bounds the count with one note; bad combinations
 # exit 2.
 . "$E2E_LIB"
 bg "$GROWER" --base 8 --grow 256 --every 100 --ready "$T/r1" --exit-after 30
 GROW=$LAST_BG
 bg "$GROWER" --base 8 --grow 0 --every 100 --ready "$T/r2" --exit-after 30
 STEADY=$LAST_BG
-bg "$GROWER" --base 4 --grow 0 --every 100 --ready "$T/r3" --exit-after 2
-SHORT=$LAST_BG
-wait_for "$T/r1" 10; wait_for "$T/r2" 10; wait_for "$T/r3" 10
-"$MEMTREND" record -q -o "$T/all.db" --all --user "$(id -u)" -i 200ms -d 6s \
+# A zombie: a child its parent (an exec'd sleep) never reaps.
+bg sh -c 'sleep 0.1 & echo $! > "$1"; exec sleep 30' sh "$T/zombie"
+wait_for "$T/r1" 10; wait_for "$T/r2" 10; wait_for "$T/zombie" 10
+sleep 0.3
+ZOMBIE=$(cat "$T/zombie")
+grep -q "^State:.*Z" "/proc/$ZOMBIE/status" || fail "no zombie made"
+"$MEMTREND" record -q -o "$T/all.db" --all --user "$(id -u)" -i 200ms -d 8s \
 	--rescan 500ms 2> "$T/err" &
 REC=$!
-sleep 2
+wait_for "$T/all.db" 10
+# Started while recording (so a loaded machine cannot make them miss it):
+# one that ends after 2 s, one that lives on. Each is picked up by a
+# rescan (every 500 ms).
+sleep 1
+bg "$GROWER" --base 4 --grow 0 --every 100 --ready "$T/r3" --exit-after 2
+SHORT=$LAST_BG
 bg "$GROWER" --base 4 --grow 0 --every 100 --ready "$T/r4" --exit-after 30
 LATE=$LAST_BG
 wait $REC || fail "record --all exited $?: $(cat "$T/err")"
@@ -25,8 +34,8 @@ for p in $GROW $STEADY $SHORT $LATE; do
 done
 self=$(sql "$T/all.db" "SELECT count(*) FROM incarnation WHERE pid = $REC")
 [ "$self" = 0 ] || fail "memtrend recorded itself"
-kern=$(sql "$T/all.db" "SELECT count(*) FROM incarnation WHERE pid = 2 OR cmdline = '' OR cmdline IS NULL")
-[ "$kern" = 0 ] || fail "$kern kernel threads recorded"
+kern=$(sql "$T/all.db" "SELECT count(*) FROM incarnation WHERE pid IN (2, $ZOMBIE) OR cmdline = '' OR cmdline IS NULL")
+[ "$kern" = 0 ] || fail "$kern kernel threads or zombies recorded: $(sql "$T/all.db" "SELECT pid, comm FROM incarnation WHERE pid IN (2, $ZOMBIE) OR cmdline = '' OR cmdline IS NULL")"
 # The one that ended was closed as exited; the late one has samples.
 why=$(sql "$T/all.db" "SELECT end_reason FROM incarnation WHERE pid = $SHORT")
 [ "$why" = exited ] || fail "ended process closed as '$why'"
