@@ -94,7 +94,9 @@ const struct cli_option record_options[] = {
 		"recording"),
 	CLI_OPT('i', "interval", 'i', "DUR", "time between samples "
 		"(default 15s; e.g. 500ms)"),
-	CLI_OPT('d', "duration", 'd', "DUR", "stop after DUR"),
+	CLI_OPT('d', "duration", 'd', "DUR", "stop after DUR (a -- COMMAND "
+		"memtrend started is then sent SIGTERM, recorded to its end; "
+		"exit 0)"),
 	CLI_OPT(0, "retain", OPT_RETAIN, "DUR", "keep a rolling window: "
 		"samples older than DUR are deleted as recording goes on, so "
 		"the file stops growing (e.g. 7d; default: keep all)"),

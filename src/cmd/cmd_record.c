@@ -16,7 +16,8 @@ int cmd_record(int argc, char **argv)
 	struct recorder_result res;
 	rc = cli_record_foreground(&cli.o, cli.status_line, cli.listen, &res);
 	cli_record_handed_over(&cli);
-	if (rc == EXIT_OK && cli.o.command && res.command_status >= 0)
+	if (rc == EXIT_OK && cli.o.command && res.command_status >= 0 &&
+	    !res.duration_ended)
 		rc = res.command_status;
 	cli_record_release(&cli);
 	return rc;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -230,6 +231,25 @@ int cmd_report(int argc, char **argv)
 		error("--html - and --json both want stdout: write the HTML "
 		      "to a file");
 		goto out;
+	}
+	/* The page replaces FILE: never the input, nor another recording
+	 * (one slip of tab completion would lose hours of data). */
+	struct stat in_st, html_st;
+	if (html.path && strcmp(html.path, "-") &&
+	    stat(html.path, &html_st) == 0) {
+		if (strcmp(argv[optind], "-") &&
+		    stat(argv[optind], &in_st) == 0 &&
+		    in_st.st_dev == html_st.st_dev &&
+		    in_st.st_ino == html_st.st_ino) {
+			error("--html: '%s' is the file being reported; name "
+			      "another file for the page", html.path);
+			goto out;
+		}
+		if (store_is_recording(html.path)) {
+			error("--html: '%s' is a memtrend recording; name "
+			      "another file for the page", html.path);
+			goto out;
+		}
 	}
 	o.analysis.caps = caps;
 	o.analysis.n_caps = n_caps;

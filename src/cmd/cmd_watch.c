@@ -888,7 +888,7 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 		cli_record_handed_over(cli);
 		rc = rt.rc;
 		if (rc == EXIT_OK && cli->o.command &&
-		    rt.res.command_status >= 0)
+		    rt.res.command_status >= 0 && !rt.res.duration_ended)
 			rc = rt.res.command_status;
 		/* The final state: everything the recorder sent. */
 		if (atomic_load(&rec_started))

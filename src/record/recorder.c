@@ -1435,6 +1435,7 @@ int recorder_run(const struct recorder_options *o,
 	rec.wall_offset = NAN;
 	res->samples = 0;
 	res->command_status = -1;
+	res->duration_ended = false;
 
 	rec.probe = probe_new(o->proc_root, o->sys_root);
 	rec.store = rec.probe ? store_create(o->output, o->append) : NULL;
@@ -1463,6 +1464,10 @@ int recorder_run(const struct recorder_options *o,
 		}
 		recorder_release(&rec, t);
 		store_close(rec.store);
+		/* Nothing was recorded: a new file goes again, so that the
+		 * retry (the right PID, command) is not refused. */
+		if (!o->append)
+			store_remove(o->output);
 		return rc;
 	}
 	store_commit(rec.store);
@@ -1483,10 +1488,19 @@ int recorder_run(const struct recorder_options *o,
 
 		if (all_finished(&rec))
 			break;
-		if (isfinite(o->duration_s) &&
-		    mono - rec.t0_mono >= o->duration_s)
+		bool timed_out = isfinite(o->duration_s) &&
+				 mono - rec.t0_mono >= o->duration_s;
+		if (timed_out && !rec.command_pid)
 			break;
 		int stop = stopping ? 0 : stop_requested(&rec);
+		if (timed_out && !stopping && !stop) {
+			/* --duration with a -- COMMAND memtrend started: the
+			 * command is ours to end (SIGTERM, as systemd would),
+			 * recorded to its exit; its status is not passed on
+			 * (the recording ended by plan: exit 0). */
+			stop = SIGTERM;
+			res->duration_ended = true;
+		}
 		if (stop) {
 			stopping = true;
 			if (!rec.command_pid)
@@ -1506,7 +1520,7 @@ int recorder_run(const struct recorder_options *o,
 		next += o->interval_s;
 		if (next < mono)
 			next = mono + o->interval_s;  /* skip, don't burst */
-		if (isfinite(o->duration_s))
+		if (isfinite(o->duration_s) && !stopping)
 			next = fmin(next, rec.t0_mono + o->duration_s);
 		sleep_until(&rec, next, stopping);
 	}

@@ -179,6 +179,9 @@ struct recorder_result {
 	uint64_t samples;          /* process samples written */
 	int command_status;        /* -- COMMAND's exit code (128+signal
 				      when killed), -1 when none */
+	bool duration_ended;       /* --duration ended the recording while
+				      the -- COMMAND ran: it was sent
+				      SIGTERM; its status is not memtrend's */
 };
 
 /* Run until done. hooks may be NULL (no stop but the duration or the

@@ -14,3 +14,23 @@ rc=$?
 [ $rc = 2 ] || fail "missing command: exit $rc, expected 2"
 grep -q "cannot run '/nonexistent/cmd'" "$T/err" || fail "message: $(cat "$T/err")"
 ok "command recorded ($n samples), exit status 7 passed on"
+# --duration ends a command memtrend started: SIGTERM, recorded to its
+# exit, memtrend exits 0 (the recording ended by plan), nothing left behind.
+start=$(date +%s.%N)
+"$MEMTREND" record -q -o "$T/dur.db" -i 200ms -d 2s -- sleep 30; rc=$?
+took=$("$PY" -c "import sys,time; print(time.time() - float(sys.argv[1]))" "$start")
+[ $rc = 0 ] || fail "-d with a command: exit $rc"
+"$PY" -c "import sys; sys.exit(0 if float(sys.argv[1]) < 8 else 1)" "$took" || fail "-d 2s took $took s"
+why=$(sql "$T/dur.db" "SELECT end_reason FROM incarnation")
+[ "$why" = exited ] || fail "-d: the command's incarnation ended as '$why'"
+pgrep -f "^sleep 30$" > /dev/null && pgrep -f "^sleep 30$" | while read -r p; do
+	[ "$(ps -o ppid= -p "$p" | tr -d ' ')" = 1 ] && fail "-d left 'sleep 30' running (pid $p)"
+done
+# A start that fails leaves no file, so the retry is not refused.
+"$MEMTREND" record -q -o "$T/nofile.db" -d 1s -- /nonexistent/command 2> /dev/null; rc=$?
+[ $rc = 2 ] || fail "missing command: exit $rc"
+[ ! -e "$T/nofile.db" ] || fail "a failed start left $T/nofile.db"
+"$MEMTREND" record -q -o "$T/nofile.db" -d 1s -p 2147483646 2> /dev/null; rc=$?
+[ $rc = 2 ] || fail "missing pid: exit $rc"
+[ ! -e "$T/nofile.db" ] || fail "a failed start (no such pid) left $T/nofile.db"
+ok "-d ends the command; a failed start leaves no file"
