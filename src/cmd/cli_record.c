@@ -23,6 +23,7 @@
 #include "exporter.h"
 #include "render.h"
 #include "source.h"
+#include "store.h"
 #include "units.h"
 
 enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
@@ -208,6 +209,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	const char *listen = NULL;
 	int rc = EXIT_USAGE, c;
 	optind = 1;
+	opterr = 0;  /* our own message, naming the command */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -377,7 +379,9 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 			rc = CLI_RECORD_HELP;
 			goto out;
 		default:
-			record_usage(stderr, verb);
+			error("%s: unknown option or missing value: '%s' (see "
+			      "'memtrend %s --help')", verb, argv[optind - 1],
+			      verb);
 			goto out;
 		}
 	}
@@ -421,6 +425,13 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	 * without --append -- checked here too, before a command is
 	 * started. */
 	struct stat out_st;
+	if (o.append && lstat(o.output, &out_st) == 0 &&
+	    S_ISREG(out_st.st_mode) && out_st.st_size > 0 &&
+	    !store_is_recording(o.output)) {
+		error("--append: '%s' is not a memtrend recording",
+		      o.output);
+		goto out;
+	}
 	if (!o.append && lstat(o.output, &out_st) == 0) {
 		error("'%s' already exists (use --append to add to it, or "
 		      "choose another file)", o.output);
@@ -623,8 +634,12 @@ int cli_record_foreground(const struct recorder_options *o, bool status_line,
 		.wake_fd = -1,
 	};
 	int rc = recorder_run(o, &hooks, res);
-	if (status_line)
+	if (status_line) {
 		render_status_end(stderr);
+		if (rc == EXIT_OK)
+			note("%llu samples in '%s'",
+			     (unsigned long long)res->samples, o->output);
+	}
 	exporter_stop(ex);
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &old[i], NULL);

@@ -373,6 +373,7 @@ int cmd_books(int argc, char **argv)
 	int rc = EXIT_USAGE, c;
 
 	optind = 1;
+	opterr = 0;  /* our own message, naming the command */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -415,7 +416,9 @@ int cmd_books(int argc, char **argv)
 			rc = EXIT_OK;
 			goto out;
 		default:
-			books_usage(stderr);
+			error("books: unknown option or missing value: '%s' "
+			      "(see 'memtrend books --help')",
+			      argv[optind - 1]);
 			goto out;
 		}
 	}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -102,6 +103,7 @@ int cmd_demo(int argc, char **argv)
 	bool json = false;
 	int c;
 	optind = 1;
+	opterr = 0;  /* our own message, naming the command */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -112,7 +114,9 @@ int cmd_demo(int argc, char **argv)
 		case 'i': {
 			double *v = c == 'd' ? &duration : &interval;
 			if (units_parse_duration(optarg, v) || !(*v > 0)) {
-				error("cannot read '%s' as a duration", optarg);
+				error("%s: cannot read '%s' as a duration "
+				      "(e.g. 40s, 250ms)", c == 'd' ?
+				      "--duration" : "--interval", optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -124,12 +128,21 @@ int cmd_demo(int argc, char **argv)
 			demo_usage(stdout);
 			return EXIT_OK;
 		default:
-			demo_usage(stderr);
+			error("demo: unknown option or missing value: '%s' "
+			      "(see 'memtrend demo --help')",
+			      argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind != argc) {
 		error("demo takes no arguments");
+		return EXIT_USAGE;
+	}
+	/* Before the workloads start: the recording never overwrites. */
+	struct stat out_st;
+	if (output && lstat(output, &out_st) == 0) {
+		error("'%s' already exists: name a new file for the demo's "
+		      "recording", output);
 		return EXIT_USAGE;
 	}
 

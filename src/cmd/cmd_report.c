@@ -130,6 +130,7 @@ int cmd_report(int argc, char **argv)
 	int rc = EXIT_USAGE, c;
 	double q;
 	optind = 1;
+	opterr = 0;  /* our own message, naming the command */
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
 	       -1) {
 		switch (c) {
@@ -217,14 +218,15 @@ int cmd_report(int argc, char **argv)
 			rc = EXIT_OK;
 			goto out;
 		default:
-			report_usage(stderr);
+			error("report: unknown option or missing value: '%s' "
+			      "(see 'memtrend report --help')",
+			      argv[optind - 1]);
 			goto out;
 		}
 	}
 	if (optind != argc - 1) {
 		error(optind >= argc ? "report: which file? (a recording or a "
 		      "CSV)" : "report: one file at a time");
-		report_usage(stderr);
 		goto out;
 	}
 	if (html.path && !strcmp(html.path, "-") && o.format == REPORT_JSON) {

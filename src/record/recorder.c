@@ -85,6 +85,7 @@ struct root {
 	struct proc_watch main;    /* main.pp NULL when absent */
 	bool finished;             /* pid/command: its process has ended */
 	double next_scan;          /* name: next rescan (monotonic) */
+	bool matched;              /* name: some process matched once */
 	size_t last_matches;
 	/* --children */
 	int64_t tree_target_id;
@@ -467,6 +468,8 @@ static void name_scan(struct recorder *rec, struct root *r, double t,
 		     rec->o->name_regex, (int)found);
 	r->last_matches = matches;
 	root_open_main(rec, r, found, t);
+	if (r->main.pp)
+		r->matched = true;
 }
 
 static void sample_root(struct recorder *rec, struct root *r, double t,
@@ -1526,6 +1529,10 @@ int recorder_run(const struct recorder_options *o,
 	}
 	t = now_wall();
 	reap_command(&rec);
+	for (size_t i = 0; i < rec.n_roots; i++)
+		if (rec.roots[i].kind == ROOT_NAME && !rec.roots[i].matched)
+			warning("no process matched '%s' while recording: "
+				"nothing was recorded for it", o->name_regex);
 	res->samples = rec.samples;
 	res->command_status = rec.command_status;
 	recorder_release(&rec, t);

@@ -184,3 +184,24 @@ echo "failing sources: samples|readings|rows = $r"
 case "$r" in *"|0|"*) ;; *) fail "readings recorded from failing sources: $r" ;; esac
 [ "${r%%|*}" -ge 9 ] || fail "memory sampling held up: $r"
 ok "bad input handled"
+# From a new user's trial: nothing a slip can destroy, errors that name
+# the command.
+GOLD=$(cd "$(dirname "$E2E_LIB")/.." && pwd)/golden/demo.db
+cp "$GOLD" "$T/keep.db"; cp "$GOLD" "$T/other.db"
+"$MEMTREND" report "$T/keep.db" --html "$T/keep.db" 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--html onto the input: exit $rc"
+cmp -s "$GOLD" "$T/keep.db" || fail "--html overwrote the recording"
+"$MEMTREND" report "$T/keep.db" --html "$T/other.db" 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--html onto another recording: exit $rc"
+cmp -s "$GOLD" "$T/other.db" || fail "--html overwrote another recording"
+"$MEMTREND" demo -o "$T/keep.db" 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "demo -o existing: exit $rc"
+grep -q "already exists" "$T/err" || fail "demo -o existing: $(cat "$T/err")"
+"$MEMTREND" record -q -o "$FIXTURES/csv/restart.csv" --append -p $$ -d 1s 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--append to a CSV: exit $rc"
+"$MEMTREND" record -q -o "$T/nm.db" --name 'zz-no-such-process-zz' -d 1s 2> "$T/err"
+grep -q "no process matched 'zz-no-such-process-zz'" "$T/err" || fail "--name without a match: $(cat "$T/err")"
+"$MEMTREND" record --bogus 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "unknown option: exit $rc"
+grep -q "record: unknown option or missing value: '--bogus'" "$T/err" || fail "unknown option: $(cat "$T/err")"
+ok "no slip destroys a recording; errors name the command"
