@@ -340,13 +340,29 @@ int render_reason(FILE *out, const struct target_findings *f,
 			per_req_w(&w, 0, r->u.requests_left.per_request),
 			count_w(&w, 1, r->u.requests_left.requests));
 		break;
-	case REASON_UNSEEN:
-		fprintf(out, "this window could not have seen a slope below "
-			"about %s per %s (%s)",
-			size_w(&w, 0, r->u.unseen.resolution),
-			span_w(&w, 1, r->u.unseen.span_s),
-			rate_w(&w, 2, r->u.unseen.detectable_bph));
+	case REASON_UNSEEN: {
+		/* One step of the resolution over the window is the floor;
+		 * when the readings' wander makes the detectable slope
+		 * larger, say that, not "a step per span" beside a rate
+		 * it does not equal. */
+		double step_bph = r->u.unseen.resolution /
+				  r->u.unseen.span_s * 3600;
+		if (!(r->u.unseen.detectable_bph > 1.05 * step_bph))
+			fprintf(out, "this window could not have seen a slope "
+				"below about %s per %s (%s)",
+				size_w(&w, 0, r->u.unseen.resolution),
+				span_w(&w, 1, r->u.unseen.span_s),
+				rate_w(&w, 2, r->u.unseen.detectable_bph));
+		else
+			fprintf(out, "this window could not have seen a slope "
+				"below about %s: the readings wander more than "
+				"one step of %s in %s (%s) would show",
+				rate_w(&w, 0, r->u.unseen.detectable_bph),
+				size_w(&w, 1, r->u.unseen.resolution),
+				span_w(&w, 2, r->u.unseen.span_s),
+				rate_w(&w, 3, step_bph));
 		break;
+	}
 	case REASON_CONCERN:
 		fprintf(out, "the slope of concern is %s (%s)",
 			rate_w(&w, 0, r->u.rate), f->concern_source);
