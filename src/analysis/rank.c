@@ -92,3 +92,37 @@ void rank_targets(const struct target_findings *f, size_t n, size_t *order)
 	rank_keys(k, n, order);
 	free(k);
 }
+
+static const char *name_of(const struct target_findings *f)
+{
+	return f->series && f->series->name ? f->series->name : "";
+}
+
+static int name_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct target_findings *f = ctx;
+	return strcmp(name_of(&f[*(const size_t *)a]),
+		      name_of(&f[*(const size_t *)b]));
+}
+
+bool *rank_shared_names(const struct target_findings *f, size_t n)
+{
+	bool *shared = xcalloc(n ? n : 1, sizeof(*shared));
+	size_t *idx = xmalloc((n ? n : 1) * sizeof(*idx));
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), name_cmp, (void *)f);
+	for (size_t k = 0; k + 1 < n; k++)
+		if (strcmp(name_of(&f[idx[k]]), name_of(&f[idx[k + 1]])) == 0)
+			shared[idx[k]] = shared[idx[k + 1]] = true;
+	free(idx);
+	return shared;
+}
+
+long rank_target_pid(const struct target_findings *f)
+{
+	const struct series *s = f->series;
+	if (!s || !s->n_incs)
+		return -1;
+	return (long)s->incs[s->n_incs - 1].pid;
+}

@@ -47,4 +47,14 @@ void rank_keys(const struct rank_key *keys, size_t n, size_t *order);
 /* The same over findings f[0..n). */
 void rank_targets(const struct target_findings *f, size_t n, size_t *order);
 
+/* Which targets share their name with another (two `sleep`s, two
+ * processes started through the same wrapper): *out[i] true for each, so
+ * that a listing can add the pid. Allocated (n flags); free() it.
+ * O(n log n). */
+bool *rank_shared_names(const struct target_findings *f, size_t n);
+
+/* The pid of a target's latest incarnation, or -1 (a CSV without pids, a
+ * group). */
+long rank_target_pid(const struct target_findings *f);
+
 #endif

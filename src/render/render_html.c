@@ -124,6 +124,7 @@ static void overview(FILE *out, const struct dataset *d,
 	      "<th>95 % interval</th><th>exhaustion</th></tr></thead>\n"
 	      "<tbody>\n", out);
 	struct ctx c = {.out = out, .d = d, .o = o};
+	bool *shared = rank_shared_names(f, n);
 	for (size_t r = 0; r < shown; r++) {
 		const struct target_findings *t = &f[order[r]];
 		const char *vn = verdict_name(t->verdict);
@@ -135,6 +136,8 @@ static void overview(FILE *out, const struct dataset *d,
 		fprintf(out, "<tr data-verdict=\"%s\"><td class=\"n\">%zu</td>"
 			"<td><a href=\"#t%zu\">", vn, r + 1, order[r]);
 		put_esc(out, t->series->name);
+		if (shared[order[r]] && rank_target_pid(t) >= 0)
+			fprintf(out, " [pid %ld]", rank_target_pid(t));
 		fprintf(out, "</a></td><td><span class=\"verdict v-%s\">%s"
 			"</span></td><td>", vn, vn);
 		render_html_sparkline(&c, 120, 24);
@@ -161,6 +164,7 @@ static void overview(FILE *out, const struct dataset *d,
 			fputs("<td></td>", out);
 		fputs("</tr>\n", out);
 	}
+	free(shared);
 	fputs("</tbody>\n</table>\n", out);
 	if (shown < n)
 		fprintf(out, "<p class=\"muted\">&hellip; %zu more</p>\n",

@@ -500,11 +500,18 @@ static void print_overview(FILE *out, const struct target_findings *f,
 	fprintf(out, "rank  %-12s  %-*s  %*s  %-*s  target\n", "verdict",
 		w_slope, "slope (95 % interval)", w_fp, "footprint", w_ex,
 		"exhaustion");
+	bool *shared = rank_shared_names(f, n);
 	for (size_t r = 0; r < shown; r++) {
 		const struct target_findings *t = &f[order[r]];
 		const char *vn = verdict_name(t->verdict);
 		char name[512];
 		render_escape_terminal(name, sizeof(name), t->series->name);
+		long pid = rank_target_pid(t);
+		if (shared[order[r]] && pid >= 0) {
+			size_t len = strlen(name);
+			snprintf(name + len, sizeof(name) - len, " [pid %ld]",
+				 pid);
+		}
 		fprintf(out, "%4zu  ", r + 1);
 		if (o && o->color)
 			fprintf(out, "%s%-12s\033[0m", verdict_colour(t->verdict),
@@ -518,6 +525,7 @@ static void print_overview(FILE *out, const struct target_findings *f,
 	if (shown < n)
 		fprintf(out, "  ... %zu more\n", n - shown);
 	fprintf(out, "\n");
+	free(shared);
 	free(rows);
 }
 

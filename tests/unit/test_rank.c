@@ -204,12 +204,44 @@ static void test_from_findings(void **state)
 	rank_targets(f, 0, order);  /* nothing to order: nothing written */
 }
 
+/* Names shared by two targets are flagged (both of them, not a third
+ * with another name); the pid is the latest incarnation's. By hand. */
+static void test_shared_names(void **state)
+{
+	(void)state;
+	struct series s[4];
+	const char *names[] = {"sleep", "api", "sleep", "worker"};
+	struct target_findings f[4];
+	memset(f, 0, sizeof(f));
+	for (int i = 0; i < 4; i++) {
+		series_init(&s[i], names[i]);
+		f[i].series = &s[i];
+	}
+	series_add_incarnation(&s[0], 100, 1, 0, "sleep", "sleep 30");
+	series_add_incarnation(&s[0], 200, 2, 0, "sleep", "sleep 30");
+	series_add_incarnation(&s[2], 300, 3, 0, "sleep", "sleep 30");
+	bool *shared = rank_shared_names(f, 4);
+	assert_true(shared[0]);
+	assert_false(shared[1]);
+	assert_true(shared[2]);
+	assert_false(shared[3]);
+	free(shared);
+	assert_int_equal(rank_target_pid(&f[0]), 200);
+	assert_int_equal(rank_target_pid(&f[2]), 300);
+	assert_int_equal(rank_target_pid(&f[1]), -1);  /* no incarnation */
+	shared = rank_shared_names(f, 0);
+	free(shared);
+	for (int i = 0; i < 4; i++)
+		series_release(&s[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_compare_total),
 		cmocka_unit_test(test_from_findings),
+		cmocka_unit_test(test_shared_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
