@@ -140,6 +140,7 @@ struct recorder {
 	pid_t self;                /* --all: memtrend's own pid, left out */
 	double next_host_scan;     /* --all: monotonic time of the next */
 	bool host_cap_noted;       /* --all: --max-targets said once */
+	bool host_denied_noted;    /* --all: unreadable processes said once */
 	struct group *groups;      /* --all --group-by: every group seen */
 	size_t n_groups, cap_groups;
 	bool group_cap_noted;      /* more groups than --max-targets */
@@ -965,7 +966,18 @@ static void host_scan(struct recorder *rec, double t, double mono)
 		    (probe_proc_uid(rec->probe, pid, &uid) || uid != o->user))
 			continue;
 		struct proc_identity id;
-		if (probe_identity_read(rec->probe, pid, &id) != PROBE_OK)
+		int irc = probe_identity_read(rec->probe, pid, &id);
+		if (irc == PROBE_DENIED && !rec->host_denied_noted) {
+			/* hidepid, another namespace's process, a LSM */
+			char msg[160];
+			snprintf(msg, sizeof(msg), "some processes cannot be "
+				 "read (pid %d and maybe others: no access): "
+				 "they are not recorded", (int)pid);
+			note("%s", msg);
+			store_note_add(rec->store, t, 0, msg);
+			rec->host_denied_noted = true;
+		}
+		if (irc != PROBE_OK)
 			continue;
 		if (has_no_memory(&id)) {
 			proc_identity_release(&id);

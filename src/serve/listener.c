@@ -1,6 +1,6 @@
 /*
  * listener.c - the exporter's HTTP server (listener.h) on libmicrohttpd:
- * its internal polling thread, at most 32 connections, 10 s idle timeout,
+ * its internal thread with poll(), at most 32 connections, 10 s idle timeout,
  * GET and HEAD only. The listening socket is ours (socket, bind, listen),
  * so that "address in use" is said with its errno, then given to
  * libmicrohttpd.
@@ -154,7 +154,11 @@ struct listener *listener_start(const char *spec, listener_get_fn get,
 	l->fd = fd;
 	l->get = get;
 	l->ctx = ctx;
-	l->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC,
+	/* poll(), not select(): a recorder of every process holds a kept
+	 * fd per process, so accepted sockets are numbered past
+	 * FD_SETSIZE (1,024) on a busy host, and select() would drop
+	 * them (a scrape reset at 1,000 processes before this). */
+	l->mhd = MHD_start_daemon(MHD_USE_POLL_INTERNAL_THREAD | MHD_USE_ITC,
 				  0, NULL,
 				  NULL, answer, l,
 				  MHD_OPTION_LISTEN_SOCKET, (MHD_socket)fd,
