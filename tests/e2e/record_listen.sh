@@ -24,8 +24,12 @@ until grep -q "serving the figures at" "$T/rec.err"; do
 done
 URL=$(sed -n 's/.*serving the figures at \(http[^ ]*\).*/\1/p' "$T/rec.err")
 ADDR=${URL#http://}; ADDR=${ADDR%/metrics}
-curl -sf "$URL" > "$T/m.txt" || fail "cannot scrape $URL"
-grep -q "^memtrend_footprint_bytes{" "$T/m.txt" || fail "no footprint in the exposition"
+# The listener is up before the first tick: wait for the first figures.
+i=0
+until curl -sf "$URL" > "$T/m.txt" && grep -q "^memtrend_footprint_bytes{" "$T/m.txt"; do
+	i=$((i + 1)); [ $i -gt 100 ] && fail "no footprint in the exposition: $(head -c 500 "$T/m.txt")"
+	sleep 0.1
+done
 promtool check metrics < "$T/m.txt" > "$T/promtool.txt" 2>&1 ||
 	fail "promtool check metrics: $(cat "$T/promtool.txt")"
 [ ! -s "$T/promtool.txt" ] || fail "promtool says: $(cat "$T/promtool.txt")"
