@@ -143,7 +143,9 @@ got=$(jget "$T/run.json" 'd["targets"][0]["exhaustion"]["eta_s"] < d["targets"][
 R "$T/run.db" > "$T/run.txt" || fail "run text: exit $?"
 grep -q $'\033' "$T/run.txt" && fail "text: a raw escape byte"
 grep -q '^   3  .*  <b>&\\x1bx$' "$T/run.txt" || { cat "$T/run.txt"; fail "text: the odd name escaped, last"; }
-grep -q "^   1  growing .* in [0-9.]* [a-z]* *grower$" "$T/run.txt" || fail "text: row 1"
+# Two targets named "grower": the overview tells them apart by pid.
+grep -q "^   1  growing .* in [0-9.]* [a-z]* *grower \[pid $FAST\]$" "$T/run.txt" || { cat "$T/run.txt"; fail "text: row 1"; }
+grep -q "^   2  growing .* grower \[pid $SLOW\]$" "$T/run.txt" || fail "text: row 2 without its pid"
 R "$T/run.db" --html "$T/run.html" > /dev/null || fail "run html: exit $?"
 grep -q '<b>&' "$T/run.html" && fail "html: the odd name unescaped"
 grep -q '&lt;b&gt;&amp;' "$T/run.html" || fail "html: the odd name escaped"
