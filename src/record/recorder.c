@@ -31,6 +31,7 @@
 #include "recorder.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <regex.h>
 #include <poll.h>
@@ -141,6 +142,7 @@ struct recorder {
 	double next_host_scan;     /* --all: monotonic time of the next */
 	bool host_cap_noted;       /* --all: --max-targets said once */
 	bool host_denied_noted;    /* --all: unreadable processes said once */
+	size_t dropped_since_trim; /* --all: roots dropped since malloc_trim */
 	struct group *groups;      /* --all --group-by: every group seen */
 	size_t n_groups, cap_groups;
 	bool group_cap_noted;      /* more groups than --max-targets */
@@ -1036,7 +1038,7 @@ static void host_compact(struct recorder *rec)
 {
 	if (!rec->o->all)
 		return;
-	size_t k = 0;
+	size_t k = 0, dropped = 0;
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		struct root *r = &rec->roots[i];
 		if (r->finished) {
@@ -1045,6 +1047,7 @@ static void host_compact(struct recorder *rec)
 							  r->target_id);
 			free(r->kids);
 			free(r->conn_pids);
+			dropped++;
 			continue;
 		}
 		if (k != i)
@@ -1052,6 +1055,16 @@ static void host_compact(struct recorder *rec)
 		k++;
 	}
 	rec->n_roots = k;
+	rec->dropped_since_trim += dropped;
+#ifdef __GLIBC__
+	/* A flood of short-lived processes leaves freed memory in glibc's
+	 * arenas (this thread's and the exporter's); give it back once many
+	 * have ended, so the footprint follows the processes alive. */
+	if (rec->dropped_since_trim >= 256) {
+		malloc_trim(0);
+		rec->dropped_since_trim = 0;
+	}
+#endif
 }
 
 static void tick(struct recorder *rec, double t, double mono)

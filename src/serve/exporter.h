@@ -29,7 +29,7 @@
 #include "analysis.h"
 #include "render_openmetrics.h"
 
-#define EXPORTER_POINTS 256       /* kept points per target */
+#define EXPORTER_POINTS 128       /* kept points per target */
 #define EXPORTER_CPU_SHARE 0.02   /* of one core, for the analyses */
 
 struct exporter_options {
