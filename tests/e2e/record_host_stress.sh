@@ -64,9 +64,12 @@ echo "scrapes: $good answered, $bad failed"
 [ "$bad" = 0 ] || fail "$bad of $((good + bad)) scrapes failed"
 [ "$good" -ge 5 ] || fail "only $good scrapes"
 echo "flood of 10000 processes in ${flood_s} s; $targets targets recorded; memtrend peak RSS ${hwm} kB"
-# Bounded: ended processes leave memtrend's tables (a generous bound for
-# sanitizer builds too).
-[ "$hwm" -lt $((192 * 1024)) ] || fail "memtrend's peak RSS ${hwm} kB under the flood"
+# Bounded: ended processes leave memtrend's tables. Not under ASan, whose
+# quarantine keeps every freed block for a while (431 MB seen): there the
+# figure says nothing about memtrend.
+if [ -z "${SANITIZED:-}" ]; then
+	[ "$hwm" -lt $((192 * 1024)) ] || fail "memtrend's peak RSS ${hwm} kB under the flood"
+fi
 # The long-lived one: sampled every tick, no gap of more than 1 s (10
 # intervals) while the flood and the scrapes ran.
 gap=$(sql "$T/host.db" "SELECT max(t2 - t1) FROM (SELECT coalesce(s.t_last, s.t) AS t1, lead(s.t) OVER (ORDER BY s.t) AS t2 FROM sample s JOIN incarnation i ON i.id = s.incarnation_id WHERE i.pid = $LONG)")
