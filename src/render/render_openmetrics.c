@@ -183,20 +183,41 @@ struct writer {
 	FILE *out;
 	enum om_format fmt;
 	const char *loc_dp;        /* see format_number() */
+	/* Per target, its labels as written: target="...",kind="..."
+	 * [,pid="..."], escaped once per exposition rather than once per
+	 * sample (a scrape of 1,000 targets writes ~17,000 samples). */
+	char **labels;
 };
+
+/* t's common labels, escaped, into a malloc'd string. */
+static char *target_labels(const struct om_target *t)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	if (!m)
+		abort();  /* out of memory: as xmalloc does */
+	fputs("target=\"", m);
+	put_label_value(m, t->target);
+	fputs("\",kind=\"", m);
+	put_label_value(m, t->kind);
+	putc('"', m);
+	if (t->pid >= 0)
+		fprintf(m, ",pid=\"%ld\"", t->pid);
+	if (fclose(m))
+		abort();
+	return buf;
+}
 
 /* One sample: NAME{target,kind,pid[,extra]} VALUE. */
 static void put_sample(const struct writer *w, enum family f,
-		       const struct om_target *t, size_t i, double v)
+		       const struct om_target *t, size_t k, size_t i, double v)
 {
 	const struct family_desc *d = &families[f];
-	fprintf(w->out, "%s%s{target=\"", d->name, d->suffix);
-	put_label_value(w->out, t->target);
-	fputs("\",kind=\"", w->out);
-	put_label_value(w->out, t->kind);
-	putc('"', w->out);
-	if (t->pid >= 0)
-		fprintf(w->out, ",pid=\"%ld\"", t->pid);
+	fputs_unlocked(d->name, w->out);
+	fputs_unlocked(d->suffix, w->out);
+	putc_unlocked('{', w->out);
+	fputs_unlocked(w->labels[k], w->out);
 	switch (f) {
 	case F_FOOTPRINT:
 		fprintf(w->out, ",component=\"%s\"", components[i]);
@@ -215,7 +236,9 @@ static void put_sample(const struct writer *w, enum family f,
 		snprintf(num, sizeof(num), "%" PRIu64, t->samples);
 	else
 		format_number(num, sizeof(num), v, w->loc_dp);
-	fprintf(w->out, "} %s\n", num);
+	fputs_unlocked("} ", w->out);
+	fputs_unlocked(num, w->out);
+	putc_unlocked('\n', w->out);
 }
 
 static void put_family(const struct writer *w, enum family f,
@@ -241,7 +264,7 @@ static void put_family(const struct writer *w, enum family f,
 		for (size_t i = 0; i < width; i++) {
 			double v = family_value(f, &t[k], i);
 			if (isfinite(v))
-				put_sample(w, f, &t[k], i, v);
+				put_sample(w, f, &t[k], k, i, v);
 		}
 }
 
@@ -252,13 +275,23 @@ int render_openmetrics(FILE *out, enum om_format fmt,
 	 * "0,5". Without one, format_number() puts the point back. */
 	locale_t c_loc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
 	locale_t old = (locale_t)0;
-	struct writer w = {out, fmt, NULL};
+	struct writer w = {out, fmt, NULL, NULL};
 	if (c_loc != (locale_t)0)
 		old = uselocale(c_loc);
 	else
 		w.loc_dp = localeconv()->decimal_point;
+	w.labels = xcalloc(n ? n : 1, sizeof(*w.labels));
+	for (size_t k = 0; k < n; k++)
+		w.labels[k] = target_labels(&t[k]);
+	/* One lock for the whole exposition: the samples are written with
+	 * the _unlocked stdio calls (tens of thousands of them). */
+	flockfile(out);
 	for (enum family f = 0; f < F_COUNT; f++)
 		put_family(&w, f, t, n);
+	funlockfile(out);
+	for (size_t k = 0; k < n; k++)
+		free(w.labels[k]);
+	free(w.labels);
 	if (fmt == OM_OPENMETRICS)
 		fputs("# EOF\n", out);
 	if (c_loc != (locale_t)0) {
