@@ -60,3 +60,14 @@ need() {
 within() {
 	"$PY" -c "import sys; v,l,h=map(float,sys.argv[1:]); sys.exit(0 if l<=v<=h else 1)" "$1" "$2" "$3"
 }
+# listen_url ERRFILE: wait (10 s at most) for `record --listen`'s note in
+# ERRFILE and print the /metrics URL it names (fails, in its subshell:
+# call it as URL=$(listen_url F) || exit 1).
+listen_url() {
+	local i=0
+	until grep -q "serving the figures at" "$1"; do
+		i=$((i + 1)); [ $i -gt 100 ] && fail "no listener: $(cat "$1")"
+		sleep 0.1
+	done
+	sed -n 's/.*serving the figures at \(http[^ ]*\).*/\1/p' "$1"
+}

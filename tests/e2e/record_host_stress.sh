@@ -29,12 +29,7 @@ wait_for "$T/sleepers" 60
 bg "$MEMTREND" record -o "$T/host.db" --all --user "$(id -u)" -i 100ms \
 	--rescan 100ms --commit-interval 200ms --listen 127.0.0.1:0 2> "$T/rec.err"
 REC=$LAST_BG
-i=0
-until grep -q "serving the figures at" "$T/rec.err"; do
-	i=$((i + 1)); [ $i -gt 100 ] && fail "no listener: $(cat "$T/rec.err")"
-	sleep 0.1
-done
-URL=$(sed -n 's/.*serving the figures at \(http[^ ]*\).*/\1/p' "$T/rec.err")
+URL=$(listen_url "$T/rec.err") || exit 1
 # Scrapes every 50 ms while the flood runs.
 ( while [ ! -e "$T/stop" ]; do
 	if curl -sf -o /dev/null "$URL"; then echo ok; else echo failed; fi

@@ -17,12 +17,7 @@ wait_for "$T/r1" 10; wait_for "$T/r2" 10
 bg "$MEMTREND" record -o "$T/host.db" --all --user "$(id -u)" -i 200ms -d 45s \
 	--listen 127.0.0.1:0 2> "$T/rec.err"
 REC=$LAST_BG
-i=0
-until grep -q "serving the figures at" "$T/rec.err"; do
-	i=$((i + 1)); [ $i -gt 100 ] && fail "no listener: $(cat "$T/rec.err")"
-	sleep 0.1
-done
-URL=$(sed -n 's/.*serving the figures at \(http[^ ]*\).*/\1/p' "$T/rec.err")
+URL=$(listen_url "$T/rec.err") || exit 1
 ADDR=${URL#http://}; ADDR=${ADDR%/metrics}
 # The listener is up before the first tick: wait for the first figures.
 i=0
