@@ -13,7 +13,7 @@
  * sample at all is left out whole (no HELP or TYPE for it). Numbers are
  * written in the C locale: integers when integral, otherwise the shortest
  * decimal that reads back as the same double. Work: O(n) lines; memory:
- * one copy of the longest target name at a time. The caller gives each
+ * the exposition and every target's escaped labels, built in memory. The caller gives each
  * target a distinct (target, kind, pid): two alike would be one series
  * twice, which a scraper rejects.
  */
@@ -53,6 +53,11 @@ enum om_format { OM_OPENMETRICS, OM_PROMETHEUS_TEXT };
  * -1 on a write error. The OpenMetrics one ends with "# EOF". */
 int render_openmetrics(FILE *out, enum om_format fmt,
 		       const struct om_target *t, size_t n);
+/* The same exposition as one malloc'd, NUL-terminated buffer (the
+ * caller frees it) of *len bytes: what an HTTP answer hands over without
+ * a copy. */
+char *render_openmetrics_buffer(enum om_format fmt, const struct om_target *t,
+				size_t n, size_t *len);
 /* The Content-Type header value for fmt (a static string). */
 const char *render_openmetrics_content_type(enum om_format fmt);
 /* The format to answer an HTTP Accept header with (NULL: Prometheus

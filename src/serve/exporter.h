@@ -65,8 +65,4 @@ void exporter_sample(struct exporter *e, const struct exporter_sample *s);
 /* The target is no longer followed: its figures leave the exposition. */
 void exporter_target_end(struct exporter *e, int64_t target_id);
 
-/* The exposition now, in fmt (what a scrape answers). 0, or -1 when out
- * could not be written. */
-int exporter_write(struct exporter *e, FILE *out, enum om_format fmt);
-
 #endif

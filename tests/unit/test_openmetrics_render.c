@@ -28,9 +28,11 @@
 static const struct om_target table[] = {
 	{.target = "api", .kind = "process", .pid = 4242,
 	 .footprint = 104857600, .anon = 94371840, .swap = 0,
-	 .shmem = 10485760, .gpu = NAN, .requests = 12345,
+	 .shmem = 10485760, .gpu = NAN, .requests = 12345.25,
 	 .connections = 8, .samples = 360, .analysed = true,
 	 .verdict = VERDICT_GROWING,
+	 /* analysis figures are written rounded: 0.3 -> 0, .25 -> down,
+	  * 86400.5 -> 86400 (rint: half to even) */
 	 .slope = {7340032, 0.1 + 0.2, 9437184.25, 0.001},
 	 .detectable_bph = 1e6 / 3, .exhaustion_s = 86400.5},
 	{.target = "workers", .kind = "group", .pid = -1,
@@ -79,7 +81,9 @@ static const struct om_target table[] = {
 	"memtrend_footprint_bytes" EVIL ",component=\"swap\"} 0\n" \
 	"memtrend_footprint_bytes" EVIL ",component=\"shmem\"} 0\n" \
 	"memtrend_footprint_bytes" EVIL ",component=\"gpu\"} 0\n"
-#define REQUESTS_SAMPLES "memtrend_requests_total" API "} 12345\n"
+/* A measured figure that is not integral: the shortest decimal that
+ * reads back as the same double. */
+#define REQUESTS_SAMPLES "memtrend_requests_total" API "} 12345.25\n"
 #define CONNECTIONS_SAMPLES \
 	"memtrend_connections" API "} 8\n" \
 	"memtrend_connections" EVIL "} 0\n"
@@ -89,11 +93,10 @@ static const struct om_target table[] = {
 	"memtrend_samples_total" EVIL "} 5\n"
 #define SLOPE_SAMPLES \
 	"memtrend_slope_bytes_per_hour" API ",bound=\"estimate\"} 7340032\n" \
-	"memtrend_slope_bytes_per_hour" API ",bound=\"low\"} " \
-	"0.30000000000000004\n" \
-	"memtrend_slope_bytes_per_hour" API ",bound=\"high\"} 9437184.25\n"
+	"memtrend_slope_bytes_per_hour" API ",bound=\"low\"} 0\n" \
+	"memtrend_slope_bytes_per_hour" API ",bound=\"high\"} 9437184\n"
 #define DETECTABLE_SAMPLES \
-	"memtrend_detectable_slope_bytes_per_hour" API "} 333333.3333333333\n"
+	"memtrend_detectable_slope_bytes_per_hour" API "} 333333\n"
 #define VERDICT_SAMPLES(L) \
 	"memtrend_verdict" API "," L "=\"growing\"} 1\n" \
 	"memtrend_verdict" API "," L "=\"plateau\"} 0\n" \
@@ -103,7 +106,7 @@ static const struct om_target table[] = {
 	"memtrend_verdict" EVIL "," L "=\"plateau\"} 0\n" \
 	"memtrend_verdict" EVIL "," L "=\"stable\"} 0\n" \
 	"memtrend_verdict" EVIL "," L "=\"inconclusive\"} 1\n"
-#define EXHAUSTION_SAMPLES "memtrend_exhaustion_seconds" API "} 86400.5\n"
+#define EXHAUSTION_SAMPLES "memtrend_exhaustion_seconds" API "} 86400\n"
 
 static const char expected_prometheus[] =
 	"# HELP memtrend_footprint_bytes " HELP_FOOTPRINT
