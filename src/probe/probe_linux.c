@@ -40,8 +40,13 @@
 
 /* Every field we parse sits in the first ~1.5 KiB of its file, so one
  * pread into 8 KiB is the normal case; the buffer only grows for odd files
- * (a huge Groups: line, /proc/stat on a many-CPU machine). */
+ * (a huge Groups: line, /proc/stat on a many-CPU machine). A process's
+ * handle reads only its stat (~300 B), status (~1.4 KiB on 6.x kernels)
+ * and smaps_rollup (~700 B): 4 KiB holds each with room to spare, and
+ * `record --all` keeps one handle per process (1,000 handles: 4 MiB of
+ * the recorder's footprint saved against 8 KiB). */
 #define RBUF_INITIAL 8192
+#define RBUF_PROC 4096
 #define RBUF_MAX (16u << 20)
 /* Command lines can be megabytes; a label needs far less. */
 #define CMDLINE_MAX 4096
@@ -59,9 +64,9 @@ struct rbuf {
 	size_t cap;
 };
 
-static void rbuf_init(struct rbuf *b)
+static void rbuf_init(struct rbuf *b, size_t cap)
 {
-	b->cap = RBUF_INITIAL;
+	b->cap = cap;
 	b->data = xmalloc(b->cap);
 }
 
@@ -294,7 +299,7 @@ struct probe *probe_new(const char *proc_root, const char *sys_root)
 	p->clk_tck = sysconf(_SC_CLK_TCK);
 	if (p->clk_tck <= 0)
 		p->clk_tck = 100; /* USER_HZ on every Linux architecture */
-	rbuf_init(&p->buf);
+	rbuf_init(&p->buf, RBUF_INITIAL);
 	return p;
 }
 
@@ -682,7 +687,7 @@ int probe_proc_open(struct probe *p, pid_t pid, struct probe_proc **out)
 	struct probe_proc *pp = xcalloc(1, sizeof(*pp));
 	pp->dir = xfmt("%s/%d", p->proc_root, (int)pid);
 	pp->stat_fd = pp->status_fd = pp->smaps_fd = -1;
-	rbuf_init(&pp->buf);
+	rbuf_init(&pp->buf, RBUF_PROC);
 
 	int rc = open_stat(pp->dir, &pp->stat_fd);
 	if (rc != PROBE_OK)
