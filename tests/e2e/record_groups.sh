@@ -180,6 +180,31 @@ got=$(specs hy)
 	fail "--group-by cgroup on proc-hybrid: $got"
 ok "fixture trees: units, --cgroup paths and names, v1 and v2 lines"
 
+# Unreadable processes (hidepid, another namespace, an LSM): skipped, one
+# note, the others recorded. Root reads everything, so the recorder runs
+# as nobody (setpriv) on a copy of proc-v2 whose 2003 it may not enter.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	mkdir "$T/unread"
+	cp -r "$F/proc-v2" "$T/unread/proc"
+	chmod 000 "$T/unread/proc/2003"
+	chmod 777 "$T/unread"
+	timeout 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$MEMTREND" record -o "$T/unread/u.db" \
+		--proc-root "$T/unread/proc" --sys-root "$F/sys-v2" --all \
+		-i 100ms -d 0.3s 2> "$T/unread/err" ||
+		fail "record --all as nobody exited $?: $(cat "$T/unread/err")"
+	got=$(specs unread/u)
+	[ "$got" = "process:2001 process:2002 process:2004" ] ||
+		fail "unreadable 2003: recorded $got"
+	n=$(grep -c "cannot be read (pid 2003" "$T/unread/err" || true)
+	[ "$n" = 1 ] || fail "unreadable 2003: $n notes on stderr: $(cat "$T/unread/err")"
+	k=$(sql "$T/unread/u.db" "SELECT count(*) FROM note WHERE text LIKE 'some processes cannot be read (pid 2003%'")
+	[ "$k" = 1 ] || fail "unreadable 2003: $k notes in the recording"
+	ok "an unreadable process: skipped, one note (stderr and recording)"
+else
+	ok "an unreadable process: skipped (needs root and setpriv to drop to nobody)"
+fi
+
 # --max-targets bounds the groups too. In a copy of proc-v2 with room
 # for two processes (2001, 2002; 2 is a kernel thread), 2001 ends: 2003
 # takes its place, and its name would be a third group.
