@@ -90,7 +90,7 @@ void probe_arm_compare(const struct probe_arm_readings *a,
 void probe_compare(const struct probe_arm_readings *arms, size_t n,
 		   struct probe_arm_finding *out, struct probe_advice *advice)
 {
-	*advice = (struct probe_advice){PROBE_ADVICE_NONE, n, n, n, NAN};
+	*advice = (struct probe_advice){PROBE_ADVICE_NONE, n, n, n, n, NAN};
 	for (size_t i = 0; i < n; i++) {
 		probe_arm_compare(&arms[i], &out[i]);
 		if (!arms[i].ran)
@@ -103,10 +103,20 @@ void probe_compare(const struct probe_arm_readings *arms, size_t n,
 	if (advice->varying == n)
 		return;
 	const struct probe_arm_finding *v = &out[advice->varying];
-	bool fixed_like = advice->fixed < n &&
-		v->kept <= PROBE_FIXED_FACTOR * out[advice->fixed].kept +
-			   PROBE_SLACK;
-	if (v->verdict == PROBE_VERDICT_GIVES_BACK || fixed_like) {
+	const struct probe_arm_finding *f = advice->fixed < n ?
+					    &out[advice->fixed] : NULL;
+	/* Growth over the rounds that one size does not show is the
+	 * allocator's (nothing leaks in the arms); so is keeping well more
+	 * than one size keeps. */
+	bool allocator = false;
+	if (v->verdict == PROBE_VERDICT_GROWS)
+		allocator = !f || f->verdict != PROBE_VERDICT_GROWS ||
+			    v->kept > PROBE_FIXED_FACTOR * f->kept +
+				      PROBE_SLACK;
+	else if (v->verdict != PROBE_VERDICT_GIVES_BACK && f)
+		allocator = v->kept > PROBE_FIXED_FACTOR * f->kept +
+				      PROBE_SLACK;
+	if (!allocator) {
 		advice->kind = PROBE_ADVICE_NOT_ALLOCATOR;
 		return;
 	}
@@ -119,6 +129,10 @@ void probe_compare(const struct probe_arm_readings *arms, size_t n,
 			continue;
 		if (advice->best == n || out[i].kept < out[advice->best].kept)
 			advice->best = i;
+		if (r != PROBE_ROLE_TRIM && out[i].kept < v->kept &&
+		    (advice->best_setting == n ||
+		     out[i].kept < out[advice->best_setting].kept))
+			advice->best_setting = i;
 	}
 	if (advice->best < n && out[advice->best].kept > 0)
 		advice->kept_ratio = v->kept / out[advice->best].kept;

@@ -74,11 +74,14 @@ struct probe_arm_finding {
 
 enum probe_advice_kind {
 	PROBE_ADVICE_NONE,         /* no glibc varying arm ran */
-	PROBE_ADVICE_NOT_ALLOCATOR,/* varying sizes kept no more than one
-				      size (<= 1.5x fixed + slack): the
-				      allocator does not explain growth */
-	PROBE_ADVICE_ALLOCATOR,    /* glibc kept freed varying-size memory;
-				      best: the arm that kept least */
+	PROBE_ADVICE_NOT_ALLOCATOR,/* varying sizes gave back, or kept no
+				      more than one size (<= 1.5x fixed +
+				      slack) without growing: the allocator
+				      does not explain growth */
+	PROBE_ADVICE_ALLOCATOR,    /* glibc kept freed varying-size memory:
+				      it grew over the rounds while one size
+				      stayed flat, or kept > 1.5x what one
+				      size keeps (+ slack) */
 };
 
 struct probe_advice {
@@ -88,6 +91,10 @@ struct probe_advice {
 	size_t best;               /* ALLOCATOR: the arm (trim, arena max,
 				      another allocator) that kept least;
 				      n when none ran */
+	size_t best_setting;       /* ALLOCATOR: the same among the arms
+				      that need no code change (arena max,
+				      another allocator), when it kept less
+				      than varying; n otherwise */
 	double kept_ratio;         /* varying kept / best kept (NAN) */
 };
 

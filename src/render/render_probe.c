@@ -137,6 +137,11 @@ char *render_probe_advice(const struct probe_report *r)
 		sb_printf(&b, " (one size: %s)",
 			  size1(s1, sizeof(s1), r->findings[ad->fixed].kept,
 				false));
+	if (v->verdict == PROBE_VERDICT_GROWS)
+		sb_printf(&b, ", growing from %s after round 1 (%s per "
+			  "round) with nothing leaked",
+			  size1(s1, sizeof(s1), v->first, false),
+			  size1(s2, sizeof(s2), v->slope_per_round, true));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct probe_arm_readings *a = &r->arms[i];
 		if (!a->ran || (a->role != PROBE_ROLE_TRIM &&
@@ -155,7 +160,15 @@ char *render_probe_advice(const struct probe_report *r)
 			sb_printf(&b, " (%.1fx less)", ad->kept_ratio);
 		sb_printf(&b, ": ");
 		arm_how(&b, &r->arms[ad->best]);
-		sb_printf(&b, ", then record the service again.");
+		if (ad->best_setting < r->n && ad->best_setting != ad->best) {
+			sb_printf(&b, "; without a code change: ");
+			arm_how(&b, &r->arms[ad->best_setting]);
+			sb_printf(&b, " (kept %s)",
+				  size1(s1, sizeof(s1),
+					r->findings[ad->best_setting].kept,
+					false));
+		}
+		sb_printf(&b, "; then record the service again.");
 	} else {
 		sb_printf(&b, ". No remedy arm ran to compare with.");
 	}
