@@ -129,7 +129,8 @@ void probe_compare(const struct probe_arm_readings *arms, size_t n,
 			continue;
 		if (advice->best == n || out[i].kept < out[advice->best].kept)
 			advice->best = i;
-		if (r != PROBE_ROLE_TRIM && out[i].kept < v->kept &&
+		if (r != PROBE_ROLE_TRIM &&
+		    out[i].kept < PROBE_SETTING_GAIN * v->kept &&
 		    (advice->best_setting == n ||
 		     out[i].kept < out[advice->best_setting].kept))
 			advice->best_setting = i;

@@ -93,12 +93,15 @@ struct probe_advice {
 				      n when none ran */
 	size_t best_setting;       /* ALLOCATOR: the same among the arms
 				      that need no code change (arena max,
-				      another allocator), when it kept less
-				      than varying; n otherwise */
+				      another allocator), when it kept
+				      < PROBE_SETTING_GAIN x what varying
+				      kept; n otherwise */
 	double kept_ratio;         /* varying kept / best kept (NAN) */
 };
 
 #define PROBE_FIXED_FACTOR 1.5
+#define PROBE_SETTING_GAIN 0.8     /* a setting worth naming keeps 20 %
+				      less than glibc's defaults */
 
 const char *probe_verdict_name(enum probe_verdict v);
 const char *probe_role_name(enum probe_role r);
