@@ -322,10 +322,8 @@ static int run_arm(const struct probe_cfg *cfg, struct arm *a,
 		kill(child, SIGKILL);
 		waitpid(child, &status, 0);
 		child = -1;
-		if (probe_stop) {
-			error("probe: interrupted");
+		if (probe_stop)
 			goto out;
-		}
 		char how[64];
 		describe_status(how, sizeof(how), status);
 		if (a->preload) {
@@ -799,6 +797,10 @@ int cmd_probe(int argc, char **argv)
 		created = created || arms[i].ran;
 	}
 	double elapsed = now_monotonic() - t0;
+	if (probe_stop) {
+		error("probe: interrupted");
+		rc = EXIT_RUNTIME;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &old[i], NULL);
 	if (rc != EXIT_OK)
