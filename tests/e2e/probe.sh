@@ -9,7 +9,7 @@
 # pool at 16 MiB. ~8 s for the 7 arms.
 #
 # Measured by hand (glibc 2.36, Debian 12, loaded 2-core VM; MiB kept at
-# idle above the baseline of 1.3, 8 runs): varying 27.2-29.4 (idle ==
+# idle above the baseline of 1.3, 11 runs): varying 25.9-29.4 (idle ==
 # after the last round, to the byte, every time); fixed 25.0 every time,
 # flat from round 2 (23.9 after round 1, 26.4 from round 2 on); capped
 # 15.7-15.9 (cap 16), flat from round 1 (16.7-17.5 after every round);
@@ -22,8 +22,8 @@
 # Assertions, bounds well inside those spreads:
 #   - varying keeps what it held after the rounds through idle (idle >=
 #     99 % of it: glibc has no timer that gives memory back) and keeps
-#     >= 40 % of the working set (8 MiB; 27.2 measured at least).
-#   - trim keeps <= 50 % of what varying keeps (7.5 / 27.2 = 28 % at
+#     >= 40 % of the working set (8 MiB; 25.9 measured at least).
+#   - trim keeps <= 50 % of what varying keeps (7.5 / 25.9 = 29 % at
 #     worst): "gives back most of it".
 #   - fixed: verdict flat; after round 2 every round within 1 MiB of the
 #     last (0.0 measured).
