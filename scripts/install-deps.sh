@@ -10,11 +10,12 @@ BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-d
 # tests, Chromium for the HTML checks, clang for libFuzzer, the peers,
 # prometheus for promtool (test_openmetrics_render checks the exposition
 # with it; on a machine with systemd the package also starts a Prometheus
-# server: `systemctl disable --now prometheus` if it is not wanted).
+# server: `systemctl disable --now prometheus` if it is not wanted), jemalloc
+# and mimalloc for the preloaded arms of `memtrend probe` (tests/e2e/probe.sh).
 TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat atop procps tmux
       clang libclang-rt-dev
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk
-      prometheus curl"
+      prometheus curl libjemalloc2 libmimalloc2.0"
 case " $* " in
 *" --build-only "*) PKGS=$BUILD_PKGS ;;
 *) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

@@ -27,6 +27,8 @@ static const struct subcommand subcommands[] = {
 	 demo_options},
 	{"books", cmd_books, "each process's footprint and cap, summed "
 			     "against the machine", books_options},
+	{"probe", cmd_probe, "is it the allocator? allocate and free, "
+			     "compare what each arm keeps", probe_options},
 };
 
 static void usage(FILE *out)

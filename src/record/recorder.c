@@ -1303,7 +1303,9 @@ static int setup_roots(struct recorder *rec, double t)
 		r->pid = o->pids[i];
 		char spec[32];
 		snprintf(spec, sizeof(spec), "%d", (int)r->pid);
-		snprintf(r->name, sizeof(r->name), "%s", id.comm);
+		snprintf(r->name, sizeof(r->name), "%s",
+			 o->pid_names && o->pid_names[i] ? o->pid_names[i] :
+			 id.comm);
 		r->target_kind = "pid";
 		r->target_id = target_add(rec, "pid", spec, r->name, 0);
 		proc_identity_release(&id);

@@ -39,6 +39,9 @@ struct recorder_options {
 	double duration_s;         /* NAN: until stopped or targets gone */
 	const pid_t *pids;         /* -p, may be several */
 	size_t n_pids;
+	/* NULL, or one display name per pid (NULL: its comm), for the
+	 * targets of `memtrend probe`'s arms ("glibc arena_max=2"). */
+	const char *const *pid_names;
 	const char *name_regex;    /* --name, or NULL */
 	char *const *command;      /* -- COMMAND ARGS..., or NULL */
 	bool children;             /* --children */
