@@ -93,6 +93,7 @@ static void report_usage(FILE *out)
 {
 	fprintf(out,
 "usage: memtrend report FILE [options]\n"
+"       memtrend report --prometheus URL --query PROMQL [options]\n"
 "\n"
 "Analyse a recording made by 'memtrend record' (it may still be recording)\n"
 "or a CSV (columns time, footprint[, pid, requests, ...]; see memtrend(1)),\n"
