@@ -904,6 +904,97 @@ def gpu_rows():
         passmiss(vram[0] == n_g and vram[1] == 805306368))
 
 
+FLEET_TARGETS = knob("BENCH_FLEET_TARGETS", 10000, 200)   # i: series
+FLEET_POINTS = knob("BENCH_FLEET_POINTS", 10080, 1440)    # i: 1 min each
+FLEET_TARGET_S = 60.0     # report --prometheus, 10^4 x 10,080, end to end
+FLEET_RSS_TARGET = 1 << 30
+
+
+def fleet_rows():
+    """i) report --prometheus: FLEET_TARGETS series x FLEET_POINTS points
+    (tests/e2e/fleet_gen.py, 1 min apart) backfilled with promtool into a
+    TSDB that Debian's prometheus serves on loopback; report end to end
+    (wall, peak RSS), and PromQL deriv() against memtrend's slope on the
+    clean growing series (both least-squares-free of noise only on those:
+    the agreement is the ratio of the medians). The full size takes minutes
+    to generate and backfill; BENCH_FLEET_TARGETS/POINTS shrink it."""
+    import json
+    import shutil
+    import urllib.parse
+    import urllib.request
+    if not (shutil.which("prometheus") and shutil.which("promtool")):
+        detail("i) skipped: prometheus/promtool not installed")
+        return
+    d = os.path.join(OUT, "fleet")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    step = 60
+    end = (int(time.time()) // step) * step - 6 * 3600
+    start = end - (FLEET_POINTS - 1) * step
+    om = os.path.join(d, "fleet.om")
+    log("i) generating %d x %d points" % (FLEET_TARGETS, FLEET_POINTS))
+    gen = run("fleet-gen", [PY, os.path.join(ROOT, "tests", "e2e",
+                                             "fleet_gen.py"),
+                            "--targets", FLEET_TARGETS, "--points",
+                            FLEET_POINTS, "--end", end, "--openmetrics", om])
+    bf = run("fleet-backfill", ["promtool", "tsdb", "create-blocks-from",
+                                "openmetrics", om, os.path.join(d, "tsdb")])
+    rm(om)
+    detail("i) generating %s points: %.0f s; promtool backfill: %.0f s" % (
+        fmt_n(FLEET_TARGETS * FLEET_POINTS), gen.wall, bf.wall))
+    port = free_port()
+    with open(os.path.join(d, "prometheus.yml"), "w") as f:
+        f.write("global:\n  scrape_interval: 1m\n")
+    prom = Child("fleet-prometheus", [
+        "prometheus", "--config.file=" + os.path.join(d, "prometheus.yml"),
+        "--storage.tsdb.path=" + os.path.join(d, "tsdb"),
+        "--storage.tsdb.retention.time=3650d", "--log.level=error",
+        "--web.listen-address=127.0.0.1:%d" % port])
+    url = "http://127.0.0.1:%d" % port
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(url + "/-/ready", timeout=1).read()
+            break
+        except OSError:
+            time.sleep(0.2)
+    query = "fleet_memory_bytes{instance!=\"\"}"
+    rep = run("fleet-report", [MEMTREND, "report", "--prometheus", url,
+                               "--query", query, "--start", start, "--end",
+                               end, "--step", "60s", "--json"])
+    n = len(json.loads(rep.out)["targets"])
+    pts = n * FLEET_POINTS
+    row("report --prometheus: %s series x %s points, end to end" % (
+        fmt_n(n), fmt_n(FLEET_POINTS)), secs(rep.wall), "—", "—",
+        "<= 60 s at 10^4 x 10,080" , passmiss(rep.wall <= FLEET_TARGET_S)
+        if FLEET_TARGETS >= 10000 else "info (smaller size)")
+    row("report --prometheus: peak RSS", mib(rep.maxrss), "—", "—",
+        "<= 1 GiB", passmiss(rep.maxrss <= FLEET_RSS_TARGET))
+    detail("i) %s points in %.1f s (%.2f us a point; CPU %.1f s)" % (
+        fmt_n(pts), rep.wall, rep.wall / max(pts, 1) * 1e6, rep.cpu))
+    # deriv() over the clean growing series against memtrend's slopes.
+    mt = {t["labels"]["instance"]: t["slope"]["bytes_per_hour"]
+          for t in json.loads(rep.out)["targets"]
+          if t["labels"].get("shape") == "grow"}
+    form = urllib.parse.urlencode({
+        "query": "deriv(fleet_memory_bytes{shape=\"grow\"}[%ds])" % (
+            (FLEET_POINTS - 1) * step + step), "time": end}).encode()
+    body = json.loads(urllib.request.urlopen(url + "/api/v1/query", form,
+                                             timeout=600).read())
+    ratios = sorted(float(r["value"][1]) * 3600 / mt[r["metric"]["instance"]]
+                    for r in body["data"]["result"]
+                    if mt.get(r["metric"]["instance"]))
+    prom.p.kill()
+    prom.wait(ok=None)
+    shutil.rmtree(d, ignore_errors=True)
+    if ratios:
+        med = ratios[len(ratios) // 2]
+        row("PromQL deriv() / memtrend slope, %d growing series" % len(
+            ratios), "%.4f×" % med, "—", "—", "within 1 %",
+            passmiss(abs(med - 1) <= 0.01))
+        detail("i) deriv()/slope: min %.4f, median %.4f, max %.4f" % (
+            ratios[0], med, ratios[-1]))
+
+
 def table():
     head = ("measure", "memtrend", "peer", "ratio", "target", "result")
     w = [max(len(r[i]) for r in rows + [head]) for i in range(6)]
@@ -1013,6 +1104,15 @@ class OtherLoad(threading.Thread):
 
 def main():
     os.makedirs(os.path.join(OUT, "log"), exist_ok=True)
+    if sys.argv[1:] == ["fleet"]:
+        # The fleet rows alone (i): `bench/run.py fleet`.
+        try:
+            fleet_rows()
+        finally:
+            cleanup()
+        print(table())
+        print("\n".join(details))
+        return
     for p in (MEMTREND, FLOOR, SYNTH, TICK, WATCH):
         if not os.access(p, os.X_OK):
             die("missing %s (build first: run bench/run.sh)" % p)
@@ -1090,6 +1190,8 @@ def main():
     monitor.mark("g")
     host_rows()
     monitor.mark("h")
+    fleet_rows()
+    monitor.mark("i")
 
     idle.kill()
     idle.wait()

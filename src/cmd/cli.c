@@ -94,12 +94,23 @@ static int terminal_columns(void)
 int cli_report_dataset(const struct dataset *d, const struct report_options *o,
 		   struct report_html *h)
 {
-	if (h && html_open(h))
-		return EXIT_RUNTIME;
 	struct target_findings *f = xcalloc(d->n_targets ? d->n_targets : 1,
 					    sizeof(*f));
 	for (size_t i = 0; i < d->n_targets; i++)
 		analysis_run(&d->targets[i], &o->analysis, &f[i]);
+	int rc = cli_report_findings(d, f, o, h);
+	for (size_t i = 0; i < d->n_targets; i++)
+		analysis_release(&f[i]);
+	free(f);
+	return rc;
+}
+
+int cli_report_findings(const struct dataset *d,
+			const struct target_findings *f,
+			const struct report_options *o, struct report_html *h)
+{
+	if (h && html_open(h))
+		return EXIT_RUNTIME;
 	int rc = 0, html_rc = 0;
 	bool html_on_stdout = h && h->f == stdout;
 	if (h)
@@ -117,13 +128,9 @@ int cli_report_dataset(const struct dataset *d, const struct report_options *o,
 					    .top = o->top};
 		rc = render_text(stdout, d, f, d->n_targets, &ro);
 	}
-	for (size_t i = 0; i < d->n_targets; i++)
-		analysis_release(&f[i]);
-	free(f);
 	if (fflush(stdout) || rc) {
 		error("cannot write the report");
 		return EXIT_RUNTIME;
 	}
 	return html_rc ? EXIT_RUNTIME : EXIT_OK;
 }
-

@@ -50,6 +50,41 @@ struct report_html {
 int cli_report_dataset(const struct dataset *d, const struct report_options *o,
 		   struct report_html *html);
 
+/* The same for findings already made (f[i] of d->targets[i]); f stays
+ * the caller's. (cli.c) */
+int cli_report_findings(const struct dataset *d,
+			const struct target_findings *f,
+			const struct report_options *o, struct report_html *h);
+
+/* `report --prometheus URL --query PROMQL` (cli_fleet.c, docs/fleet.md):
+ * the options, rows of report_options with these ids. */
+enum {
+	FLEET_OPT_PROMETHEUS = 0x1000, FLEET_OPT_QUERY, FLEET_OPT_WORK_QUERY,
+	FLEET_OPT_RANGE, FLEET_OPT_START, FLEET_OPT_END, FLEET_OPT_STEP,
+	FLEET_OPT_BY, FLEET_OPT_AUTH_FILE, FLEET_OPT_QUERY_TIMEOUT,
+	FLEET_OPT_MAX_RESPONSE, FLEET_OPT_PARALLEL,
+};
+struct fleet_options {
+	const char *url;           /* --prometheus; NULL: not a fleet report */
+	const char *query, *work_query;
+	double range_s, start, end, step_s; /* NAN when not given */
+	char **by;                 /* --by, split at commas; owned */
+	size_t n_by;
+	const char *auth_file;
+	double timeout_s;          /* NAN: the default */
+	double max_response;       /* bytes; NAN: the default */
+	long parallel;             /* 0: the default */
+};
+void cli_fleet_init(struct fleet_options *fo);
+void cli_fleet_release(struct fleet_options *fo);
+/* An option of report's table: 1 when it was a fleet option (handled), 0
+ * when not, -1 after a message. */
+int cli_fleet_option(struct fleet_options *fo, int id, const char *arg);
+/* Fetch, analyse and report (file: a FILE argument given as well, which
+ * is an error; may be NULL). Returns an exit code. */
+int cli_fleet_report(const struct fleet_options *fo, const char *file,
+		     const struct report_options *o, struct report_html *h);
+
 /* record's options, shared by `record` and `watch` (cmd_record.c). */
 #define CLI_RECORD_HELP (-1)
 struct cli_record {

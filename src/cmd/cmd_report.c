@@ -60,6 +60,32 @@ const struct cli_option report_options[] = {
 	CLI_OPT(0, "no-plot", OPT_NO_PLOT, NULL, "no text plot of the "
 		"footprint (drawn only on a terminal)"),
 	CLI_OPT('h', "help", 'h', NULL, "this help"),
+	CLI_SECTION("Prometheus (docs/fleet.md)"),
+	CLI_OPT(0, "prometheus", FLEET_OPT_PROMETHEUS, "URL", "read the "
+		"series from this Prometheus (or Thanos, Mimir, "
+		"VictoriaMetrics) instead of a FILE"),
+	CLI_OPT(0, "query", FLEET_OPT_QUERY, "PROMQL", "the memory series, "
+		"in bytes: each series a target, named by its labels"),
+	CLI_OPT(0, "work-query", FLEET_OPT_WORK_QUERY, "PROMQL", "a work "
+		"counter per target (requests), matched on its labels"),
+	CLI_OPT(0, "range", FLEET_OPT_RANGE, "DUR", "how far back (default "
+		"7d, up to now or --end)"),
+	CLI_OPT(0, "start", FLEET_OPT_START, "TIME", "the start (RFC 3339 or "
+		"Unix seconds)"),
+	CLI_OPT(0, "end", FLEET_OPT_END, "TIME", "the end (default now)"),
+	CLI_OPT(0, "step", FLEET_OPT_STEP, "DUR", "seconds between points "
+		"(default 60s; the scrape interval or more)"),
+	CLI_OPT(0, "by", FLEET_OPT_BY, "LABEL,...", "one target per value of "
+		"these labels; the series of a target are its incarnations "
+		"(e.g. --by namespace,container across pods)"),
+	CLI_OPT(0, "auth-file", FLEET_OPT_AUTH_FILE, "FILE", "credentials: "
+		"'bearer TOKEN', 'basic USER:PASSWORD' or a bare token"),
+	CLI_OPT(0, "query-timeout", FLEET_OPT_QUERY_TIMEOUT, "DUR", "give up "
+		"on a request after this (default 2m; retried up to 3 times)"),
+	CLI_OPT(0, "max-response", FLEET_OPT_MAX_RESPONSE, "SIZE", "the "
+		"largest response read (default 64MiB)"),
+	CLI_OPT(0, "parallel", FLEET_OPT_PARALLEL, "N", "requests in flight "
+		"(default 2)"),
 	CLI_END_ROW,
 };
 
@@ -67,6 +93,7 @@ static void report_usage(FILE *out)
 {
 	fprintf(out,
 "usage: memtrend report FILE [options]\n"
+"       memtrend report --prometheus URL --query PROMQL [options]\n"
 "\n"
 "Analyse a recording made by 'memtrend record' (it may still be recording)\n"
 "or a CSV (columns time, footprint[, pid, requests, ...]; see memtrend(1)),\n"
@@ -127,7 +154,9 @@ int cmd_report(int argc, char **argv)
 	struct analysis_cap *caps = NULL;
 	size_t n_caps = 0, cap_cap = 0;
 	struct report_html html = {0};
-	int rc = EXIT_USAGE, c;
+	struct fleet_options fleet;
+	cli_fleet_init(&fleet);
+	int rc = EXIT_USAGE, c, fc;
 	double q;
 	optind = 1;
 	opterr = 0;  /* our own message, naming the command */
@@ -218,11 +247,24 @@ int cmd_report(int argc, char **argv)
 			rc = EXIT_OK;
 			goto out;
 		default:
+			if ((fc = cli_fleet_option(&fleet, c, optarg)) < 0)
+				goto out;
+			if (fc > 0)
+				break;
 			error("report: unknown option or missing value: '%s' "
 			      "(see 'memtrend report --help')",
 			      argv[optind - 1]);
 			goto out;
 		}
+	}
+	if (fleet.url || fleet.query) {
+		o.analysis.caps = caps;
+		o.analysis.n_caps = n_caps;
+		html.opt.caps = caps;
+		html.opt.n_caps = n_caps;
+		rc = cli_fleet_report(&fleet, optind < argc ? argv[optind] :
+				      NULL, &o, html.path ? &html : NULL);
+		goto out;
 	}
 	if (optind != argc - 1) {
 		error(optind >= argc ? "report: which file? (a recording or a "
@@ -294,6 +336,7 @@ int cmd_report(int argc, char **argv)
 	rc = cli_report_dataset(&d, &o, html.path ? &html : NULL);
 	dataset_release(&d);
 out:
+	cli_fleet_release(&fleet);
 	for (size_t i = 0; i < n_caps; i++)
 		free((char *)caps[i].name);
 	free(caps);

@@ -38,9 +38,53 @@ void series_init(struct series *s, const char *name)
 	s->mem_available_last = NAN;
 }
 
+void series_drop_points(struct series *s)
+{
+	free(s->t);
+	free(s->footprint);
+	free(s->inc);
+	for (int c = 0; c < COMP_COUNT; c++) {
+		free(s->comp[c]);
+		s->comp[c] = NULL;
+	}
+	free(s->requests);
+	free(s->connections);
+	free(s->pressure);
+	for (size_t g = 0; g < s->n_gauges; g++) {
+		free(s->gauges[g].name);
+		free(s->gauges[g].v);
+	}
+	free(s->gauges);
+	s->t = s->footprint = s->requests = s->connections = s->pressure =
+		NULL;
+	s->inc = NULL;
+	s->gauges = NULL;
+	s->n_gauges = 0;
+	s->n = s->cap = 0;
+}
+
+void series_add_label(struct series *s, const char *name, const char *value)
+{
+	s->labels = xrealloc(s->labels, (s->n_labels + 1) *
+			     sizeof(*s->labels));
+	size_t i = s->n_labels;
+	while (i > 0 && strcmp(s->labels[i - 1].name, name) > 0) {
+		s->labels[i] = s->labels[i - 1];
+		i--;
+	}
+	s->labels[i].name = xstrdup(name);
+	s->labels[i].value = xstrdup(value);
+	s->n_labels++;
+}
+
 void series_release(struct series *s)
 {
 	free(s->name);
+	for (size_t i = 0; i < s->n_labels; i++) {
+		free(s->labels[i].name);
+		free(s->labels[i].value);
+	}
+	free(s->labels);
 	free(s->t);
 	free(s->footprint);
 	free(s->inc);

@@ -65,8 +65,17 @@ struct series_gauge {
 	double *v;                 /* length n, owned */
 };
 
+/* A label of a series read from Prometheus (name="value"). */
+struct series_label {
+	char *name, *value;        /* owned */
+};
+
 struct series {
 	char *name;                /* display name; owned; process-controlled */
+	struct series_label *labels; /* owned; n_labels; what identifies a
+					target read from Prometheus (sorted
+					by name); none for other sources */
+	size_t n_labels;
 	size_t n, cap;
 	double *t;                 /* Unix seconds UTC, non-decreasing */
 	double *footprint;         /* bytes */
@@ -152,6 +161,14 @@ void series_add_region_row(struct series *s, uint32_t inc, double t,
 void series_add_gpu_row(struct series *s, uint32_t inc, double t,
 			const char *source, const char *region,
 			const char *kind, double resident);
+
+/* Add a label (copied); labels stay sorted by name. */
+void series_add_label(struct series *s, const char *name, const char *value);
+/* Free the points (times, footprints, components, work, gauges) and keep
+ * the rest (name, labels, incarnations): a report of many targets keeps
+ * the findings of each but the points only of those it draws. n becomes
+ * 0; findings made before keep their figures. */
+void series_drop_points(struct series *s);
 
 void dataset_init(struct dataset *d, const char *source);
 struct series *dataset_add_target(struct dataset *d, const char *name);

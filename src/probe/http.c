@@ -4,8 +4,11 @@
  * What it does: one easy handle per client, reused for every fetch (curl
  * keeps the connection alive), connect and total timeouts, the body
  * collected into a growing buffer capped at HTTP_BODY_MAX, any HTTP status
- * of 400 or more reported as a failure. What it does not: retries,
- * redirects beyond a few, authentication, parsing.
+ * of 400 or more reported as a failure. http_request() adds a POSTed
+ * form, an Authorization header, a per-request body bound and the status
+ * for the caller to judge (the Prometheus API client). What it does not:
+ * retries (the caller decides what is worth retrying), redirects beyond a
+ * few, parsing.
  *
  * CURLOPT_NOSIGNAL is set because the client runs in the recorder's
  * source thread: curl must not use SIGALRM for its DNS timeouts there.
@@ -29,6 +32,7 @@ struct http_client {
 	char *buf;
 	size_t len, cap;
 	int overflow;
+	size_t body_max;           /* of the fetch in flight */
 	long connect_ms, total_ms;
 	char curl_err[CURL_ERROR_SIZE];
 };
@@ -46,7 +50,7 @@ static size_t collect_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct http_client *c = arg;
 	size_t n = size * nmemb;
-	if (c->len + n > HTTP_BODY_MAX) {
+	if (c->len + n > c->body_max) {
 		c->overflow = 1;
 		return 0;  /* makes curl stop with CURLE_WRITE_ERROR */
 	}
@@ -159,8 +163,86 @@ static CURLcode perform(struct http_client *c)
 	return result;
 }
 
+static int fetch(struct http_client *c, const char *url, long *status,
+		 char *err, size_t errlen);
+
 int http_get(struct http_client *c, const char *url, const char **body,
 	     size_t *len, char *err, size_t errlen)
+{
+	long status = 0;
+	c->body_max = HTTP_BODY_MAX;
+	if (fetch(c, url, &status, err, errlen))
+		return -1;
+	if (status >= 400) {
+		snprintf(err, errlen, "HTTP %ld", status);
+		return -1;
+	}
+	*body = c->buf;
+	*len = c->len;
+	return 0;
+}
+
+int http_request(struct http_client *c, const struct http_request *r,
+		 long *status, const char **body, size_t *len, char *err,
+		 size_t errlen)
+{
+	CURL *h = c->curl;
+	struct curl_slist *headers = NULL;
+	char *auth = NULL;
+	if (r->authorization) {
+		size_t n = strlen(r->authorization) + 32;
+		auth = xmalloc(n);
+		snprintf(auth, n, "Authorization: %s", r->authorization);
+		headers = curl_slist_append(headers, auth);
+	}
+	if (r->form)
+		headers = curl_slist_append(headers, "Content-Type: "
+					    "application/x-www-form-urlencoded");
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	if (r->form) {
+		curl_easy_setopt(h, CURLOPT_POSTFIELDS, r->form);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE,
+				 (long)strlen(r->form));
+	} else {
+		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	}
+	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING,
+			 r->no_compression ? NULL : "");
+	c->body_max = r->body_max ? r->body_max : HTTP_BODY_MAX;
+	int rc = fetch(c, r->url, status, err, errlen);
+	if (rc && c->overflow)
+		rc = -2;
+	/* The handle is reused: leave it as http_get() expects it. */
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
+	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+	curl_slist_free_all(headers);
+	if (auth) {
+		memset(auth, 0, strlen(auth));  /* a credential */
+		free(auth);
+	}
+	if (rc)
+		return rc;
+	*body = c->buf;
+	*len = c->len;
+	return 0;
+}
+
+char *http_escape(const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, (int)strlen(s));
+	if (!e) {
+		error("out of memory");
+		abort();
+	}
+	char *out = xstrdup(e);
+	curl_free(e);
+	return out;
+}
+
+/* One transfer of url with the options set; the body in c->buf. */
+static int fetch(struct http_client *c, const char *url, long *status,
+		 char *err, size_t errlen)
 {
 	c->len = 0;
 	c->overflow = 0;
@@ -175,8 +257,8 @@ int http_get(struct http_client *c, const char *url, const char **body,
 	}
 	if (rc != CURLE_OK) {
 		if (c->overflow)
-			snprintf(err, errlen, "body larger than %u MiB",
-				 HTTP_BODY_MAX >> 20);
+			snprintf(err, errlen, "body larger than %zu MiB",
+				 c->body_max >> 20);
 		else if (rc == CURLE_OPERATION_TIMEDOUT)
 			snprintf(err, errlen, "timed out after %.3g s",
 				 c->total_ms / 1000.0);
@@ -189,16 +271,10 @@ int http_get(struct http_client *c, const char *url, const char **body,
 				 c->curl_err : curl_easy_strerror(rc));
 		return -1;
 	}
-	long status = 0;
-	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
-	if (status >= 400) {
-		snprintf(err, errlen, "HTTP %ld", status);
-		return -1;
-	}
+	*status = 0;
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, status);
 	if (!c->buf)
 		xgrow((void **)&c->buf, &c->cap, 1, 1);
 	c->buf[c->len] = '\0';
-	*body = c->buf;
-	*len = c->len;
 	return 0;
 }

@@ -43,4 +43,30 @@ void http_client_set_cancel(struct http_client *c, const atomic_bool *cancel);
 int http_get(struct http_client *c, const char *url, const char **body,
 	     size_t *len, char *err, size_t errlen);
 
+/* A request beyond a plain GET, for an API client (prometheus.c). */
+struct http_request {
+	const char *url;
+	const char *form;          /* POST this form body (already encoded,
+				      http_escape()); NULL: GET */
+	const char *authorization; /* the Authorization header's value
+				      ("Bearer ...", "Basic ..."); NULL:
+				      none. Never logged. */
+	size_t body_max;           /* refuse a larger body; 0: HTTP_BODY_MAX */
+	bool no_compression;       /* do not ask for gzip (a server on
+				      loopback spends more compressing than
+				      the transfer saves) */
+};
+
+/* Perform r. Returns 0 when a response came back, whatever its status
+ * (*status; the body as http_get() gives it, so that an API's error
+ * message can be read), -1 on a transport failure (refused, timed out,
+ * TLS) or -2 when the body was larger than r->body_max, each with a
+ * one-line reason in err. */
+int http_request(struct http_client *c, const struct http_request *r,
+		 long *status, const char **body, size_t *len, char *err,
+		 size_t errlen);
+
+/* s URL-encoded for a query string or form body; owned by the caller. */
+char *http_escape(const char *s);
+
 #endif

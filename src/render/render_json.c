@@ -302,6 +302,18 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 	json_t *t = json_object();
 	json_object_set_new(t, "name", safe_string(s->name));
 	json_object_set_new(t, "rank", json_integer((json_int_t)rank));
+	if (s->n_labels) {
+		/* report --prometheus: the target's label set */
+		json_t *l = json_object();
+		for (size_t i = 0; i < s->n_labels; i++) {
+			char key[512];
+			render_escape_utf8(key, sizeof(key),
+					   s->labels[i].name);
+			json_object_set_new(l, key,
+					    safe_string(s->labels[i].value));
+		}
+		json_object_set_new(t, "labels", l);
+	}
 
 	json_t *pids = json_array(), *incs = json_array();
 	for (size_t i = 0; i < s->n_incs; i++) {

@@ -1,0 +1,110 @@
+/*
+ * prometheus.h - a client of the Prometheus HTTP API (also served by
+ * Thanos, Mimir, Cortex and VictoriaMetrics): the series that match a
+ * selector (/api/v1/series) and range queries (/api/v1/query_range), for
+ * `report --prometheus` (docs/fleet.md).
+ *
+ * What it does: POSTs the request through http.c (auth header, timeout,
+ * a bound on the response's size), retries what may pass (a transport
+ * failure, a timeout, a 5xx) with back-off, reads the server's error
+ * message on a 4xx, and parses the response in one pass without building
+ * a tree: each series is handed to a callback with its labels and its
+ * points, then forgotten. What it does not do: split a query into pieces
+ * (the caller sizes each request to what the server and the bound
+ * allow), keep any series, or decide what a series means.
+ *
+ * Bounds: memory is the response (at most body_max bytes) plus one
+ * series' labels and points at a time. A response is parsed at several
+ * hundred MB/s: integer byte counts and timestamps take a fast path,
+ * anything else strtod().
+ *
+ * Values: NaN and infinite values are gaps (left out). Stale markers
+ * never reach a query's result (Prometheus drops them).
+ *
+ * Thread use: a client belongs to one thread at a time; several clients
+ * may run at once (one per thread). http_global_init() must have run.
+ */
+#ifndef MEMTREND_PROMETHEUS_H
+#define MEMTREND_PROMETHEUS_H
+
+#include <stddef.h>
+
+/* What a call returns besides 0. */
+enum prom_result {
+	PROM_OK = 0,
+	PROM_BAD_QUERY = -2,   /* the server refused the request (4xx): a
+				  PromQL error, a bad parameter; its message
+				  was printed */
+	PROM_FAILED = -3,      /* down, hung, 5xx after the retries, a
+				  response that is not the API's */
+	PROM_TOO_LARGE = -4,   /* the response exceeded body_max */
+	PROM_STOPPED = -5,     /* the callback returned non-zero */
+};
+
+struct prom_config {
+	const char *url;           /* base URL: http(s)://host:port[/prefix] */
+	const char *authorization; /* Authorization header value; NULL */
+	double timeout_s;          /* per request, the server's evaluation
+				      included (> 0) */
+	size_t body_max;           /* the bound on one response (bytes) */
+	int retries;               /* retries after the first try */
+	/* Called with each warning the API returns (partial data, ...),
+	 * from the client's thread; NULL: warning() each. */
+	void (*on_warning)(void *arg, const char *text);
+	void *warning_arg;
+};
+
+struct prom_label {
+	const char *name, *value;
+};
+
+/* One series of a response: labels sorted as the server sent them
+ * (Prometheus sorts them by name), points in time order (t in Unix
+ * seconds); all borrowed for the call's duration. Return 0 to go on,
+ * non-zero to stop (the call then returns PROM_STOPPED). */
+typedef int (*prom_series_fn)(void *arg, const struct prom_label *labels,
+			      size_t n_labels, const double *t,
+			      const double *v, size_t n);
+
+struct prom_client;
+
+/* NULL after a message. The config's strings are copied. */
+struct prom_client *prom_client_new(const struct prom_config *cfg);
+void prom_client_free(struct prom_client *c);
+
+/* The series matching selector with samples in [start, end]: fn with
+ * n = 0 for each. */
+int prom_series(struct prom_client *c, const char *selector, double start,
+		double end, prom_series_fn fn, void *arg);
+
+/* query evaluated at start, start + step, ... <= end: fn for each series
+ * of the result (a matrix). The caller keeps (end - start) / step under
+ * the server's 11,000 points per series. */
+int prom_query_range(struct prom_client *c, const char *query, double start,
+		     double end, double step, prom_series_fn fn, void *arg);
+
+/* Parse a query_range or series response held in body[0..len) (NUL at
+ * body[len]), for tests and fuzzing: as the calls above, without the
+ * transfer. what names the request in messages. */
+int prom_parse_response(const char *body, size_t len, const char *what,
+			prom_series_fn fn, void *arg,
+			void (*on_warning)(void *, const char *),
+			void *warning_arg);
+
+/* Whether query is a plain selector (METRIC, METRIC{...} or {...}, no
+ * function, operator, range or modifier): /api/v1/series accepts only
+ * those, and only those can be narrowed by adding a matcher. */
+int prom_is_selector(const char *query);
+
+/* query with the matchers `extra` (e.g. `pod=~"a|b"`) added inside its
+ * braces; query must be a selector. Owned by the caller. */
+char *prom_selector_add(const char *query, const char *extra);
+
+/* s written as the body of a PromQL double-quoted string (\\ and \"
+ * and control characters escaped) into an owned string. */
+char *prom_quote(const char *s);
+/* s with RE2's special characters escaped (so that =~ matches it
+ * literally); owned. */
+char *prom_regex_escape(const char *s);
+
+#endif

@@ -1,0 +1,128 @@
+# report --prometheus against a real Prometheus (Debian's) on loopback,
+# reading a TSDB backfilled with series of a known truth
+# (tests/e2e/fleet_gen.py: growing at 20 MiB/h, steady, plateau, and a
+# restart as two pods of one app); the same series written as CSV are
+# reported too, and the two must agree: the same verdicts, slopes within
+# 1 % (they are the same points, so in fact equal). With 1 target and
+# with 50; --by app merges the restart's two pods into one target with
+# two incarnations, as a CSV with two pids; --top, --json's labels and
+# rank, the HTML overview; a query that matches nothing exits 2.
+. "$E2E_LIB"
+need prometheus promtool
+HERE=$(cd "$(dirname "$E2E_LIB")" && pwd)
+STEP=60
+POINTS=720   # 12 h at 1 min
+# Backfilled blocks must lie in the past (older than the head's 3 h).
+END=$(( $(date +%s) / STEP * STEP - 6 * 3600 ))
+START=$(( END - (POINTS - 1) * STEP ))
+
+PPORT=$(free_port)
+printf 'global:\n  scrape_interval: 1m\n' > "$T/prometheus.yml"
+mkdir -p "$T/csv1" "$T/csv50"
+"$PY" "$HERE/fleet_gen.py" --targets 1 --points $POINTS --step $STEP --end $END \
+	--metric one_memory_bytes --openmetrics "$T/one.om" --csv-dir "$T/csv1" ||
+	fail "fleet_gen.py (1)"
+"$PY" "$HERE/fleet_gen.py" --targets 50 --points $POINTS --step $STEP --end $END \
+	--openmetrics "$T/fifty.om" --csv-dir "$T/csv50" || fail "fleet_gen.py (50)"
+for f in one fifty; do
+	promtool tsdb create-blocks-from openmetrics "$T/$f.om" "$T/prom" \
+		> "$T/backfill-$f.txt" 2>&1 || fail "backfill $f: $(tail -5 "$T/backfill-$f.txt")"
+done
+bg prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/prom" \
+	--storage.tsdb.retention.time=3650d --web.listen-address="127.0.0.1:$PPORT" \
+	--log.level=error
+wait_port "$PPORT" 30
+URL="http://127.0.0.1:$PPORT"
+# Ready when the backfilled series answer.
+i=0
+until curl -sf "$URL/api/v1/series" --data-urlencode 'match[]=one_memory_bytes' \
+	--data-urlencode "start=$START" --data-urlencode "end=$END" | grep -q host0; do
+	i=$((i + 1)); [ $i -gt 100 ] && fail "Prometheus does not serve the backfill"
+	sleep 0.2
+done
+FR() { "$MEMTREND" report --prometheus "$URL" --start $START --end $END --step ${STEP}s \
+	--limit 64GiB --no-color "$@"; }
+
+# compare FLEET.json CSVDIR KEYLABEL: each fleet target against the CSV
+# report of the same series (named by its KEYLABEL value).
+compare() {
+	"$PY" - "$1" "$2" "$3" "$MEMTREND" <<'PYEOF' || fail "fleet and CSV differ ($1)"
+import json, subprocess, sys
+fleet, csvdir, key, memtrend = sys.argv[1:]
+d = json.load(open(fleet))
+bad = 0
+for t in d["targets"]:
+    name = t["labels"][key]
+    c = json.loads(subprocess.run([memtrend, "report", "%s/%s.csv" % (csvdir, name),
+        "--json", "--limit", "64GiB"], capture_output=True, check=True).stdout)["targets"][0]
+    if t["verdict"] != c["verdict"]:
+        print("%s: verdict %s, CSV %s" % (name, t["verdict"], c["verdict"])); bad += 1
+    a, b = t["slope"]["bytes_per_hour"], c["slope"]["bytes_per_hour"]
+    if abs(a - b) > 0.01 * max(abs(b), 1024):
+        print("%s: slope %g, CSV %g" % (name, a, b)); bad += 1
+    if t["samples"] != c["samples"]:
+        print("%s: %d samples, CSV %d" % (name, t["samples"], c["samples"])); bad += 1
+print("compared %d targets" % len(d["targets"]))
+sys.exit(1 if bad else 0)
+PYEOF
+}
+
+FR --query one_memory_bytes --json > "$T/one.json" 2> "$T/one.err" ||
+	fail "report --prometheus (1 series): $(cat "$T/one.err")"
+[ "$(jget "$T/one.json" 'len(d["targets"])')" = 1 ] || fail "1 series: $(head -c 300 "$T/one.json")"
+[ "$(jget "$T/one.json" 'd["targets"][0]["verdict"]')" = growing ] || fail "1 series: not growing"
+compare "$T/one.json" "$T/csv1" instance
+ok "1 series: as its CSV (growing)"
+
+# 50 targets, the restarts' pods each a target of their own: compare the
+# 38 that are one series each (instance label); --parallel 3 and a small
+# --max-response so that the listing is cut into several batches.
+FR --query 'fleet_memory_bytes{instance!=""}' --json --parallel 3 --max-response 2MiB \
+	> "$T/fifty.json" 2> "$T/fifty.err" || fail "50 series: $(cat "$T/fifty.err")"
+[ "$(jget "$T/fifty.json" 'len(d["targets"])')" = 38 ] || fail "50: $(jget "$T/fifty.json" 'len(d["targets"])') targets"
+compare "$T/fifty.json" "$T/csv50" instance
+# The 13 shaped to grow at 20 MiB/h are growing (steady noise may show
+# a slope too; the CSV said the same, above).
+grown=$(jget "$T/fifty.json" 'sorted(set(t["verdict"] for t in d["targets"] if t["labels"]["shape"] == "grow"))')
+[ "$grown" = "['growing']" ] || fail "50: the growing shapes are $grown"
+counts=$(jget "$T/fifty.json" '"%(growing)d growing, %(plateau)d plateau, %(inconclusive)d inconclusive, %(stable)d stable" % d["verdict_counts"]')
+# Worst first: growing ones first, and each carries its labels.
+first=$(jget "$T/fifty.json" 'd["targets"][0]["verdict"], d["targets"][0]["rank"], d["targets"][0]["labels"]["__name__"]')
+[ "$first" = "growing 1 fleet_memory_bytes" ] || fail "50: first target $first"
+ok "38 series in batches: verdicts and slopes as their CSVs; ranked; labels in --json"
+
+# An expression, not a selector: fetched whole, in time chunks.
+FR --query 'max by (instance) (fleet_memory_bytes{instance!=""})' --json \
+	> "$T/expr.json" 2> "$T/expr.err" || fail "expression: $(cat "$T/expr.err")"
+[ "$(jget "$T/expr.json" 'len(d["targets"])')" = 38 ] || fail "expression: targets"
+compare "$T/expr.json" "$T/csv50" instance
+ok "an expression (max by (instance)): the same verdicts and slopes"
+
+# --by app: the restart's two pods are one target with two incarnations.
+FR --query 'fleet_memory_bytes{app!=""}' --by app --json > "$T/by.json" 2> "$T/by.err" ||
+	fail "--by: $(cat "$T/by.err")"
+[ "$(jget "$T/by.json" 'len(d["targets"])')" = 12 ] || fail "--by: $(jget "$T/by.json" 'len(d["targets"])') targets"
+[ "$(jget "$T/by.json" 'set(len(t["incarnations"]) for t in d["targets"])')" = "{2}" ] ||
+	fail "--by: incarnations $(jget "$T/by.json" '[len(t["incarnations"]) for t in d["targets"]]')"
+compare "$T/by.json" "$T/csv50" app
+ok "--by app: each app one target, its two pods incarnations, as a CSV with two pids"
+
+# Text with --top, and the HTML overview.
+FR --query 'fleet_memory_bytes{instance!=""}' --top 3 > "$T/top.txt" 2>&1 || fail "--top: $(cat "$T/top.txt")"
+grep -q "$counts" "$T/top.txt" || fail "--top: $(head -5 "$T/top.txt")"
+FR --query 'fleet_memory_bytes{instance!=""}' --top 5 --html "$T/f.html" > /dev/null 2> "$T/html.err" ||
+	fail "--html: $(cat "$T/html.err")"
+[ "$(grep -c '<section class="target"' "$T/f.html")" = 5 ] || fail "--html: not 5 sections"
+grep -q 'class="overview"' "$T/f.html" || fail "--html: no overview"
+[ "$(grep -c '<svg' "$T/f.html")" -ge 10 ] || fail "--html: no plots"
+ok "--top 3 in text; --html --top 5: an overview and 5 sections with plots"
+
+# Nothing matches: exit 2, "no series".
+FR --query 'no_such_metric_bytes' > /dev/null 2> "$T/none.err"; rc=$?
+[ $rc = 2 ] || fail "no series: exit $rc"
+grep -q "no series match" "$T/none.err" || fail "no series: $(cat "$T/none.err")"
+# A PromQL error: Prometheus' message, exit 2.
+FR --query 'rate(fleet_memory_bytes[' > /dev/null 2> "$T/bad.err"; rc=$?
+[ $rc = 2 ] || fail "bad PromQL: exit $rc"
+grep -q "Prometheus says (HTTP 400)" "$T/bad.err" || fail "bad PromQL: $(cat "$T/bad.err")"
+ok "no series and a PromQL error exit 2 with Prometheus' message"
