@@ -16,12 +16,14 @@
 /* Each command's option table (cli_options.h), in its cmd_*.c file; watch
  * shares record's (cli_record.c). */
 extern const struct cli_option record_options[], report_options[],
-	demo_options[], books_options[];
+	demo_options[], books_options[], check_options[];
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_books(int argc, char **argv);
+/* `memtrend check` (cmd_check.c): a CI gate on memory growth. */
+int cmd_check(int argc, char **argv);
 
 enum report_format { REPORT_TEXT, REPORT_JSON };
 

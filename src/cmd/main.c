@@ -27,6 +27,8 @@ static const struct subcommand subcommands[] = {
 	 demo_options},
 	{"books", cmd_books, "each process's footprint and cap, summed "
 			     "against the machine", books_options},
+	{"check", cmd_check, "a CI gate: run a load, pass or fail on growth "
+			     "per request", check_options},
 };
 
 static void usage(FILE *out)
