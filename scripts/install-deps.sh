@@ -14,7 +14,7 @@ BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-d
 TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat atop procps tmux
       clang libclang-rt-dev
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk
-      prometheus curl"
+      prometheus curl libxml2-utils"
 case " $* " in
 *" --build-only "*) PKGS=$BUILD_PKGS ;;
 *) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

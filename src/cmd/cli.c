@@ -117,6 +117,10 @@ int cli_report_dataset(const struct dataset *d, const struct report_options *o,
 					    .top = o->top};
 		rc = render_text(stdout, d, f, d->n_targets, &ro);
 	}
+	/* --fail-on: the gate of report, for recordings made elsewhere */
+	size_t gated = 0;
+	for (size_t i = 0; i < d->n_targets; i++)
+		gated += (o->fail_on >> f[i].verdict) & 1u;
 	for (size_t i = 0; i < d->n_targets; i++)
 		analysis_release(&f[i]);
 	free(f);
@@ -124,6 +128,13 @@ int cli_report_dataset(const struct dataset *d, const struct report_options *o,
 		error("cannot write the report");
 		return EXIT_RUNTIME;
 	}
-	return html_rc ? EXIT_RUNTIME : EXIT_OK;
+	if (html_rc)
+		return EXIT_RUNTIME;
+	if (gated) {
+		note("--fail-on: %zu of %zu targets have a verdict it names",
+		     gated, d->n_targets);
+		return EXIT_GATE_FAILED;
+	}
+	return EXIT_OK;
 }
 

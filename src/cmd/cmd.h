@@ -34,6 +34,8 @@ struct report_options {
 	size_t top;                /* --top N: the worst N targets in the text
 				      and the page; 0 = all (JSON: all) */
 	struct analysis_options analysis;
+	unsigned fail_on;          /* --fail-on: bit 1 << enum verdict; a
+				      target with such a verdict exits 1 */
 };
 
 /* Where --html writes: FILE is replaced only once the page is complete
