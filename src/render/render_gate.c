@@ -70,9 +70,12 @@ char *render_gate_sentence(char *buf, size_t n, const struct gate_evidence *e,
 	else
 		render_duration(amount, sizeof(amount), e->span_s);
 	if (r->why == GATE_WHY_NO_WORK) {
+		char span[40];
 		snprintf(buf, n, "no work: the work counter did not move "
-			 "after the warm-up (%s of readings), so growth per "
-			 "request cannot show; budget %s", amount, bud);
+			 "after the warm-up (%zu readings over %s), so growth "
+			 "per request cannot show: run a load the counter "
+			 "counts; budget %s", e->points,
+			 render_duration(span, sizeof(span), e->span_s), bud);
 		return buf;
 	}
 	if (r->why == GATE_WHY_TOO_FEW || !e->found) {
