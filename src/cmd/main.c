@@ -56,6 +56,8 @@ static void usage(FILE *out)
 		"  memtrend record -o run.db -- ./my-service --port 8080\n"
 		"  memtrend report run.db [--json]\n"
 		"  memtrend report readings.csv --resolution 1GB\n"
+		"  memtrend check --max-per-request 1KiB --work URL#METRIC \\\n"
+		"      --load 'wrk -d60s http://127.0.0.1:8080/' -- ./my-service\n"
 		"\n"
 		"exit codes: 0 ok, 1 a check failed, 2 usage or bad input, "
 		"3 run-time failure\n"
