@@ -16,7 +16,7 @@ TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat atop procp
       clang libclang-rt-dev
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk
       prometheus curl libjemalloc2 libmimalloc2.0
-      prometheus-process-exporter"
+      prometheus-process-exporter libxml2-utils"
 case " $* " in
 *" --build-only "*) PKGS=$BUILD_PKGS ;;
 *) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

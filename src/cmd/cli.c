@@ -128,9 +128,20 @@ int cli_report_findings(const struct dataset *d,
 					    .top = o->top};
 		rc = render_text(stdout, d, f, d->n_targets, &ro);
 	}
+	/* --fail-on: the gate of report, for recordings made elsewhere */
+	size_t gated = 0;
+	for (size_t i = 0; i < d->n_targets; i++)
+		gated += (o->fail_on >> f[i].verdict) & 1u;
 	if (fflush(stdout) || rc) {
 		error("cannot write the report");
 		return EXIT_RUNTIME;
 	}
-	return html_rc ? EXIT_RUNTIME : EXIT_OK;
+	if (html_rc)
+		return EXIT_RUNTIME;
+	if (gated) {
+		note("--fail-on: %zu of %zu targets have a verdict it names",
+		     gated, d->n_targets);
+		return EXIT_GATE_FAILED;
+	}
+	return EXIT_OK;
 }

@@ -16,13 +16,16 @@
 /* Each command's option table (cli_options.h), in its cmd_*.c file; watch
  * shares record's (cli_record.c). */
 extern const struct cli_option record_options[], report_options[],
-	demo_options[], books_options[], probe_options[];
+	demo_options[], books_options[], probe_options[],
+	check_options[];
 
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_books(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+/* `memtrend check` (cmd_check.c): a CI gate on memory growth. */
+int cmd_check(int argc, char **argv);
 
 enum report_format { REPORT_TEXT, REPORT_JSON };
 
@@ -33,6 +36,8 @@ struct report_options {
 	size_t top;                /* --top N: the worst N targets in the text
 				      and the page; 0 = all (JSON: all) */
 	struct analysis_options analysis;
+	unsigned fail_on;          /* --fail-on: bit 1 << enum verdict; a
+				      target with such a verdict exits 1 */
 };
 
 /* Where --html writes: FILE is replaced only once the page is complete

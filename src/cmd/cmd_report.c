@@ -26,7 +26,7 @@
 
 enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
        OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP, OPT_NO_PLOT,
-       OPT_TOP };
+       OPT_TOP, OPT_FAIL_ON };
 
 /* report's options: getopt_long, --help and the man page check all read
  * this table (cli_options.h). */
@@ -40,6 +40,10 @@ const struct cli_option report_options[] = {
 	CLI_OPT(0, "top", OPT_TOP, "N", "show only the worst N targets "
 		"(ranked: growing, plateau, inconclusive, stable) in the text "
 		"and the HTML page; --json always has every target"),
+	CLI_OPT(0, "fail-on", OPT_FAIL_ON, "VERDICTS", "exit 1 when a "
+		"target's verdict is one of VERDICTS, a comma list of growing, "
+		"plateau, inconclusive (a gate for recordings made elsewhere; "
+		"e.g. growing,plateau)"),
 	CLI_OPT(0, "cap", OPT_CAP, "[NAME=]SIZE", "a known cap (allocator "
 		"or cache limit); repeatable"),
 	CLI_OPT(0, "limit", OPT_LIMIT, "SIZE", "memory limit for exhaustion "
@@ -102,7 +106,8 @@ static void report_usage(FILE *out)
 	fprintf(out,
 "\n"
 "SIZE: 512MiB, 21GB, 4096 (bytes). RATE: SIZE/h, SIZE/min, SIZE/req.\n"
-"Exit codes: 0 ok, 2 usage or bad input, 3 run-time failure.\n");
+"Exit codes: 0 ok, 1 a verdict named by --fail-on, 2 usage or bad input,\n"
+"3 run-time failure.\n");
 }
 
 /* A vmmap --summary file: where that process's memory sat, as text or
@@ -125,6 +130,36 @@ static int report_vmmap_file(const char *path, bool json)
 		return EXIT_RUNTIME;
 	}
 	return EXIT_OK;
+}
+
+/* --fail-on growing,plateau: a bit per verdict (1 << enum verdict). */
+static int parse_fail_on(const char *arg, unsigned *mask)
+{
+	static const enum verdict allowed[] = {
+		VERDICT_GROWING, VERDICT_PLATEAU, VERDICT_INCONCLUSIVE};
+	const char *p = arg;
+	*mask = 0;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		bool found = false;
+		for (size_t i = 0; i < ARRAY_SIZE(allowed); i++) {
+			const char *name = verdict_name(allowed[i]);
+			if (len == strlen(name) && !strncmp(p, name, len)) {
+				*mask |= 1u << allowed[i];
+				found = true;
+			}
+		}
+		if (!found)
+			return error("--fail-on: '%.*s' is not growing, plateau "
+				     "or inconclusive", (int)len, p);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	if (!*mask)
+		return error("--fail-on: name a verdict (growing, plateau, "
+			     "inconclusive)");
+	return 0;
 }
 
 static int parse_cap(const char *arg, struct analysis_cap *cap)
@@ -187,6 +222,10 @@ int cmd_report(int argc, char **argv)
 			html.opt.top = (size_t)v;
 			break;
 		}
+		case OPT_FAIL_ON:
+			if (parse_fail_on(optarg, &o.fail_on))
+				goto out;
+			break;
 		case OPT_CAP:
 			xgrow((void **)&caps, &cap_cap, n_caps + 1,
 			      sizeof(*caps));

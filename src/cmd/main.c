@@ -29,6 +29,8 @@ static const struct subcommand subcommands[] = {
 			     "against the machine", books_options},
 	{"probe", cmd_probe, "is it the allocator? allocate and free, "
 			     "compare what each arm keeps", probe_options},
+	{"check", cmd_check, "a CI gate: run a load, pass or fail on growth "
+			     "per request", check_options},
 };
 
 static void usage(FILE *out)
@@ -56,6 +58,8 @@ static void usage(FILE *out)
 		"  memtrend record -o run.db -- ./my-service --port 8080\n"
 		"  memtrend report run.db [--json]\n"
 		"  memtrend report readings.csv --resolution 1GB\n"
+		"  memtrend check --max-per-request 1KiB --work URL#METRIC \\\n"
+		"      --load 'wrk -d60s http://127.0.0.1:8080/' -- ./my-service\n"
 		"\n"
 		"exit codes: 0 ok, 1 a check failed, 2 usage or bad input, "
 		"3 run-time failure\n"

@@ -240,4 +240,32 @@ int render_watch_screen(FILE *out, const struct watch_view *v);
  * samples, footprint, slope, work, verdict and progress. */
 int render_watch_line(FILE *out, const struct watch_view *v);
 
+
+/* ---- `memtrend check` (render_gate.c) ------------------------------------ */
+
+#include "gate.h"
+
+/* One target's outcome: its display name (process-controlled, escaped
+ * here), what was measured and what was judged. */
+struct gate_row {
+	const char *name;
+	const struct gate_evidence *e;
+	const struct gate_result *r;
+};
+/* The one sentence for a target: "+3.9 KiB/req [+3.7 KiB/req, +4.1
+ * KiB/req] over 20,000 requests, budget 1 KiB/req", with what would
+ * decide when inconclusive. Unescaped; at most n-1 bytes. */
+char *render_gate_sentence(char *buf, size_t n, const struct gate_evidence *e,
+			   const struct gate_result *r);
+/* "FAIL         NAME: sentence", one line per target. */
+int render_gate_text(FILE *out, const struct gate_row *rows, size_t n);
+/* {"outcome": overall, "targets": [...]} (docs/check.md). */
+int render_gate_json(FILE *out, const struct gate_row *rows, size_t n,
+		     const char *overall);
+/* JUnit XML: one testsuite, one testcase per target; fail is a <failure
+ * type="leak">, inconclusive a <failure type="inconclusive"> or, with
+ * allow_inconclusive, <skipped>; the sentence is the message. */
+int render_gate_junit(FILE *out, const struct gate_row *rows, size_t n,
+		      double time_s, bool allow_inconclusive);
+
 #endif

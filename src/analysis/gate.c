@@ -1,0 +1,184 @@
+/*
+ * gate.c - `memtrend check`'s judgement (gate.h): the slope after the
+ * warm-up against a budget, and the advice when the interval cannot
+ * decide.
+ *
+ * The statistics are report's: the per-request slope is
+ * analysis_work_trend() (one point per step of the counter, noise ordered
+ * by time), the time slope stats_trend_compute(), both widened by the
+ * readings' resolution over the amount, as analysis.c and analysis_work.c
+ * widen them. No I/O; scratch is freed before return; O(n) plus the
+ * bounded statistics of stats.h.
+ */
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "analysis.h"
+#include "common.h"
+#include "gate.h"
+#include "stats.h"
+
+const char *gate_outcome_name(enum gate_outcome o)
+{
+	switch (o) {
+	case GATE_PASS: return "pass";
+	case GATE_FAIL: return "fail";
+	case GATE_INCONCLUSIVE: return "inconclusive";
+	}
+	return "?";
+}
+
+/* Where the warm-up ends in points [lo, hi): a time (Unix s). INFINITY
+ * when the warm-up's work was never done. */
+static double warmup_end(const struct series *s, const double *work,
+			 size_t lo, size_t hi, const struct gate_window *w)
+{
+	double from = s->t[lo];
+	if (w && w->warmup_s > 0)
+		from = s->t[lo] + w->warmup_s;
+	if (w && w->warmup_requests > 0) {
+		if (!work)
+			return INFINITY;
+		double w0 = NAN, at = INFINITY;
+		for (size_t i = lo; i < hi; i++) {
+			if (!isfinite(work[i]))
+				continue;
+			if (isnan(w0))
+				w0 = work[i];
+			if (work[i] - w0 >= w->warmup_requests) {
+				at = s->t[i];
+				break;
+			}
+		}
+		from = fmax(from, at);
+	}
+	return from;
+}
+
+void gate_measure(const struct series *s, const double *work,
+		  enum gate_basis basis, const struct gate_window *w,
+		  struct gate_evidence *e)
+{
+	*e = (struct gate_evidence){
+		.basis = basis,
+		.work_recorded = s->requests != NULL,
+		.requests = NAN, .span_s = 0, .from = NAN, .resolution = NAN,
+		.slope = SLOPE_NONE, .amount = NAN, .rate_per_s = NAN,
+	};
+	if (!s->n)
+		return;
+	/* The latest incarnation: a restart resets memory and counter. */
+	size_t hi = s->n, lo = hi - 1;
+	while (lo > 0 && s->inc[lo - 1] == s->inc[hi - 1])
+		lo--;
+	e->from = warmup_end(s, work, lo, hi, w);
+
+	double *t = xmalloc(2 * (hi - lo) * sizeof(double));
+	double *y = t + (hi - lo);
+	size_t m = 0;
+	double w_first = NAN, w_last = NAN;
+	for (size_t i = lo; i < hi; i++) {
+		if (s->t[i] < e->from || !isfinite(s->footprint[i]))
+			continue;
+		t[m] = s->t[i];
+		y[m] = s->footprint[i];
+		m++;
+		if (work && isfinite(work[i])) {
+			if (isnan(w_first))
+				w_first = work[i];
+			w_last = work[i];
+		}
+	}
+	e->points = m;
+	if (m)
+		e->span_s = t[m - 1] - t[0];
+	e->requests = w_last - w_first;
+	if (e->span_s > 0 && e->requests >= 0)
+		e->rate_per_s = e->requests / e->span_s;
+	e->resolution = m ? stats_resolution(y, m, s->quantum) : NAN;
+
+	struct trend_result tr;
+	if (basis == GATE_PER_REQUEST && work) {
+		double requests;
+		if (m >= 3 && analysis_work_trend(s, work, lo, hi, e->from, &tr,
+						  &requests) == 0) {
+			e->found = true;
+			e->amount = requests;
+			double q = e->resolution / requests;
+			e->slope = (struct slope){tr.slope,
+				fmin(tr.ci_low, tr.slope - q),
+				fmax(tr.ci_high, tr.slope + q), tr.p_value};
+		}
+	} else if (basis == GATE_PER_HOUR && m >= 3 && e->span_s > 0) {
+		double t0 = t[0];
+		for (size_t i = 0; i < m; i++)
+			t[i] -= t0;
+		if (stats_trend_compute(t, y, m, &tr) == 0) {
+			e->found = true;
+			e->amount = e->span_s;
+			double q = e->resolution / e->span_s;
+			e->slope = (struct slope){tr.slope * 3600,
+				fmin(tr.ci_low, tr.slope - q) * 3600,
+				fmax(tr.ci_high, tr.slope + q) * 3600,
+				tr.p_value};
+		}
+	}
+	free(t);
+}
+
+void gate_judge(const struct gate_evidence *e, double budget,
+		struct gate_result *r)
+{
+	assert(budget > 0);
+	*r = (struct gate_result){
+		.outcome = GATE_INCONCLUSIVE, .why = GATE_WHY_TOO_FEW,
+		.budget = budget, .needed = NAN, .more = NAN, .more_s = NAN,
+	};
+	/* No work after the warm-up: memory that grows per request cannot
+	 * show, whatever the time slope says (verdicts.md, rule 2). */
+	if (e->basis == GATE_PER_REQUEST && e->work_recorded &&
+	    e->points >= 3 && !(e->requests > 0)) {
+		r->why = GATE_WHY_NO_WORK;
+		return;
+	}
+	if (!e->found || e->points < 3 || !(e->amount > 0) ||
+	    !isfinite(e->slope.low) || !isfinite(e->slope.high))
+		return;
+	const struct slope *sl = &e->slope;
+	if (sl->high < budget) {
+		r->outcome = GATE_PASS;
+		r->why = GATE_WHY_NONE;
+		return;
+	}
+	if (sl->low > budget) {
+		r->outcome = GATE_FAIL;
+		r->why = GATE_WHY_NONE;
+		return;
+	}
+	/* The budget lies inside the interval. The side of it that must
+	 * clear the budget shrinks as amount^-GATE_SHRINK (docs/check.md):
+	 * it must come down to the distance between the estimate and the
+	 * budget. Never less than the resolution leaves open either:
+	 * resolution / amount must fit in that distance too. */
+	r->why = GATE_WHY_INTERVAL;
+	double d = fabs(budget - sl->estimate);
+	double side = sl->estimate < budget ? sl->high - sl->estimate :
+					      sl->estimate - sl->low;
+	if (!(d > 0) || !(side > 0)) {
+		r->why = GATE_WHY_AT_BUDGET;
+		r->needed = r->more = r->more_s = INFINITY;
+		return;
+	}
+	double needed = e->amount * pow(side / d, 1.0 / GATE_SHRINK);
+	double res = e->basis == GATE_PER_HOUR ? e->resolution * 3600 :
+						 e->resolution;
+	if (isfinite(res) && res > 0)
+		needed = fmax(needed, res / d);
+	r->needed = fmax(needed, e->amount);
+	r->more = r->needed - e->amount;
+	if (e->basis == GATE_PER_HOUR)
+		r->more_s = r->more;
+	else if (e->rate_per_s > 0)
+		r->more_s = r->more / e->rate_per_s;
+}

@@ -1,0 +1,102 @@
+/*
+ * gate.h - the judgement of `memtrend check` (a CI gate): one target's
+ * slope after the warm-up, per request (with a work counter) or per hour,
+ * with its 95 % interval, held against a budget: pass when the interval
+ * lies wholly below it, fail when wholly above, inconclusive otherwise --
+ * with how much more work (or time) would decide at this noise. Never a
+ * pass on too little evidence. The rule and the advice model are in
+ * docs/check.md.
+ *
+ * What it does not do: record, read files or write a word. gate_measure()
+ * turns a series into evidence (the statistics of stats.h, the same
+ * estimator and interval as report's); gate_judge() is pure logic over
+ * that evidence, tested as a table (tests/unit/test_gate.c); the sentences
+ * are render_gate.c's.
+ */
+#ifndef MEMTREND_GATE_H
+#define MEMTREND_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "series.h"
+#include "slope.h"
+
+/* What the budget is per. */
+enum gate_basis {
+	GATE_PER_REQUEST,          /* bytes per request (--max-per-request) */
+	GATE_PER_HOUR,             /* bytes per hour (--max-growth) */
+};
+
+/* The warm-up left out: the first warmup_requests of work, or the first
+ * warmup_s of the analysed incarnation (both 0: none). */
+struct gate_window {
+	double warmup_s;
+	double warmup_requests;
+};
+
+/* What a series shows after the warm-up. Amount: requests (per request)
+ * or seconds (per hour) it rests on. */
+struct gate_evidence {
+	enum gate_basis basis;
+	size_t points;             /* readings used */
+	bool work_recorded;        /* the series has a work counter */
+	double requests;           /* work done after the warm-up; NAN when
+				      the counter has no readings there */
+	double span_s;             /* time after the warm-up */
+	double from;               /* where the warm-up ended (Unix s) */
+	double resolution;         /* of the readings used */
+	bool found;                /* a slope could be computed */
+	struct slope slope;        /* per request or per hour, the interval
+				      widened by resolution / amount */
+	double amount;             /* requests or seconds the slope rests on */
+	double rate_per_s;         /* requests per second (NAN per hour) */
+};
+
+/* Fill *e from the latest incarnation of s (no slope spans a restart)
+ * after the warm-up. work: idle_work_increase() of s->requests, or NULL
+ * when there is none (then the per-request basis finds no slope). */
+void gate_measure(const struct series *s, const double *work,
+		  enum gate_basis basis, const struct gate_window *w,
+		  struct gate_evidence *e);
+
+enum gate_outcome {
+	GATE_PASS,                 /* the interval's upper end < budget */
+	GATE_FAIL,                 /* its lower end > budget */
+	GATE_INCONCLUSIVE,         /* the budget lies in the interval, or
+				      no evidence */
+};
+const char *gate_outcome_name(enum gate_outcome o);
+
+/* Why an inconclusive outcome could not decide. */
+enum gate_why {
+	GATE_WHY_NONE,             /* decided */
+	GATE_WHY_TOO_FEW,          /* fewer than 3 readings after the
+				      warm-up, or no slope */
+	GATE_WHY_NO_WORK,          /* per request: the counter never moved
+				      (or has no readings) after warm-up */
+	GATE_WHY_INTERVAL,         /* the budget lies inside the interval */
+	GATE_WHY_AT_BUDGET,        /* ... and the estimate sits on it: no
+				      amount of data decides at this rate */
+};
+
+/* The exponent of the advice model: the interval's half-width shrinks as
+ * amount^-GATE_SHRINK (docs/check.md says why 1). */
+#define GATE_SHRINK 1.0
+
+struct gate_result {
+	enum gate_outcome outcome;
+	enum gate_why why;
+	double budget;             /* as given, per request or per hour */
+	/* Inconclusive on the interval: the amount (requests or seconds)
+	 * that would decide in all, and how much more than was seen; more
+	 * as time too at the observed request rate (NAN when unknown).
+	 * INFINITY when nothing would (GATE_WHY_AT_BUDGET). NAN otherwise. */
+	double needed, more, more_s;
+};
+
+/* The judgement: a pure function of the evidence and the budget (> 0). */
+void gate_judge(const struct gate_evidence *e, double budget,
+		struct gate_result *r);
+
+#endif

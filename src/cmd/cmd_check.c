@@ -1,0 +1,689 @@
+/*
+ * cmd_check.c - `memtrend check`: a CI gate. Starts (or attaches to) the
+ * service with record's target and work options, runs the --load command
+ * once the service is sampled, records memory and the work counter until
+ * the load ends (or --requests / --duration after the warm-up), then
+ * judges each target's slope after the warm-up against the budget
+ * (gate.h) and says pass, fail or inconclusive (render_gate.c). Exit 0
+ * pass, 1 fail or inconclusive (0 with --allow-inconclusive), 2 usage, 3
+ * when the run itself failed: the load command failed, the service died,
+ * the recording could not be written. docs/check.md has the rule.
+ *
+ * What it does not do: parse record's options itself (they are handed to
+ * cli_record_parse(), so they mean exactly what they mean for record) or
+ * compute statistics (gate.c). The recording goes to -o FILE when given
+ * (for `report --html`), else to a temporary folder removed at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "cli_options.h"
+#include "common.h"
+#include "gate.h"
+#include "idle.h"
+#include "recorder.h"
+#include "render.h"
+#include "store.h"
+#include "units.h"
+
+extern char **environ;
+
+enum { OPT_LOAD = 256, OPT_WARMUP, OPT_REQUESTS, OPT_MAX_PER_REQUEST,
+       OPT_MAX_GROWTH, OPT_ALLOW_INCONCLUSIVE, OPT_JUNIT, OPT_JSON,
+       /* record's rows, handed to cli_record_parse() by name */
+       OPT_FWD = 512, OPT_FWD_NAME, OPT_FWD_CHILDREN, OPT_FWD_WORK_CMD,
+       OPT_FWD_WORK, OPT_FWD_WORK_LOG, OPT_FWD_MATCH, OPT_FWD_WORK_TIMEOUT,
+       OPT_FWD_NO_GPU };
+
+#define CHECK_DEFAULT_INTERVAL "1s"
+
+/* check's options: getopt_long, --help and the man page check all read
+ * this table (cli_options.h). Rows from OPT_FWD on are record's, with
+ * record's meaning (cli_record.c). */
+const struct cli_option check_options[] = {
+	CLI_SECTION("the gate"),
+	CLI_OPT(0, "load", OPT_LOAD, "CMD", "the load: a shell command run "
+		"once the service is sampled; recording stops when it exits "
+		"(required)"),
+	CLI_OPT(0, "max-per-request", OPT_MAX_PER_REQUEST, "SIZE",
+		"budget per request (needs a work counter): pass when the "
+		"95 % interval's upper end is below it, fail when its lower "
+		"end is above"),
+	CLI_OPT(0, "max-growth", OPT_MAX_GROWTH, "RATE", "budget per time, "
+		"e.g. 10MiB/h (no work counter needed)"),
+	CLI_OPT(0, "warmup", OPT_WARMUP, "N|DUR", "leave out the first N "
+		"requests (a bare number) or the first DUR (30s, 2m) of the "
+		"run (default: nothing)"),
+	CLI_OPT(0, "requests", OPT_REQUESTS, "N", "stop after N requests "
+		"past the warm-up (the load is then stopped)"),
+	CLI_OPT('d', "duration", 'd', "DUR", "stop DUR after the warm-up "
+		"(the load is then stopped)"),
+	CLI_OPT(0, "allow-inconclusive", OPT_ALLOW_INCONCLUSIVE, NULL,
+		"exit 0 with a warning when the run cannot decide"),
+	CLI_OPT(0, "junit", OPT_JUNIT, "FILE", "also write a JUnit XML "
+		"report (one testcase per target) to FILE"),
+	CLI_OPT(0, "json", OPT_JSON, NULL, "print JSON instead of text"),
+	CLI_OPT('o', "output", 'o', "FILE", "keep the recording in FILE "
+		"(for 'memtrend report FILE --html page.html'); must not "
+		"exist"),
+	CLI_SECTION("the service (as for record)"),
+	CLI_OPT('p', "pid", 'p', "PID", "attach to a running process"),
+	CLI_OPT(0, "name", OPT_FWD_NAME, "REGEX", "attach to the oldest "
+		"process whose name or command line matches"),
+	CLI_TEXT("  -- SERVICE ARGS...     start SERVICE, stop it (SIGTERM) "
+		 "when the run ends"),
+	CLI_OPT(0, "children", OPT_FWD_CHILDREN, NULL, "also record every "
+		"descendant and their sum (each judged)"),
+	CLI_OPT(0, "work-cmd", OPT_FWD_WORK_CMD, "CMD", "the work counter: "
+		"a shell command printing a cumulative count"),
+	CLI_OPT(0, "work", OPT_FWD_WORK, "URL#METRIC", "the work counter: "
+		"a Prometheus/OpenMetrics counter"),
+	CLI_OPT(0, "work-log", OPT_FWD_WORK_LOG, "FILE", "the work counter: "
+		"lines appended to FILE that match --match"),
+	CLI_OPT(0, "match", OPT_FWD_MATCH, "REGEX", "... this extended "
+		"regex"),
+	CLI_OPT(0, "work-timeout", OPT_FWD_WORK_TIMEOUT, "DUR", "limit per "
+		"reading of the counter (default: the interval)"),
+	CLI_OPT('i', "interval", 'i', "DUR", "time between samples (default "
+		CHECK_DEFAULT_INTERVAL ")"),
+	CLI_OPT(0, "no-gpu", OPT_FWD_NO_GPU, NULL, "do not read GPU memory"),
+	CLI_OPT('q', "quiet", 'q', NULL, "no notes"),
+	CLI_OPT('h', "help", 'h', NULL, "this help"),
+	CLI_END_ROW,
+};
+
+static void check_usage(FILE *out)
+{
+	fprintf(out,
+"usage: memtrend check (--max-per-request SIZE | --max-growth RATE)\n"
+"         --load 'CMD' [--warmup N|DUR] [--requests N | --duration DUR]\n"
+"         [options] (-p PID | --name REGEX | -- SERVICE ARGS...)\n"
+"\n"
+"A CI gate on memory growth: run the load against the service, record its\n"
+"memory and work, leave the warm-up out, and judge the slope's 95 %%\n"
+"interval against the budget: pass when it lies below, fail when above,\n"
+"inconclusive (with how many more requests would decide) otherwise.\n");
+	cli_options_help(out, check_options);
+	fprintf(out,
+"\n"
+"SIZE: 1KiB, 512 (bytes). RATE: SIZE/h, SIZE/min. DUR: 30s, 5m, 250ms.\n"
+"Exit codes: 0 pass, 1 fail or inconclusive, 2 usage or bad input,\n"
+"3 the run failed (the load command failed, the service died).\n");
+}
+
+/* ---- the run --------------------------------------------------------- */
+
+enum check_stop { STOP_NONE, STOP_LOAD_DONE, STOP_REQUESTS, STOP_DURATION };
+
+struct check_run {
+	const char *load;
+	double warmup_s, warmup_requests;   /* 0: none */
+	double requests;                    /* --requests; 0: none */
+	double duration_s;                  /* --duration; 0: none */
+	bool has_work;                      /* sources[0] is the counter */
+	pid_t load_pid;                     /* 0: not started */
+	bool load_reaped;
+	int load_status;                    /* waitpid()'s */
+	int spawn_errno;
+	double t_load;                      /* when the load started */
+	double w_start, w_last;             /* counter readings; NAN */
+	bool warm;                          /* the warm-up is over */
+	double t_warm, w_warm;
+	enum check_stop stop;
+};
+
+static volatile sig_atomic_t check_signal;
+
+static void on_check_signal(int sig) { check_signal = sig; }
+
+/* The load in its own process group, so that stopping it stops what it
+ * started too (a shell loop's curl). */
+static void load_start(struct check_run *c, double t)
+{
+	posix_spawnattr_t attr;
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
+					 POSIX_SPAWN_SETSIGDEF |
+					 POSIX_SPAWN_SETSIGMASK);
+	posix_spawnattr_setpgroup(&attr, 0);
+	sigset_t def, none;
+	sigemptyset(&def);
+	sigaddset(&def, SIGINT);
+	sigaddset(&def, SIGTERM);
+	sigaddset(&def, SIGHUP);
+	sigaddset(&def, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &def);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&attr, &none);
+	char *argv[] = {"sh", "-c", (char *)c->load, NULL};
+	pid_t pid;
+	int e = posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
+	c->t_load = t;
+	if (e) {
+		c->spawn_errno = e;
+		c->load_pid = -1;
+		c->stop = STOP_LOAD_DONE;
+		return;
+	}
+	c->load_pid = pid;
+}
+
+static void check_on_tick(void *ctx, const struct recorder_tick *k)
+{
+	struct check_run *c = ctx;
+	const struct recorder_first *f = k->first;
+	if (!c->load_pid && f && f->sampled)
+		load_start(c, k->t);
+	if (c->load_pid <= 0)
+		return;
+	if (c->has_work && f && f->sources_read && f->n_sources &&
+	    isfinite(f->source_values[0])) {
+		if (isnan(c->w_start))
+			c->w_start = f->source_values[0];
+		c->w_last = f->source_values[0];
+	}
+	double done = isnan(c->w_last) ? 0 : c->w_last - c->w_start;
+	if (!c->warm && k->t - c->t_load >= c->warmup_s &&
+	    (!(c->warmup_requests > 0) || done >= c->warmup_requests)) {
+		c->warm = true;
+		c->t_warm = k->t;
+		c->w_warm = isnan(c->w_last) ? 0 : c->w_last;
+	}
+	if (!c->warm || c->stop)
+		return;
+	if (c->requests > 0 && !isnan(c->w_last) &&
+	    c->w_last - c->w_warm >= c->requests)
+		c->stop = STOP_REQUESTS;
+	else if (c->duration_s > 0 && k->t - c->t_warm >= c->duration_s)
+		c->stop = STOP_DURATION;
+}
+
+static int check_should_stop(void *ctx)
+{
+	struct check_run *c = ctx;
+	if (check_signal)
+		return check_signal;
+	if (c->load_pid > 0 && !c->load_reaped) {
+		int st;
+		pid_t w = waitpid(c->load_pid, &st, WNOHANG);
+		if (w == c->load_pid) {
+			c->load_reaped = true;
+			c->load_status = st;
+			if (!c->stop)
+				c->stop = STOP_LOAD_DONE;
+		}
+	}
+	return c->stop ? SIGTERM : 0;
+}
+
+/* Stop a load still running: TERM to its group, KILL after 2 s. */
+static void load_stop(struct check_run *c)
+{
+	if (c->load_pid <= 0 || c->load_reaped)
+		return;
+	kill(-c->load_pid, SIGTERM);
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(c->load_pid, &c->load_status, WNOHANG) ==
+		    c->load_pid) {
+			c->load_reaped = true;
+			break;
+		}
+		nanosleep(&(struct timespec){0, 10000000L}, NULL);
+	}
+	if (!c->load_reaped) {
+		kill(-c->load_pid, SIGKILL);
+		waitpid(c->load_pid, &c->load_status, 0);
+		c->load_reaped = true;
+	}
+	kill(-c->load_pid, SIGKILL);  /* whatever it left in its group */
+}
+
+/* Record with the hooks above. The children (service, load) get
+ * memtrend's stderr as their stdout too: stdout is the report's. */
+static int check_record(const struct recorder_options *o, struct check_run *c,
+			struct recorder_result *res)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction old[ARRAY_SIZE(sigs)];
+	struct sigaction sa = {.sa_handler = on_check_signal};
+	sigemptyset(&sa.sa_mask);
+	check_signal = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	fflush(stdout);
+	int saved = dup(STDOUT_FILENO);
+	if (saved >= 0)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	struct recorder_hooks hooks = {
+		.ctx = c,
+		.should_stop = check_should_stop,
+		.on_tick = check_on_tick,
+		.wake_fd = -1,
+	};
+	int rc = recorder_run(o, &hooks, res);
+	load_stop(c);
+	if (saved >= 0) {
+		dup2(saved, STDOUT_FILENO);
+		close(saved);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &old[i], NULL);
+	return rc;
+}
+
+/* "exit status 3" or "killed by signal 9". */
+static void status_text(char *buf, size_t n, int st)
+{
+	if (WIFEXITED(st))
+		snprintf(buf, n, "exit status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, n, "killed by signal %d (%s)", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)));
+	else
+		snprintf(buf, n, "status %d", st);
+}
+
+/* Whether the run can be judged; else a message and EXIT_RUNTIME. */
+static int check_run_outcome(const struct check_run *c,
+			     const struct recorder_options *o,
+			     const struct recorder_result *res)
+{
+	char st[96];
+	if (c->load_pid < 0) {
+		error("check: cannot start the load command: %s",
+		      strerror(c->spawn_errno));
+		return EXIT_RUNTIME;
+	}
+	if (check_signal && c->stop == STOP_NONE) {
+		error("check: interrupted by signal %d: no judgement",
+		      (int)check_signal);
+		return EXIT_RUNTIME;
+	}
+	if (c->stop == STOP_LOAD_DONE && (!WIFEXITED(c->load_status) ||
+					  WEXITSTATUS(c->load_status))) {
+		status_text(st, sizeof(st), c->load_status);
+		error("check: the load command failed (%s): no judgement on "
+		      "a load that did not run", st);
+		return EXIT_RUNTIME;
+	}
+	if (c->stop == STOP_NONE) {
+		/* The recorder ended on its own: every target is gone. */
+		if (o->command && res->command_status >= 0)
+			error("check: the service exited (%s%d) before the "
+			      "load finished",
+			      res->command_status > 128 ? "signal " :
+			      "exit status ",
+			      res->command_status > 128 ?
+			      res->command_status - 128 :
+			      res->command_status);
+		else
+			error("check: the service is gone before the load "
+			      "finished");
+		return EXIT_RUNTIME;
+	}
+	if (!c->load_pid) {
+		error("check: the service was never sampled: the load did "
+		      "not run");
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+/* Judge every target of the recording at path and write the outputs.
+ * Returns the exit code. */
+static int check_judge(const char *path, enum gate_basis basis, double budget,
+		       const struct gate_window *w, bool json,
+		       const char *junit, bool allow, double elapsed_s)
+{
+	struct dataset d;
+	struct store_read_options ro = {0};
+	if (store_read_dataset(path, &ro, &d))
+		return EXIT_RUNTIME;
+	size_t n = d.n_targets;
+	struct gate_evidence *ev = xcalloc(n ? n : 1, sizeof(*ev));
+	struct gate_result *res = xcalloc(n ? n : 1, sizeof(*res));
+	struct gate_row *rows = xcalloc(n ? n : 1, sizeof(*rows));
+	size_t fails = 0, unsure = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct series *s = &d.targets[i];
+		double *work = NULL;
+		if (s->requests) {
+			work = xmalloc(s->n * sizeof(double));
+			idle_work_increase(s->requests, s->n, work);
+		}
+		gate_measure(s, work, basis, w, &ev[i]);
+		free(work);
+		gate_judge(&ev[i], budget, &res[i]);
+		rows[i] = (struct gate_row){s->name, &ev[i], &res[i]};
+		fails += res[i].outcome == GATE_FAIL;
+		unsure += res[i].outcome == GATE_INCONCLUSIVE;
+	}
+	const char *overall = fails ? "fail" : unsure ? "inconclusive" :
+				      n ? "pass" : "inconclusive";
+	int rc = fails ? EXIT_GATE_FAILED :
+		 (unsure || !n) ? (allow ? EXIT_OK : EXIT_GATE_FAILED) :
+		 EXIT_OK;
+	int wrc = json ? render_gate_json(stdout, rows, n, overall) :
+			 render_gate_text(stdout, rows, n);
+	if (wrc || fflush(stdout)) {
+		error("cannot write the result");
+		rc = EXIT_RUNTIME;
+	}
+	if (junit && rc != EXIT_RUNTIME) {
+		FILE *f = fopen(junit, "w");
+		if (!f || render_gate_junit(f, rows, n, elapsed_s, allow) ||
+		    fclose(f)) {
+			error("--junit: cannot write '%s': %m", junit);
+			rc = EXIT_RUNTIME;
+		}
+	}
+	if (!n)
+		warning("check: the recording holds no targets");
+	if (rc == EXIT_OK && (unsure || !n))
+		warning("check: inconclusive, allowed by "
+			"--allow-inconclusive: this run proves nothing");
+	free(rows);
+	free(res);
+	free(ev);
+	dataset_release(&d);
+	return rc;
+}
+
+/* ---- options --------------------------------------------------------- */
+
+struct check_args {
+	struct check_run run;
+	enum gate_basis basis;
+	double budget;             /* 0: not given */
+	bool json, allow;
+	const char *junit, *output;
+	bool has_interval, has_work;
+	char **fwd;                /* argv for cli_record_parse() */
+	int n_fwd;
+	char **owned;              /* the "--NAME" strings of fwd */
+	int n_owned;
+};
+
+static const struct cli_option *row_of(int id)
+{
+	for (const struct cli_option *r = check_options; r->kind != CLI_END;
+	     r++)
+		if (r->kind == CLI_OPTION && r->id == id)
+			return r;
+	return NULL;
+}
+
+static void fwd_add(struct check_args *a, const char *s)
+{
+	a->fwd[a->n_fwd++] = (char *)s;
+}
+
+static int parse_count(const char *opt, const char *arg, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || errno || !(v > 0) || !isfinite(v) ||
+	    v != floor(v))
+		return error("%s: '%s' is not a positive count", opt, arg);
+	*out = v;
+	return 0;
+}
+
+/* --warmup: a bare number counts requests; with a unit it is a time. */
+static int parse_warmup(const char *arg, struct check_run *c)
+{
+	const char *p = arg;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	if (p != arg && !*p)
+		return parse_count("--warmup", arg, &c->warmup_requests);
+	if (units_parse_duration(arg, &c->warmup_s) || !(c->warmup_s >= 0) ||
+	    !isfinite(c->warmup_s))
+		return error("--warmup: cannot read '%s' as a count of "
+			     "requests (2000) or a duration (30s, 2m)", arg);
+	return 0;
+}
+
+static int parse_budget(int opt, const char *arg, struct check_args *a)
+{
+	if (a->budget > 0)
+		return error("check: one budget: --max-per-request or "
+			     "--max-growth");
+	if (opt == OPT_MAX_PER_REQUEST) {
+		struct rate r;
+		double q;
+		if (!units_parse_size(arg, &a->budget, &q) && a->budget > 0) {
+			a->basis = GATE_PER_REQUEST;
+			return 0;
+		}
+		if (!units_parse_rate(arg, &r) && r.basis == RATE_PER_REQUEST &&
+		    r.bytes > 0) {
+			a->budget = r.bytes;
+			a->basis = GATE_PER_REQUEST;
+			return 0;
+		}
+		a->budget = 0;
+		return error("--max-per-request: cannot read '%s' as a size "
+			     "per request (e.g. 1KiB, 512)", arg);
+	}
+	struct rate r;
+	if (units_parse_rate(arg, &r) || r.basis != RATE_PER_HOUR ||
+	    !(r.bytes > 0))
+		return error("--max-growth: cannot read '%s' as a rate over "
+			     "time (e.g. 10MiB/h, 500KiB/min)", arg);
+	a->budget = r.bytes;
+	a->basis = GATE_PER_HOUR;
+	return 0;
+}
+
+/* Parse argv into *a; record's rows go to a->fwd. EXIT_OK, EXIT_USAGE
+ * (after a message) or CLI_RECORD_HELP. */
+static int check_parse(int argc, char **argv, struct check_args *a)
+{
+	static struct option *longopts;
+	static char *shortopts;
+	if (!longopts)
+		cli_options_getopt(check_options, "+", &longopts, &shortopts);
+	/* at most each argument twice, plus "-o FILE -i DUR --" */
+	a->fwd = xcalloc((size_t)argc * 2 + 8, sizeof(char *));
+	a->owned = xcalloc((size_t)argc + 1, sizeof(char *));
+	fwd_add(a, "check");
+	a->run.w_start = a->run.w_last = NAN;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case OPT_LOAD:
+			if (!*optarg)
+				return error("--load: an empty command"),
+				       EXIT_USAGE;
+			a->run.load = optarg;
+			break;
+		case OPT_MAX_PER_REQUEST:
+		case OPT_MAX_GROWTH:
+			if (parse_budget(c, optarg, a))
+				return EXIT_USAGE;
+			break;
+		case OPT_WARMUP:
+			if (parse_warmup(optarg, &a->run))
+				return EXIT_USAGE;
+			break;
+		case OPT_REQUESTS:
+			if (parse_count("--requests", optarg, &a->run.requests))
+				return EXIT_USAGE;
+			break;
+		case 'd':
+			if (units_parse_duration(optarg, &a->run.duration_s) ||
+			    !(a->run.duration_s > 0) ||
+			    !isfinite(a->run.duration_s))
+				return error("--duration: cannot read '%s' as "
+					     "a duration (e.g. 60s, 5m)",
+					     optarg), EXIT_USAGE;
+			break;
+		case OPT_ALLOW_INCONCLUSIVE:
+			a->allow = true;
+			break;
+		case OPT_JUNIT:
+			if (!*optarg)
+				return error("--junit: which file?"),
+				       EXIT_USAGE;
+			a->junit = optarg;
+			break;
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'h':
+			check_usage(stdout);
+			return CLI_RECORD_HELP;
+		case 'i':
+			a->has_interval = true;
+			/* fall through */
+		case 'p': case 'q':
+		case OPT_FWD_NAME: case OPT_FWD_CHILDREN: case OPT_FWD_WORK_CMD:
+		case OPT_FWD_WORK: case OPT_FWD_WORK_LOG: case OPT_FWD_MATCH:
+		case OPT_FWD_WORK_TIMEOUT: case OPT_FWD_NO_GPU: {
+			const struct cli_option *r = row_of(c);
+			if (c == OPT_FWD_WORK_CMD || c == OPT_FWD_WORK ||
+			    c == OPT_FWD_WORK_LOG)
+				a->has_work = true;
+			char *opt = xmalloc(strlen(r->name) + 3);
+			sprintf(opt, "--%s", r->name);
+			a->owned[a->n_owned++] = opt;
+			fwd_add(a, opt);
+			if (r->arg)
+				fwd_add(a, optarg);
+			break;
+		}
+		default:
+			error("check: unknown option or missing value: '%s' "
+			      "(see 'memtrend check --help')",
+			      argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (!a->run.load)
+		return error("check: --load 'CMD' is required: the load to "
+			     "run against the service"), EXIT_USAGE;
+	if (!(a->budget > 0))
+		return error("check: give a budget: --max-per-request SIZE "
+			     "(with a work counter) or --max-growth RATE"),
+		       EXIT_USAGE;
+	if (a->basis == GATE_PER_REQUEST && !a->has_work)
+		return error("--max-per-request needs a work counter "
+			     "(--work-cmd, --work or --work-log); without one, "
+			     "judge the time slope with --max-growth"),
+		       EXIT_USAGE;
+	if (!a->has_work && (a->run.requests > 0 ||
+			     a->run.warmup_requests > 0))
+		return error("check: --requests and a --warmup in requests "
+			     "need a work counter (--work-cmd, --work or "
+			     "--work-log); give --duration or --warmup DUR"),
+		       EXIT_USAGE;
+	if (a->run.requests > 0 && a->run.duration_s > 0)
+		return error("check: --requests or --duration, not both"),
+		       EXIT_USAGE;
+	a->run.has_work = a->has_work;
+	return EXIT_OK;
+}
+
+/* A temporary folder for the recording when -o is not given. */
+static char *temp_recording(char **dir)
+{
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	size_t len = strlen(tmp) + 40;
+	*dir = xmalloc(len);
+	snprintf(*dir, len, "%s/memtrend-check.XXXXXX", tmp);
+	if (!mkdtemp(*dir)) {
+		error("check: cannot create a folder in '%s': %m", tmp);
+		free(*dir);
+		*dir = NULL;
+		return NULL;
+	}
+	char *path = xmalloc(len + 16);
+	snprintf(path, len + 16, "%s/run.db", *dir);
+	return path;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct check_args a = {0};
+	char *dir = NULL, *path = NULL;
+	int rc = check_parse(argc, argv, &a);
+	if (rc != EXIT_OK) {
+		rc = rc == CLI_RECORD_HELP ? EXIT_OK : rc;
+		goto out;
+	}
+	if (a.output) {
+		path = xstrdup(a.output);
+	} else if (!(path = temp_recording(&dir))) {
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	fwd_add(&a, "-o");
+	fwd_add(&a, path);
+	if (!a.has_interval) {
+		fwd_add(&a, "-i");
+		fwd_add(&a, CHECK_DEFAULT_INTERVAL);
+	}
+	if (optind < argc) {
+		fwd_add(&a, "--");
+		for (int i = optind; i < argc; i++)
+			fwd_add(&a, argv[i]);
+	}
+	struct cli_record cli;
+	rc = cli_record_parse(a.n_fwd, a.fwd, "check", &cli);
+	if (rc != EXIT_OK) {
+		rc = rc == CLI_RECORD_HELP ? EXIT_OK : rc;
+		goto out;
+	}
+	double t0 = now_monotonic();
+	struct recorder_result res;
+	rc = check_record(&cli.o, &a.run, &res);
+	cli_record_handed_over(&cli);
+	double elapsed = now_monotonic() - t0;
+	if (rc == EXIT_OK)
+		rc = check_run_outcome(&a.run, &cli.o, &res);
+	if (rc == EXIT_OK) {
+		struct gate_window w = {a.run.warmup_s, a.run.warmup_requests};
+		rc = check_judge(path, a.basis, a.budget, &w, a.json, a.junit,
+				 a.allow, elapsed);
+	}
+	if (a.output && access(a.output, F_OK) == 0)
+		note("the recording is in '%s' ('memtrend report %s --html "
+		     "FILE' draws it)", a.output, a.output);
+	cli_record_release(&cli);
+out:
+	if (dir) {
+		if (path)
+			store_remove(path);
+		rmdir(dir);
+	}
+	free(path);
+	free(dir);
+	for (int i = 0; i < a.n_owned; i++)
+		free(a.owned[i]);
+	free(a.owned);
+	free(a.fwd);
+	return rc;
+}
