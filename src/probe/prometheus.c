@@ -286,7 +286,9 @@ static int on_number(void *arg, const char *s, size_t len)
 	if (ps->skip)
 		return 1;
 	if (ps->depth > 0 && top(ps) == CTX_POINT) {
-		if (ps->point_i++ != 0 || number(s, s + len, &ps->point_t))
+		if (ps->point_i++ != 0)
+			return refuse(ps, "a point is not [time, \"value\"]");
+		if (number(s, s + len, &ps->point_t))
 			return refuse(ps, "a point's time is not a number");
 		return 1;
 	}
@@ -302,8 +304,9 @@ static int on_string(void *arg, const unsigned char *s, size_t len)
 		return refuse(ps, "not an object");
 	switch (top(ps)) {
 	case CTX_POINT:
-		if (ps->point_i++ != 1 ||
-		    number((const char *)s, (const char *)s + len,
+		if (ps->point_i++ != 1)
+			return refuse(ps, "a point is not [time, \"value\"]");
+		if (number((const char *)s, (const char *)s + len,
 			   &ps->point_v))
 			return refuse(ps, "a point's value is not a number");
 		return 1;
@@ -614,7 +617,8 @@ static int parser_end(struct prom_parser *ps)
 {
 	if (ps->rc)
 		return ps->rc;
-	yajl_status st = yajl_complete_parse(ps->y);
+	yajl_status st = ps->fed ? yajl_complete_parse(ps->y) :
+			 yajl_status_ok;
 	if (st != yajl_status_ok)
 		return failed(ps, st, NULL, 0);
 	if (ps->fed == 0 || !ps->status[0]) {
