@@ -1,3 +1,7 @@
+#!/usr/bin/env python3
+# prom_gen.py SERIES POINTS FILE - a Prometheus query_range response of
+# SERIES series x POINTS points (1-minute steps, values quoted as the API
+# quotes them, every 4th timestamp with milliseconds), for bench_prom_parse.
 import sys, random
 n_series, n_points = int(sys.argv[1]), int(sys.argv[2])
 out = open(sys.argv[3], "w")

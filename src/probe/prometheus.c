@@ -91,7 +91,9 @@ struct prom_parser {
 	struct prom_handed *handed; /* NULL: no retries */
 	size_t n_series;           /* series of this response so far */
 	int rc;                    /* the first failure: -1 (a message
-				      printed unless quiet), PROM_STOPPED */
+				      printed unless quiet), PROM_STOPPED;
+				      -2 while a callback's refusal is to
+				      be said as why[] says it */
 	size_t fed;                /* bytes before the current chunk */
 	char why[160];             /* what a callback found wrong */
 
@@ -190,9 +192,12 @@ static int emit(struct prom_parser *ps)
 	if (hd) {
 		uint64_t h = labels_hash(ps);
 		if (k < hd->n) {
-			if (hd->hash[k] != h)
+			if (hd->hash[k] != h) {
+				ps->rc = -2;  /* said as it is */
 				return refuse(ps, "the response changed "
-					      "between tries");
+					      "between tries (the series "
+					      "differ)");
+			}
 			return 1;  /* handed on by a failed try */
 		}
 		xgrow((void **)&hd->hash, &hd->cap, hd->n + 1,
