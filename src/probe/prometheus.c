@@ -69,7 +69,7 @@ enum key {
 	KEY_OTHER,      /* skipped */
 	KEY_STATUS, KEY_DATA, KEY_WARNINGS, KEY_ERROR, KEY_ERROR_TYPE,
 	KEY_RESULT_TYPE, KEY_RESULT, KEY_METRIC, KEY_VALUES,
-	KEY_LABEL,      /* a label's name, in label_name */
+	KEY_LABEL,      /* a label's value (its name is in the arena) */
 };
 
 /* The series a request has handed on, over its tries: a retry skips
