@@ -134,6 +134,28 @@ static const double pow10_exact[] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
+/* Whether p[0..8) are all digits, and their value: eight at a time in
+ * one word (little-endian only), the integer values' and timestamps'
+ * common case. */
+static inline bool eight_digits(const char *p, uint64_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t v;
+	memcpy(&v, p, 8);
+	if (((v & 0xF0F0F0F0F0F0F0F0ull) |
+	     (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+	    0x3333333333333333ull)
+		return false;
+	v = ((v & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+	v = ((v & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+	*out = ((v & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+	return true;
+#else
+	(void)p, (void)out;
+	return false;
+#endif
+}
+
 /* The number in [p, end), all of it: 0, or -1 when it is not one. The
  * fast path takes digits with an optional fraction: an integer mantissa
  * below 2^53 divided by an exact power of ten is correctly rounded, so
@@ -147,8 +169,13 @@ static int number(const char *p, const char *end, double *out)
 		neg = *q == '-';
 		q++;
 	}
-	uint64_t m = 0;
+	uint64_t m = 0, eight;
 	int digits = 0, frac = 0;
+	if (end - q >= 8 && eight_digits(q, &eight)) {
+		m = eight;
+		q += 8;
+		digits = 8;
+	}
 	while (q < end && *q >= '0' && *q <= '9' && digits < 16) {
 		m = m * 10 + (uint64_t)(*q++ - '0');
 		digits++;
