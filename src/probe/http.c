@@ -4,9 +4,11 @@
  * What it does: one easy handle per client, reused for every fetch (curl
  * keeps the connection alive), connect and total timeouts, the body
  * collected into a growing buffer capped at HTTP_BODY_MAX, any HTTP status
- * of 400 or more reported as a failure. http_request() adds a POSTed
- * form, an Authorization header, a per-request body bound and the status
- * for the caller to judge (the Prometheus API client). What it does not:
+ * of 400 or more reported as a failure. http_request_stream() adds a
+ * POSTed form, an Authorization header, a per-request body bound and the
+ * status for the caller to judge (the Prometheus API client), and hands
+ * the body to the caller's function chunk by chunk as libcurl delivers
+ * it instead of collecting it. What it does not:
  * retries (the caller decides what is worth retrying), redirects beyond a
  * few, parsing.
  *
@@ -33,6 +35,11 @@ struct http_client {
 	size_t len, cap;
 	int overflow;
 	size_t body_max;           /* of the fetch in flight */
+	http_chunk_fn sink;        /* streaming: the body goes here, not
+				      into buf */
+	void *sink_arg;
+	size_t streamed;           /* bytes handed to sink so far */
+	int aborted;               /* sink asked to stop */
 	long connect_ms, total_ms;
 	char curl_err[CURL_ERROR_SIZE];
 };
@@ -59,6 +66,27 @@ static size_t collect_body(char *data, size_t size, size_t nmemb, void *arg)
 	memcpy(c->buf + c->len, data, n);
 	c->len += n;
 	c->buf[c->len] = '\0';
+	return n;
+}
+
+/* The streaming write function: counts the bytes against the bound and
+ * passes them on; returning less than n makes curl end the transfer
+ * with CURLE_WRITE_ERROR. */
+static size_t stream_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct http_client *c = arg;
+	size_t n = size * nmemb;
+	if (n > c->body_max - c->streamed) {
+		c->overflow = 1;
+		return 0;
+	}
+	c->streamed += n;
+	long status = 0;
+	curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+	if (c->sink(c->sink_arg, status, data, n)) {
+		c->aborted = 1;
+		return 0;
+	}
 	return n;
 }
 
@@ -182,9 +210,9 @@ int http_get(struct http_client *c, const char *url, const char **body,
 	return 0;
 }
 
-int http_request(struct http_client *c, const struct http_request *r,
-		 long *status, const char **body, size_t *len, char *err,
-		 size_t errlen)
+int http_request_stream(struct http_client *c, const struct http_request *r,
+			http_chunk_fn fn, void *arg, long *status, char *err,
+			size_t errlen)
 {
 	CURL *h = c->curl;
 	struct curl_slist *headers = NULL;
@@ -209,10 +237,20 @@ int http_request(struct http_client *c, const struct http_request *r,
 	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING,
 			 r->no_compression ? NULL : "");
 	c->body_max = r->body_max ? r->body_max : HTTP_BODY_MAX;
+	c->sink = fn;
+	c->sink_arg = arg;
+	c->streamed = 0;
+	c->aborted = 0;
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_body);
 	int rc = fetch(c, r->url, status, err, errlen);
-	if (rc && c->overflow)
+	if (rc && c->aborted)
+		rc = -3;
+	else if (rc && c->overflow)
 		rc = -2;
 	/* The handle is reused: leave it as http_get() expects it. */
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect_body);
+	c->sink = NULL;
+	c->sink_arg = NULL;
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
 	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
 	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
@@ -221,11 +259,7 @@ int http_request(struct http_client *c, const struct http_request *r,
 		memset(auth, 0, strlen(auth));  /* a credential */
 		free(auth);
 	}
-	if (rc)
-		return rc;
-	*body = c->buf;
-	*len = c->len;
-	return 0;
+	return rc;
 }
 
 char *http_escape(const char *s)

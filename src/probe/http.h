@@ -6,7 +6,9 @@
  * its connection alive instead of reconnecting. It does not parse what it
  * fetches (openmetrics.c does) and does not retry: a failed fetch is the
  * caller's gap. Bounds: each fetch ends within the total timeout, and a
- * body larger than HTTP_BODY_MAX is refused rather than buffered.
+ * body larger than HTTP_BODY_MAX is refused rather than buffered. An API
+ * client (prometheus.c) takes the body as it streams in instead
+ * (http_request_stream()), never buffered here.
  *
  * Thread use: a client belongs to one thread at a time; http_global_init()
  * must run once in the main thread before any client is made.
@@ -57,14 +59,23 @@ struct http_request {
 				      the transfer saves) */
 };
 
-/* Perform r. Returns 0 when a response came back, whatever its status
- * (*status; the body as http_get() gives it, so that an API's error
- * message can be read), -1 on a transport failure (refused, timed out,
- * TLS) or -2 when the body was larger than r->body_max, each with a
- * one-line reason in err. */
-int http_request(struct http_client *c, const struct http_request *r,
-		 long *status, const char **body, size_t *len, char *err,
-		 size_t errlen);
+/* Receives a response's body as it arrives, in chunks of any size (a
+ * token may be cut anywhere): status is the HTTP status, known before the
+ * first byte. Return 0 to go on, non-zero to end the transfer. Not
+ * called at all for an empty body. */
+typedef int (*http_chunk_fn)(void *arg, long status, const char *data,
+			     size_t len);
+
+/* Perform r, handing the body to fn as it comes: nothing of it is kept,
+ * so memory does not grow with the response. Returns 0 when the whole
+ * response came back, whatever its status (*status), -1 on a transport
+ * failure (refused, timed out, TLS; fn may have seen part of the body),
+ * -2 when the body grew past r->body_max bytes (counted as delivered,
+ * after any gzip decoding; the transfer ends there) or -3 when fn asked
+ * to stop; each but -3 with a one-line reason in err. */
+int http_request_stream(struct http_client *c, const struct http_request *r,
+			http_chunk_fn fn, void *arg, long *status, char *err,
+			size_t errlen);
 
 /* s URL-encoded for a query string or form body; owned by the caller. */
 char *http_escape(const char *s);

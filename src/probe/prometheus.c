@@ -1,20 +1,25 @@
 /*
  * prometheus.c - the Prometheus HTTP API client (prometheus.h): requests
- * through http.c, retries, and a one-pass parser of the API's JSON.
+ * through http.c, retries, and a streaming reader of the API's JSON.
  *
- * Why not jansson: a range query over thousands of series is hundreds of
- * MB of JSON in all; a tree costs about five times the text in memory
- * and parses at a fraction of the speed. The API's shape is fixed
- * ({"status", "data": {"resultType", "result": [{"metric": {...},
- * "values": [[t, "v"], ...]}]}, "warnings": [...]}), so a small
- * recursive-descent reader walks it once, skipping what it does not know
- * (any value, nested at most PARSE_DEPTH deep), and hands each series to
- * the caller as soon as its object closes.
+ * The JSON is read by yajl's event parser as libcurl delivers it, never
+ * held whole: a range query over thousands of series is hundreds of MB
+ * of JSON in all, and a tree (jansson) would cost about five times the
+ * text. The API's shape is fixed ({"status", "data": {"resultType",
+ * "result": [{"metric": {...}, "values": [[t, "v"], ...]}]}, "warnings":
+ * [...]}), so the callbacks follow it with a small stack of where they
+ * are, skip what they do not know (any value, at any depth: yajl does
+ * not recurse), and hand each series to the caller as soon as its object
+ * closes. yajl does the lexing, the escapes and the UTF-8 checks; this
+ * file only turns the API's numbers into doubles.
  *
  * Retries: a transport failure (refused, reset, timed out) and a 5xx are
  * tried again after 0.5 s, 1 s, 2 s, ... (retries in all); a 4xx is the
  * request's fault and is not. A response over the bound is not retried
- * either: it would be as large again.
+ * either: it would be as large again. A try that fails mid-response is
+ * thrown away with its partial parse; the series it had already handed
+ * on are not handed on again (the retry's first ones are checked to be
+ * the same series, by a hash of their labels, and skipped).
  */
 #include "prometheus.h"
 
@@ -26,11 +31,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <yajl/yajl_parse.h>
 
 #include "common.h"
 #include "http.h"
 
-#define PARSE_DEPTH 64
+#define PARSE_STACK 8              /* the API's known nesting */
 
 struct prom_client {
 	struct http_client *http;
@@ -45,15 +51,60 @@ struct prom_client {
 
 /* ---- the parser ---------------------------------------------------------- */
 
-struct parser {
-	const char *p, *end, *start;
+/* Where the callbacks are: the containers of the API they know. */
+enum ctx {
+	CTX_TOP,        /* the response object */
+	CTX_DATA,       /* "data" of a query: {"resultType", "result"} */
+	CTX_LIST,       /* "data" of the series API: [{labels}, ...] */
+	CTX_RESULT,     /* "result": [series, ...] */
+	CTX_SERIES,     /* {"metric": ..., "values": ...} */
+	CTX_LABELS,     /* {"name": "value", ...} */
+	CTX_VALUES,     /* [[t, "v"], ...] */
+	CTX_POINT,      /* [t, "v"] */
+	CTX_WARNINGS,   /* ["text", ...] */
+};
+
+/* The key whose value comes next, in an object the callbacks know. */
+enum key {
+	KEY_OTHER,      /* skipped */
+	KEY_STATUS, KEY_DATA, KEY_WARNINGS, KEY_ERROR, KEY_ERROR_TYPE,
+	KEY_RESULT_TYPE, KEY_RESULT, KEY_METRIC, KEY_VALUES,
+	KEY_LABEL,      /* a label's value (its name is in the arena) */
+};
+
+/* The series a request has handed on, over its tries: a retry skips
+ * them (checked by the hash of their labels). */
+struct prom_handed {
+	uint64_t *hash;
+	size_t n, cap;
+};
+
+struct prom_parser {
+	yajl_handle y;
 	const char *what;
 	prom_series_fn fn;
 	void *arg;
 	void (*on_warning)(void *arg, const char *text);
 	void *warning_arg;
-	char *sbuf;                /* the last string read, decoded */
-	size_t scap;
+	bool quiet;                /* an error response: read its message,
+				      say nothing about its JSON */
+	struct prom_handed *handed; /* NULL: no retries */
+	size_t n_series;           /* series of this response so far */
+	int rc;                    /* the first failure: -1 (a message
+				      printed unless quiet), PROM_STOPPED;
+				      -2 while a callback's refusal is to
+				      be said as why[] says it */
+	size_t fed;                /* bytes before the current chunk */
+	char why[160];             /* what a callback found wrong */
+
+	enum ctx stack[PARSE_STACK];
+	int depth;                 /* entries in stack */
+	enum key key;
+	size_t skip;               /* > 0: inside a value skipped, at this
+				      depth */
+	int point_i;               /* elements of the current point */
+	double point_t, point_v;
+
 	char *arena;               /* labels of the current series:
 				      name\0value\0... */
 	size_t arena_len, arena_cap;
@@ -63,207 +114,54 @@ struct parser {
 	size_t labels_cap;
 	double *t, *v;             /* points of the current series */
 	size_t n, cap;
-	bool stopped;
+
 	char status[16];
 	char *error_msg, *error_type;
+	char head[128];            /* the body's first bytes, for an error
+				      page that is not the API's JSON */
+	size_t head_len;
 };
 
-static int syntax(struct parser *ps)
+/* A callback's refusal: the JSON is valid but not the API's. */
+static int refuse(struct prom_parser *ps, const char *why)
 {
-	return error("%s: the response is not the Prometheus API's JSON "
-		     "(at byte %zu of %zu)", ps->what,
-		     (size_t)(ps->p - ps->start),
-		     (size_t)(ps->end - ps->start));
-}
-
-static inline void ws(struct parser *ps)
-{
-	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\n' ||
-				   *ps->p == '\r' || *ps->p == '\t'))
-		ps->p++;
-}
-
-static inline bool eat(struct parser *ps, char c)
-{
-	ws(ps);
-	if (ps->p < ps->end && *ps->p == c) {
-		ps->p++;
-		return true;
-	}
-	return false;
-}
-
-static void put_utf8(struct parser *ps, size_t *len, uint32_t cp)
-{
-	char b[4];
-	size_t n;
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xC0 | (cp >> 6));
-		b[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | (cp >> 12));
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		b[0] = (char)(0xF0 | (cp >> 18));
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
-	}
-	xgrow((void **)&ps->sbuf, &ps->scap, *len + n + 1, 1);
-	memcpy(ps->sbuf + *len, b, n);
-	*len += n;
-}
-
-static int hex4(const char *p, uint32_t *out)
-{
-	uint32_t v = 0;
-	for (int i = 0; i < 4; i++) {
-		char c = p[i];
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (uint32_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (uint32_t)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (uint32_t)(c - 'A' + 10);
-		else
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-/* A JSON string into ps->sbuf (NUL-terminated, *len bytes; an embedded
- * \u0000 ends it early, which no label or message needs). */
-static int string(struct parser *ps, size_t *len_out)
-{
-	ws(ps);
-	if (ps->p >= ps->end || *ps->p != '"')
-		return syntax(ps);
-	ps->p++;
-	size_t len = 0;
-	for (;;) {
-		const char *q = ps->p;
-		while (q < ps->end && *q != '"' && *q != '\\')
-			q++;
-		if (q >= ps->end)
-			return syntax(ps);
-		size_t n = (size_t)(q - ps->p);
-		xgrow((void **)&ps->sbuf, &ps->scap, len + n + 1, 1);
-		memcpy(ps->sbuf + len, ps->p, n);
-		len += n;
-		ps->p = q + 1;
-		if (*q == '"')
-			break;
-		if (ps->p >= ps->end)
-			return syntax(ps);
-		char e = *ps->p++;
-		uint32_t cp;
-		switch (e) {
-		case '"': case '\\': case '/':
-			cp = (uint32_t)e;
-			break;
-		case 'b': cp = '\b'; break;
-		case 'f': cp = '\f'; break;
-		case 'n': cp = '\n'; break;
-		case 'r': cp = '\r'; break;
-		case 't': cp = '\t'; break;
-		case 'u':
-			if (ps->end - ps->p < 4 || hex4(ps->p, &cp))
-				return syntax(ps);
-			ps->p += 4;
-			if (cp >= 0xD800 && cp < 0xDC00 && ps->end - ps->p >= 6 &&
-			    ps->p[0] == '\\' && ps->p[1] == 'u') {
-				uint32_t lo;
-				if (!hex4(ps->p + 2, &lo) && lo >= 0xDC00 &&
-				    lo < 0xE000) {
-					cp = 0x10000 + ((cp - 0xD800) << 10) +
-					     (lo - 0xDC00);
-					ps->p += 6;
-				}
-			}
-			if (cp >= 0xD800 && cp < 0xE000)
-				cp = 0xFFFD;  /* a lone surrogate */
-			break;
-		default:
-			return syntax(ps);
-		}
-		put_utf8(ps, &len, cp);
-	}
-	xgrow((void **)&ps->sbuf, &ps->scap, len + 1, 1);
-	ps->sbuf[len] = '\0';
-	if (len_out)
-		*len_out = len;
-	return 0;
-}
-
-static int skip_value(struct parser *ps, int depth);
-
-static int skip_container(struct parser *ps, char close, bool keyed,
-			  int depth)
-{
-	if (eat(ps, close))
-		return 0;
-	for (;;) {
-		if (keyed) {
-			if (string(ps, NULL) || !eat(ps, ':'))
-				return syntax(ps);
-		}
-		if (skip_value(ps, depth + 1))
-			return -1;
-		if (eat(ps, ','))
-			continue;
-		if (eat(ps, close))
-			return 0;
-		return syntax(ps);
-	}
-}
-
-static int skip_value(struct parser *ps, int depth)
-{
-	if (depth > PARSE_DEPTH)
-		return syntax(ps);
-	ws(ps);
-	if (ps->p >= ps->end)
-		return syntax(ps);
-	char c = *ps->p;
-	if (c == '"')
-		return string(ps, NULL);
-	if (c == '{') {
-		ps->p++;
-		return skip_container(ps, '}', true, depth);
-	}
-	if (c == '[') {
-		ps->p++;
-		return skip_container(ps, ']', false, depth);
-	}
-	/* number, true, false, null */
-	const char *q = ps->p;
-	while (q < ps->end && ((*q && strchr("+-.eE", *q)) || (*q >= '0' && *q <= '9') ||
-			       (*q >= 'a' && *q <= 'z')))
-		q++;
-	if (q == ps->p)
-		return syntax(ps);
-	ps->p = q;
-	return 0;
+	if (!ps->why[0])
+		snprintf(ps->why, sizeof(ps->why), "%s", why);
+	return 0;  /* yajl stops with yajl_status_client_canceled */
 }
 
 static const double pow10_exact[] = {
 	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
 	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* A decimal number in [p, end): the fast path for digits with an
- * optional fraction (an integer mantissa below 2^53 divided by an exact
- * power of ten is correctly rounded), else strtod on a copy. Returns the
- * number of bytes read, 0 when none. */
-static size_t number(const char *p, const char *end, double *out)
+/* Whether p[0..8) are all digits, and their value: eight at a time in
+ * one word (little-endian only), the integer values' and timestamps'
+ * common case. */
+static inline bool eight_digits(const char *p, uint64_t *out)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t v;
+	memcpy(&v, p, 8);
+	if (((v & 0xF0F0F0F0F0F0F0F0ull) |
+	     (((v + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) !=
+	    0x3333333333333333ull)
+		return false;
+	v = ((v & 0x0F0F0F0F0F0F0F0Full) * 2561) >> 8;
+	v = ((v & 0x00FF00FF00FF00FFull) * 6553601) >> 16;
+	*out = ((v & 0x0000FFFF0000FFFFull) * 42949672960001ull) >> 32;
+	return true;
+#else
+	(void)p, (void)out;
+	return false;
+#endif
+}
+
+/* The number in [p, end), all of it: 0, or -1 when it is not one. The
+ * fast path takes digits with an optional fraction: an integer mantissa
+ * below 2^53 divided by an exact power of ten is correctly rounded, so
+ * the result is strtod()'s. Anything else (exponents, "NaN", "+Inf",
+ * long mantissas) goes to strtod() on a copy. */
+static int number(const char *p, const char *end, double *out)
 {
 	const char *q = p;
 	bool neg = false;
@@ -271,115 +169,68 @@ static size_t number(const char *p, const char *end, double *out)
 		neg = *q == '-';
 		q++;
 	}
-	uint64_t m = 0;
+	uint64_t m = 0, eight;
 	int digits = 0, frac = 0;
-	while (q < end && *q >= '0' && *q <= '9') {
+	if (end - q >= 8 && eight_digits(q, &eight)) {
+		m = eight;
+		q += 8;
+		digits = 8;
+	}
+	while (q < end && *q >= '0' && *q <= '9' && digits < 16) {
 		m = m * 10 + (uint64_t)(*q++ - '0');
 		digits++;
 	}
 	if (q < end && *q == '.') {
 		q++;
-		while (q < end && *q >= '0' && *q <= '9') {
+		while (q < end && *q >= '0' && *q <= '9' && digits < 16) {
 			m = m * 10 + (uint64_t)(*q++ - '0');
 			digits++;
 			frac++;
 		}
 	}
-	bool plain = digits > 0 && digits <= 15 &&
-		     !(q < end && (*q == 'e' || *q == 'E' ||
-				   (*q >= 'A' && *q <= 'Z') ||
-				   (*q >= 'a' && *q <= 'z')));
-	if (plain) {
-		double v = (double)m / pow10_exact[frac];
+	if (q == end && digits > 0 && digits <= 15) {
+		double v = frac ? (double)m / pow10_exact[frac] : (double)m;
 		*out = neg ? -v : v;
-		return (size_t)(q - p);
+		return 0;
 	}
 	char b[64];
-	size_t n = 0;
-	while (p + n < end && n < sizeof(b) - 1 && p[n] &&
-	       strchr("+-.0123456789eEInfNaxXinfa", p[n]))
-		n++;
+	size_t n = (size_t)(end - p);
+	if (n == 0 || n >= sizeof(b) || memchr(p, '\0', n))
+		return -1;
 	memcpy(b, p, n);
 	b[n] = '\0';
 	char *e;
 	*out = strtod(b, &e);
-	return (size_t)(e - b);
+	return e == b + n ? 0 : -1;
 }
 
-/* One point [t, "v"] of "values". */
-static int point(struct parser *ps)
+static uint64_t labels_hash(const struct prom_parser *ps)
 {
-	double t, v;
-	if (!eat(ps, '['))
-		return syntax(ps);
-	ws(ps);
-	size_t k = number(ps->p, ps->end, &t);
-	if (!k)
-		return syntax(ps);
-	ps->p += k;
-	if (!eat(ps, ','))
-		return syntax(ps);
-	ws(ps);
-	if (ps->p >= ps->end || *ps->p != '"')
-		return syntax(ps);
-	ps->p++;
-	const char *q = memchr(ps->p, '"', (size_t)(ps->end - ps->p));
-	if (!q)
-		return syntax(ps);
-	k = number(ps->p, q, &v);
-	if (k != (size_t)(q - ps->p))
-		return syntax(ps);
-	ps->p = q + 1;
-	if (!eat(ps, ']'))
-		return syntax(ps);
-	if (!isfinite(v) || !isfinite(t))
-		return 0;  /* NaN, +Inf: a gap */
-	if (ps->n == ps->cap) {
-		ps->cap = ps->cap ? 2 * ps->cap : 1024;
-		ps->t = xrealloc(ps->t, ps->cap * sizeof(double));
-		ps->v = xrealloc(ps->v, ps->cap * sizeof(double));
+	uint64_t h = 14695981039346656037ull;  /* FNV-1a */
+	for (size_t i = 0; i < ps->arena_len; i++)
+		h = (h ^ (unsigned char)ps->arena[i]) * 1099511628211ull;
+	return h;
+}
+
+static int emit(struct prom_parser *ps)
+{
+	size_t k = ps->n_series++;
+	struct prom_handed *hd = ps->handed;
+	if (hd) {
+		uint64_t h = labels_hash(ps);
+		if (k < hd->n) {
+			if (hd->hash[k] != h) {
+				ps->rc = -2;  /* said as it is */
+				return refuse(ps, "the response changed "
+					      "between tries (the series "
+					      "differ)");
+			}
+			return 1;  /* handed on by a failed try */
+		}
+		xgrow((void **)&hd->hash, &hd->cap, hd->n + 1,
+		      sizeof(*hd->hash));
+		hd->hash[hd->n++] = h;
 	}
-	ps->t[ps->n] = t;
-	ps->v[ps->n] = v;
-	ps->n++;
-	return 0;
-}
-
-static void arena_put(struct parser *ps, size_t len)
-{
-	xgrow((void **)&ps->arena, &ps->arena_cap, ps->arena_len + len + 1, 1);
-	memcpy(ps->arena + ps->arena_len, ps->sbuf, len + 1);
-	xgrow((void **)&ps->offs, &ps->offs_cap, ps->n_offs + 1,
-	      sizeof(*ps->offs));
-	ps->offs[ps->n_offs++] = ps->arena_len;
-	ps->arena_len += len + 1;
-}
-
-/* {"name": "value", ...} into the arena. */
-static int label_object(struct parser *ps)
-{
-	if (!eat(ps, '{'))
-		return syntax(ps);
-	if (eat(ps, '}'))
-		return 0;
-	for (;;) {
-		size_t len;
-		if (string(ps, &len))
-			return -1;
-		arena_put(ps, len);
-		if (!eat(ps, ':') || string(ps, &len))
-			return syntax(ps);
-		arena_put(ps, len);
-		if (eat(ps, ','))
-			continue;
-		if (eat(ps, '}'))
-			return 0;
-		return syntax(ps);
-	}
-}
-
-static int emit(struct parser *ps)
-{
 	size_t nl = ps->n_offs / 2;
 	xgrow((void **)&ps->labels, &ps->labels_cap, nl + 1,
 	      sizeof(*ps->labels));
@@ -388,189 +239,349 @@ static int emit(struct parser *ps)
 		ps->labels[i].value = ps->arena + ps->offs[2 * i + 1];
 	}
 	if (ps->fn && ps->fn(ps->arg, ps->labels, nl, ps->t, ps->v, ps->n)) {
-		ps->stopped = true;
-		return PROM_STOPPED;
+		ps->rc = PROM_STOPPED;
+		return 0;
 	}
-	return 0;
+	return 1;
 }
 
-static void reset_series(struct parser *ps)
+static void reset_series(struct prom_parser *ps)
 {
 	ps->arena_len = 0;
 	ps->n_offs = 0;
 	ps->n = 0;
 }
 
-/* One element of a matrix: {"metric": {...}, "values": [...]} */
-static int matrix_series(struct parser *ps)
+static void arena_put(struct prom_parser *ps, const unsigned char *s,
+		      size_t len)
 {
-	reset_series(ps);
-	if (!eat(ps, '{'))
-		return syntax(ps);
-	if (!eat(ps, '}')) {
-		for (;;) {
-			if (string(ps, NULL) || !eat(ps, ':'))
-				return syntax(ps);
-			int rc;
-			if (!strcmp(ps->sbuf, "metric")) {
-				rc = label_object(ps);
-			} else if (!strcmp(ps->sbuf, "values")) {
-				rc = 0;
-				if (!eat(ps, '['))
-					return syntax(ps);
-				if (!eat(ps, ']')) {
-					do {
-						if ((rc = point(ps)))
-							break;
-					} while (eat(ps, ','));
-					if (!rc && !eat(ps, ']'))
-						return syntax(ps);
-				}
-			} else {
-				rc = skip_value(ps, 2);  /* "histograms", ... */
-			}
-			if (rc)
-				return rc;
-			if (eat(ps, ','))
-				continue;
-			if (eat(ps, '}'))
-				break;
-			return syntax(ps);
-		}
+	xgrow((void **)&ps->arena, &ps->arena_cap, ps->arena_len + len + 1, 1);
+	memcpy(ps->arena + ps->arena_len, s, len);
+	ps->arena[ps->arena_len + len] = '\0';
+	xgrow((void **)&ps->offs, &ps->offs_cap, ps->n_offs + 1,
+	      sizeof(*ps->offs));
+	ps->offs[ps->n_offs++] = ps->arena_len;
+	ps->arena_len += len + 1;
+}
+
+static char *dup_n(const unsigned char *s, size_t len)
+{
+	char *d = xmalloc(len + 1);
+	memcpy(d, s, len);
+	d[len] = '\0';
+	return d;
+}
+
+static int push(struct prom_parser *ps, enum ctx c)
+{
+	assert(ps->depth < PARSE_STACK);
+	ps->stack[ps->depth++] = c;
+	ps->key = KEY_OTHER;
+	return 1;
+}
+
+static enum ctx top(const struct prom_parser *ps)
+{
+	return ps->stack[ps->depth - 1];
+}
+
+/* A scalar or container where the callbacks expect none of their own:
+ * skipped when its key is unknown, refused otherwise. Containers open
+ * a skip. */
+static int other(struct prom_parser *ps, bool container)
+{
+	if (ps->depth > 0 && (top(ps) == CTX_TOP || top(ps) == CTX_DATA ||
+			      top(ps) == CTX_SERIES) &&
+	    ps->key == KEY_OTHER) {
+		if (container)
+			ps->skip = 1;
+		return 1;
 	}
-	return emit(ps);
+	return refuse(ps, "an unexpected value");
 }
 
-/* The array of "result" (a matrix) or of "data" (the series API). */
-static int series_array(struct parser *ps, bool matrix)
+static int on_null(void *arg)
 {
-	if (!eat(ps, '['))
-		return syntax(ps);
-	if (eat(ps, ']'))
-		return 0;
-	do {
-		int rc;
-		if (matrix) {
-			rc = matrix_series(ps);
-		} else {
-			reset_series(ps);
-			rc = label_object(ps);
-			if (!rc)
-				rc = emit(ps);
-		}
-		if (rc)
-			return rc;
-	} while (eat(ps, ','));
-	if (!eat(ps, ']'))
-		return syntax(ps);
-	return 0;
+	struct prom_parser *ps = arg;
+	return ps->skip ? 1 : other(ps, false);
 }
 
-static int data_object(struct parser *ps)
+static int on_boolean(void *arg, int b)
 {
-	if (!eat(ps, '{'))
-		return syntax(ps);
-	if (eat(ps, '}'))
-		return 0;
-	for (;;) {
-		if (string(ps, NULL) || !eat(ps, ':'))
-			return syntax(ps);
-		int rc;
-		if (!strcmp(ps->sbuf, "resultType")) {
-			if (string(ps, NULL))
-				return -1;
-			if (strcmp(ps->sbuf, "matrix"))
-				return error("%s: the result is a %s, not a "
-					     "range of series", ps->what,
-					     ps->sbuf);
-			rc = 0;
-		} else if (!strcmp(ps->sbuf, "result")) {
-			rc = series_array(ps, true);
-		} else {
-			rc = skip_value(ps, 1);
-		}
-		if (rc)
-			return rc;
-		if (eat(ps, ','))
-			continue;
-		if (eat(ps, '}'))
-			return 0;
-		return syntax(ps);
+	(void)b;
+	return on_null(arg);
+}
+
+static int on_number(void *arg, const char *s, size_t len)
+{
+	struct prom_parser *ps = arg;
+	if (ps->skip)
+		return 1;
+	if (ps->depth > 0 && top(ps) == CTX_POINT) {
+		if (ps->point_i++ != 0)
+			return refuse(ps, "a point is not [time, \"value\"]");
+		if (number(s, s + len, &ps->point_t))
+			return refuse(ps, "a point's time is not a number");
+		return 1;
 	}
+	return other(ps, false);
 }
 
-static int warnings(struct parser *ps)
+static int on_string(void *arg, const unsigned char *s, size_t len)
 {
-	if (!eat(ps, '['))
-		return syntax(ps);
-	if (eat(ps, ']'))
-		return 0;
-	do {
-		if (string(ps, NULL))
-			return -1;
+	struct prom_parser *ps = arg;
+	if (ps->skip)
+		return 1;
+	if (ps->depth == 0)
+		return refuse(ps, "not an object");
+	switch (top(ps)) {
+	case CTX_POINT:
+		if (ps->point_i++ != 1)
+			return refuse(ps, "a point is not [time, \"value\"]");
+		if (number((const char *)s, (const char *)s + len,
+			   &ps->point_v))
+			return refuse(ps, "a point's value is not a number");
+		return 1;
+	case CTX_LABELS:
+		arena_put(ps, s, len);
+		return 1;
+	case CTX_WARNINGS: {
+		char *w = dup_n(s, len);
 		if (ps->on_warning)
-			ps->on_warning(ps->warning_arg, ps->sbuf);
+			ps->on_warning(ps->warning_arg, w);
 		else
-			warning("%s: %s", ps->what, ps->sbuf);
-	} while (eat(ps, ','));
-	if (!eat(ps, ']'))
-		return syntax(ps);
-	return 0;
-}
-
-static int parse_top(struct parser *ps)
-{
-	if (!eat(ps, '{'))
-		return syntax(ps);
-	if (eat(ps, '}'))
-		return syntax(ps);
-	for (;;) {
-		if (string(ps, NULL) || !eat(ps, ':'))
-			return syntax(ps);
-		int rc = 0;
-		if (!strcmp(ps->sbuf, "status")) {
-			if (string(ps, NULL))
-				return -1;
-			snprintf(ps->status, sizeof(ps->status), "%s",
-				 ps->sbuf);
-		} else if (!strcmp(ps->sbuf, "data")) {
-			ws(ps);
-			if (ps->p < ps->end && *ps->p == '[')
-				rc = series_array(ps, false);
-			else
-				rc = data_object(ps);
-		} else if (!strcmp(ps->sbuf, "warnings")) {
-			rc = warnings(ps);
-		} else if (!strcmp(ps->sbuf, "error")) {
-			if (string(ps, NULL))
-				return -1;
-			free(ps->error_msg);
-			ps->error_msg = xstrdup(ps->sbuf);
-		} else if (!strcmp(ps->sbuf, "errorType")) {
-			if (string(ps, NULL))
-				return -1;
-			free(ps->error_type);
-			ps->error_type = xstrdup(ps->sbuf);
-		} else {
-			rc = skip_value(ps, 1);  /* "infos", ... */
-		}
-		if (rc)
-			return rc;
-		if (eat(ps, ','))
-			continue;
-		if (eat(ps, '}'))
-			break;
-		return syntax(ps);
+			warning("%s: %s", ps->what, w);
+		free(w);
+		return 1;
 	}
-	ws(ps);
-	if (ps->p != ps->end)
-		return syntax(ps);
-	return 0;
+	case CTX_TOP:
+		switch (ps->key) {
+		case KEY_STATUS:
+			snprintf(ps->status, sizeof(ps->status), "%.*s",
+				 (int)(len < 15 ? len : 15), (const char *)s);
+			return 1;
+		case KEY_ERROR:
+			free(ps->error_msg);
+			ps->error_msg = dup_n(s, len);
+			return 1;
+		case KEY_ERROR_TYPE:
+			free(ps->error_type);
+			ps->error_type = dup_n(s, len);
+			return 1;
+		default:
+			return other(ps, false);
+		}
+	case CTX_DATA:
+		if (ps->key == KEY_RESULT_TYPE) {
+			if (len == 6 && !memcmp(s, "matrix", 6))
+				return 1;
+			char b[sizeof(ps->why)];
+			snprintf(b, sizeof(b), "the result is a %.*s, not a "
+				 "range of series", (int)(len < 40 ? len : 40),
+				 (const char *)s);
+			if (!ps->why[0])
+				snprintf(ps->why, sizeof(ps->why), "%s", b);
+			ps->rc = -2;  /* said as it is, not as a syntax error */
+			return 0;
+		}
+		return other(ps, false);
+	default:
+		return other(ps, false);
+	}
 }
 
-static void parser_release(struct parser *ps)
+static int on_start_map(void *arg)
 {
-	free(ps->sbuf);
+	struct prom_parser *ps = arg;
+	if (ps->skip) {
+		ps->skip++;
+		return 1;
+	}
+	if (ps->depth == 0)
+		return push(ps, CTX_TOP);
+	switch (top(ps)) {
+	case CTX_TOP:
+		if (ps->key == KEY_DATA)
+			return push(ps, CTX_DATA);
+		return other(ps, true);
+	case CTX_LIST:
+		reset_series(ps);
+		return push(ps, CTX_LABELS);
+	case CTX_RESULT:
+		reset_series(ps);
+		return push(ps, CTX_SERIES);
+	case CTX_SERIES:
+		if (ps->key == KEY_METRIC)
+			return push(ps, CTX_LABELS);
+		return other(ps, true);
+	default:
+		return other(ps, true);
+	}
+}
+
+static int on_map_key(void *arg, const unsigned char *s, size_t len)
+{
+	struct prom_parser *ps = arg;
+	if (ps->skip)
+		return 1;
+	static const struct {
+		enum ctx ctx;
+		const char *name;
+		enum key key;
+	} keys[] = {
+		{CTX_TOP, "status", KEY_STATUS}, {CTX_TOP, "data", KEY_DATA},
+		{CTX_TOP, "warnings", KEY_WARNINGS},
+		{CTX_TOP, "error", KEY_ERROR},
+		{CTX_TOP, "errorType", KEY_ERROR_TYPE},
+		{CTX_DATA, "resultType", KEY_RESULT_TYPE},
+		{CTX_DATA, "result", KEY_RESULT},
+		{CTX_SERIES, "metric", KEY_METRIC},
+		{CTX_SERIES, "values", KEY_VALUES},
+	};
+	enum ctx c = top(ps);
+	if (c == CTX_LABELS) {
+		arena_put(ps, s, len);
+		ps->key = KEY_LABEL;
+		return 1;
+	}
+	ps->key = KEY_OTHER;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (keys[i].ctx == c && strlen(keys[i].name) == len &&
+		    !memcmp(keys[i].name, s, len)) {
+			ps->key = keys[i].key;
+			break;
+		}
+	return 1;
+}
+
+static int on_end_map(void *arg)
+{
+	struct prom_parser *ps = arg;
+	if (ps->skip) {
+		ps->skip--;
+		return 1;
+	}
+	enum ctx c = top(ps);
+	ps->depth--;
+	ps->key = KEY_OTHER;
+	if (c == CTX_LABELS && ps->n_offs % 2)
+		return refuse(ps, "a label without a value");
+	if (c == CTX_SERIES || (c == CTX_LABELS && ps->depth > 0 &&
+				top(ps) == CTX_LIST))
+		return emit(ps);
+	return 1;
+}
+
+static int on_start_array(void *arg)
+{
+	struct prom_parser *ps = arg;
+	if (ps->skip) {
+		ps->skip++;
+		return 1;
+	}
+	if (ps->depth == 0)
+		return refuse(ps, "not an object");
+	switch (top(ps)) {
+	case CTX_TOP:
+		if (ps->key == KEY_DATA)
+			return push(ps, CTX_LIST);
+		if (ps->key == KEY_WARNINGS)
+			return push(ps, CTX_WARNINGS);
+		return other(ps, true);
+	case CTX_DATA:
+		if (ps->key == KEY_RESULT)
+			return push(ps, CTX_RESULT);
+		return other(ps, true);
+	case CTX_SERIES:
+		if (ps->key == KEY_VALUES)
+			return push(ps, CTX_VALUES);
+		return other(ps, true);
+	case CTX_VALUES:
+		ps->point_i = 0;
+		return push(ps, CTX_POINT);
+	default:
+		return other(ps, true);
+	}
+}
+
+static int on_end_array(void *arg)
+{
+	struct prom_parser *ps = arg;
+	if (ps->skip) {
+		ps->skip--;
+		return 1;
+	}
+	enum ctx c = top(ps);
+	ps->depth--;
+	ps->key = KEY_OTHER;
+	if (c != CTX_POINT)
+		return 1;
+	if (ps->point_i != 2)
+		return refuse(ps, "a point is not [time, \"value\"]");
+	double t = ps->point_t, v = ps->point_v;
+	if (!isfinite(v) || !isfinite(t))
+		return 1;  /* NaN (a stale marker too), +Inf: a gap */
+	if (ps->n == ps->cap) {
+		ps->cap = ps->cap ? 2 * ps->cap : 1024;
+		ps->t = xrealloc(ps->t, ps->cap * sizeof(double));
+		ps->v = xrealloc(ps->v, ps->cap * sizeof(double));
+	}
+	ps->t[ps->n] = t;
+	ps->v[ps->n] = v;
+	ps->n++;
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = on_null,
+	.yajl_boolean = on_boolean,
+	.yajl_number = on_number,  /* the raw text: no integer or double
+				      callback is called */
+	.yajl_string = on_string,
+	.yajl_start_map = on_start_map,
+	.yajl_map_key = on_map_key,
+	.yajl_end_map = on_end_map,
+	.yajl_start_array = on_start_array,
+	.yajl_end_array = on_end_array,
+};
+
+static struct prom_parser *parser_new(const char *what, prom_series_fn fn,
+				      void *arg,
+				      void (*on_warning)(void *, const char *),
+				      void *warning_arg, bool quiet,
+				      struct prom_handed *handed)
+{
+	struct prom_parser *ps = xcalloc(1, sizeof(*ps));
+	ps->what = what;
+	ps->fn = fn;
+	ps->arg = arg;
+	ps->on_warning = on_warning;
+	ps->warning_arg = warning_arg;
+	ps->quiet = quiet;
+	ps->handed = handed;
+	ps->y = yajl_alloc(&callbacks, NULL, ps);
+	if (!ps->y) {
+		error("out of memory");
+		abort();
+	}
+	return ps;
+}
+
+struct prom_parser *prom_parser_new(const char *what, prom_series_fn fn,
+				    void *arg,
+				    void (*on_warning)(void *, const char *),
+				    void *warning_arg)
+{
+	assert(what);
+	return parser_new(what, fn, arg, on_warning, warning_arg, false,
+			  NULL);
+}
+
+void prom_parser_free(struct prom_parser *ps)
+{
+	if (!ps)
+		return;
+	yajl_free(ps->y);
 	free(ps->arena);
 	free(ps->offs);
 	free(ps->labels);
@@ -578,15 +589,96 @@ static void parser_release(struct parser *ps)
 	free(ps->v);
 	free(ps->error_msg);
 	free(ps->error_type);
+	free(ps);
 }
 
-/* Parse; the status and error fields are left in ps. 0, -1 (syntax, a
- * message printed) or PROM_STOPPED. */
-static int parse(struct parser *ps, const char *body, size_t len)
+/* After yajl stopped: the message, once; the parser's result. */
+static int failed(struct prom_parser *ps, yajl_status st,
+		  const unsigned char *chunk, size_t len)
 {
-	ps->start = ps->p = body;
-	ps->end = body + len;
-	return parse_top(ps);
+	if (ps->rc == PROM_STOPPED)
+		return ps->rc;
+	size_t at = ps->fed + yajl_get_bytes_consumed(ps->y);
+	if (!ps->quiet) {
+		if (ps->rc == -2) {
+			error("%s: %s", ps->what, ps->why);
+		} else if (st == yajl_status_client_canceled) {
+			error("%s: the response is not the Prometheus API's "
+			      "JSON (at byte %zu: %s)", ps->what, at,
+			      ps->why[0] ? ps->why : "refused");
+		} else {
+			unsigned char *m = yajl_get_error(ps->y, 0, chunk, len);
+			char *nl = m ? strchr((char *)m, '\n') : NULL;
+			if (nl)
+				*nl = '\0';
+			error("%s: the response is not the Prometheus API's "
+			      "JSON (at byte %zu: %s)", ps->what, at,
+			      m ? (char *)m : "invalid");
+			if (m)
+				yajl_free_error(ps->y, m);
+		}
+	}
+	ps->rc = -1;
+	return ps->rc;
+}
+
+int prom_parser_feed(struct prom_parser *ps, const void *data, size_t len)
+{
+	if (ps->rc)
+		return ps->rc == PROM_STOPPED ? PROM_STOPPED : PROM_FAILED;
+	if (ps->head_len < sizeof(ps->head) - 1) {
+		size_t k = sizeof(ps->head) - 1 - ps->head_len;
+		if (k > len)
+			k = len;
+		memcpy(ps->head + ps->head_len, data, k);
+		ps->head_len += k;
+		ps->head[ps->head_len] = '\0';
+	}
+	yajl_status st = yajl_parse(ps->y, data, len);
+	if (st != yajl_status_ok) {
+		failed(ps, st, data, len);
+		return ps->rc == PROM_STOPPED ? PROM_STOPPED : PROM_FAILED;
+	}
+	ps->fed += len;
+	return 0;
+}
+
+/* The end of the body: -1 (not the API's JSON, said unless quiet),
+ * PROM_STOPPED, or 0 with the status and error fields filled in. */
+static int parser_end(struct prom_parser *ps)
+{
+	if (ps->rc)
+		return ps->rc;
+	yajl_status st = ps->fed ? yajl_complete_parse(ps->y) :
+			 yajl_status_ok;
+	if (st != yajl_status_ok)
+		return failed(ps, st, NULL, 0);
+	if (ps->fed == 0 || !ps->status[0]) {
+		if (!ps->quiet)
+			error("%s: the response is not the Prometheus API's "
+			      "JSON (%s)", ps->what, ps->fed ? "no status" :
+			      "empty");
+		return ps->rc = -1;
+	}
+	return 0;
+}
+
+int prom_parser_finish(struct prom_parser *ps)
+{
+	int rc = parser_end(ps);
+	if (rc == PROM_STOPPED)
+		return rc;
+	if (rc)
+		return PROM_FAILED;
+	if (strcmp(ps->status, "success")) {
+		error("%s: Prometheus says: %s%s%s%s", ps->what,
+		      ps->error_msg ? ps->error_msg : "(no message)",
+		      ps->error_type ? " (" : "",
+		      ps->error_type ? ps->error_type : "",
+		      ps->error_type ? ")" : "");
+		return PROM_BAD_QUERY;
+	}
+	return PROM_OK;
 }
 
 int prom_parse_response(const char *body, size_t len, const char *what,
@@ -594,21 +686,12 @@ int prom_parse_response(const char *body, size_t len, const char *what,
 			void (*on_warning)(void *, const char *),
 			void *warning_arg)
 {
-	struct parser ps = {.what = what, .fn = fn, .arg = arg,
-			    .on_warning = on_warning,
-			    .warning_arg = warning_arg};
-	int rc = parse(&ps, body, len);
-	if (rc == 0 && strcmp(ps.status, "success")) {
-		error("%s: Prometheus says: %s%s%s%s", what,
-		      ps.error_msg ? ps.error_msg : "(no message)",
-		      ps.error_type ? " (" : "",
-		      ps.error_type ? ps.error_type : "",
-		      ps.error_type ? ")" : "");
-		rc = PROM_BAD_QUERY;
-	} else if (rc == -1) {
-		rc = PROM_FAILED;
-	}
-	parser_release(&ps);
+	struct prom_parser *ps = prom_parser_new(what, fn, arg, on_warning,
+						 warning_arg);
+	int rc = prom_parser_feed(ps, body, len);
+	if (!rc)
+		rc = prom_parser_finish(ps);
+	prom_parser_free(ps);
 	return rc;
 }
 
@@ -671,7 +754,53 @@ static void sleep_s(double s)
 		;
 }
 
-/* POST form to path; parse a 2xx response with fn. */
+/* One try of a request: the parser is made when the first byte comes,
+ * as the status says (2xx: the series; else: the error message only). */
+struct attempt {
+	struct prom_client *c;
+	const char *what;
+	prom_series_fn fn;
+	void *arg;
+	struct prom_handed *handed;
+	struct prom_parser *ps;
+	long status;
+};
+
+static void attempt_begin(struct attempt *a, long status)
+{
+	bool ok = status >= 200 && status < 300;
+	a->status = status;
+	a->ps = parser_new(a->what, ok ? a->fn : NULL, a->arg,
+			   a->c->on_warning, a->c->warning_arg, !ok,
+			   ok ? a->handed : NULL);
+}
+
+static int on_chunk(void *arg, long status, const char *data, size_t len)
+{
+	struct attempt *a = arg;
+	if (!a->ps)
+		attempt_begin(a, status);
+	int rc = prom_parser_feed(a->ps, data, len);
+	/* An error page that is not JSON is read to its end quietly. */
+	return a->ps->quiet ? 0 : rc;
+}
+
+/* The message of an error response: the API's, else the body's start. */
+static void error_message(struct prom_parser *ps, char *msg, size_t size)
+{
+	if (parser_end(ps) == 0 && ps->error_msg)
+		snprintf(msg, size, "%s%s%s%s", ps->error_msg,
+			 ps->error_type ? " (" : "",
+			 ps->error_type ? ps->error_type : "",
+			 ps->error_type ? ")" : "");
+	else
+		snprintf(msg, size, "%.120s", ps->head);
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+}
+
+/* POST form to path; parse a 2xx response with fn as it streams in. */
 static int request(struct prom_client *c, const char *path, const char *form,
 		   const char *what, prom_series_fn fn, void *arg)
 {
@@ -682,18 +811,26 @@ static int request(struct prom_client *c, const char *path, const char *form,
 		.url = url, .form = form, .authorization = c->authorization,
 		.body_max = c->body_max, .no_compression = is_loopback(url),
 	};
+	struct prom_handed handed = {0};
 	char err[256], last[320] = "";
 	int rc = PROM_FAILED;
 	int tries = c->retries + 1;
 	for (int k = 0; k < tries; k++) {
 		if (k)
 			sleep_s(0.5 * (double)(1 << (k - 1 < 6 ? k - 1 : 6)));
+		struct attempt a = {.c = c, .what = what, .fn = fn, .arg = arg,
+				    .handed = &handed};
 		long status = 0;
-		const char *body;
-		size_t len;
-		int h = http_request(c->http, &r, &status, &body, &len, err,
-				     sizeof(err));
+		int h = http_request_stream(c->http, &r, on_chunk, &a, &status,
+					    err, sizeof(err));
+		if (h == -3) {
+			/* The parser refused the JSON or fn stopped. */
+			rc = prom_parser_finish(a.ps);
+			prom_parser_free(a.ps);
+			goto out;
+		}
 		if (h == -2) {
+			prom_parser_free(a.ps);
 			error("%s: the response is larger than %zu MiB, the "
 			      "bound on one response: %s", what,
 			      c->body_max >> 20, err);
@@ -701,30 +838,22 @@ static int request(struct prom_client *c, const char *path, const char *form,
 			goto out;
 		}
 		if (h) {
+			/* Mid-response, maybe: the partial parse goes; the
+			 * series it handed on stay in `handed`. */
+			prom_parser_free(a.ps);
 			snprintf(last, sizeof(last), "%s", err);
 			continue;
 		}
+		if (!a.ps)
+			attempt_begin(&a, status);  /* an empty body */
 		if (status >= 200 && status < 300) {
-			rc = prom_parse_response(body, len, what, fn, arg,
-						 c->on_warning,
-						 c->warning_arg);
+			rc = prom_parser_finish(a.ps);
+			prom_parser_free(a.ps);
 			goto out;
 		}
-		/* An error: the API's message when the body is its JSON. */
-		struct parser ps = {.what = what};
-		char msg[200] = "";
-		if (parse(&ps, body, len) == 0 && ps.error_msg)
-			snprintf(msg, sizeof(msg), "%s%s%s", ps.error_msg,
-				 ps.error_type ? " (" : "",
-				 ps.error_type ? ps.error_type : "");
-		else
-			snprintf(msg, sizeof(msg), "%.120s", body);
-		for (char *p = msg; *p; p++)
-			if (*p == '\n' || *p == '\r')
-				*p = ' ';
-		if (ps.error_msg && ps.error_type)
-			strncat(msg, ")", sizeof(msg) - strlen(msg) - 1);
-		parser_release(&ps);
+		char msg[200];
+		error_message(a.ps, msg, sizeof(msg));
+		prom_parser_free(a.ps);
 		if (status < 500) {
 			error("%s: Prometheus says (HTTP %ld): %s", what,
 			      status, msg);
@@ -736,6 +865,7 @@ static int request(struct prom_client *c, const char *path, const char *form,
 	error("%s: %s (%d tries)", what, last, tries);
 	rc = PROM_FAILED;
 out:
+	free(handed.hash);
 	free(url);
 	return rc;
 }

@@ -7,19 +7,23 @@
  * What it does: POSTs the request through http.c (auth header, timeout,
  * a bound on the response's size), retries what may pass (a transport
  * failure, a timeout, a 5xx) with back-off, reads the server's error
- * message on a 4xx, and parses the response in one pass without building
- * a tree: each series is handed to a callback with its labels and its
- * points, then forgotten. What it does not do: split a query into pieces
- * (the caller sizes each request to what the server and the bound
- * allow), keep any series, or decide what a series means.
+ * message on a 4xx, and parses the response as it streams in (yajl's
+ * event parser, fed libcurl's chunks) without building a tree: each
+ * series is handed to a callback with its labels and its points, then
+ * forgotten. What it does not do: split a query into pieces (the caller
+ * sizes each request to what the server and the bound allow), keep any
+ * series, or decide what a series means.
  *
- * Bounds: memory is the response (at most body_max bytes) plus one
- * series' labels and points at a time. A response is parsed at several
- * hundred MB/s: integer byte counts and timestamps take a fast path,
- * anything else strtod().
+ * Bounds: the response is never held; memory is one series' labels and
+ * points at a time (plus yajl's buffer for a token cut by a chunk's
+ * edge, and 8 bytes per series handed on, for retries). body_max bounds
+ * the bytes one response may bring (the time to read it, not memory).
+ * Integer byte counts and timestamps take a fast path, anything else
+ * strtod() (the same doubles).
  *
  * Values: NaN and infinite values are gaps (left out). Stale markers
- * never reach a query's result (Prometheus drops them).
+ * never reach a query's result (Prometheus drops them; one that did
+ * would be a NaN, a gap).
  *
  * Thread use: a client belongs to one thread at a time; several clients
  * may run at once (one per thread). http_global_init() must have run.
@@ -83,9 +87,26 @@ int prom_series(struct prom_client *c, const char *selector, double start,
 int prom_query_range(struct prom_client *c, const char *query, double start,
 		     double end, double step, prom_series_fn fn, void *arg);
 
-/* Parse a query_range or series response held in body[0..len) (NUL at
- * body[len]), for tests and fuzzing: as the calls above, without the
- * transfer. what names the request in messages. */
+/* A streaming parser of one query_range or series response (what the
+ * calls above use, and tests, fuzzing and benchmarks): feed it the body
+ * in chunks cut anywhere; fn is called for each series as its object
+ * closes. what names the request in messages (borrowed; it must outlive
+ * the parser). */
+struct prom_parser;
+struct prom_parser *prom_parser_new(const char *what, prom_series_fn fn,
+				    void *arg,
+				    void (*on_warning)(void *, const char *),
+				    void *warning_arg);
+/* The next len bytes: 0 to go on, else PROM_FAILED (not the API's JSON,
+ * a message printed) or PROM_STOPPED; then feed no more. */
+int prom_parser_feed(struct prom_parser *p, const void *data, size_t len);
+/* The body's end: PROM_OK, PROM_BAD_QUERY (the API's "status":"error";
+ * its message printed), PROM_FAILED (truncated or not the API's JSON,
+ * a message printed) or PROM_STOPPED. */
+int prom_parser_finish(struct prom_parser *p);
+void prom_parser_free(struct prom_parser *p);
+
+/* The parser above on body[0..len) in one chunk. */
 int prom_parse_response(const char *body, size_t len, const char *what,
 			prom_series_fn fn, void *arg,
 			void (*on_warning)(void *, const char *),
