@@ -925,23 +925,39 @@ def fleet_rows():
     if not (shutil.which("prometheus") and shutil.which("promtool")):
         detail("i) skipped: prometheus/promtool not installed")
         return
-    d = os.path.join(OUT, "fleet")
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    # The backfilled TSDB is kept (bench/out/fleet-TxP/): at full size
+    # generating and backfilling 10^8 points takes ~20 minutes, the
+    # report itself a minute. BENCH_FLEET_FRESH=1 rebuilds it.
+    d = os.path.join(OUT, "fleet-%dx%d" % (FLEET_TARGETS, FLEET_POINTS))
+    meta = os.path.join(d, "range.json")
     step = 60
-    end = (int(time.time()) // step) * step - 6 * 3600
-    start = end - (FLEET_POINTS - 1) * step
-    om = os.path.join(d, "fleet.om")
-    log("i) generating %d x %d points" % (FLEET_TARGETS, FLEET_POINTS))
-    gen = run("fleet-gen", [PY, os.path.join(ROOT, "tests", "e2e",
-                                             "fleet_gen.py"),
-                            "--targets", FLEET_TARGETS, "--points",
-                            FLEET_POINTS, "--end", end, "--openmetrics", om])
-    bf = run("fleet-backfill", ["promtool", "tsdb", "create-blocks-from",
-                                "openmetrics", om, os.path.join(d, "tsdb")])
-    rm(om)
-    detail("i) generating %s points: %.0f s; promtool backfill: %.0f s" % (
-        fmt_n(FLEET_TARGETS * FLEET_POINTS), gen.wall, bf.wall))
+    if os.environ.get("BENCH_FLEET_FRESH") or not os.path.exists(meta):
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        end = (int(time.time()) // step) * step - 6 * 3600
+        start = end - (FLEET_POINTS - 1) * step
+        om = os.path.join(d, "fleet.om")
+        log("i) generating %d x %d points" % (FLEET_TARGETS, FLEET_POINTS))
+        gen = run("fleet-gen", [PY, os.path.join(ROOT, "tests", "e2e",
+                                                 "fleet_gen.py"),
+                                "--targets", FLEET_TARGETS, "--points",
+                                FLEET_POINTS, "--end", end,
+                                "--openmetrics", om])
+        bf = run("fleet-backfill", ["promtool", "tsdb", "create-blocks-from",
+                                    "openmetrics", om,
+                                    os.path.join(d, "tsdb")])
+        rm(om)
+        detail("i) generating %s points: %.0f s; promtool backfill: %.0f s"
+               % (fmt_n(FLEET_TARGETS * FLEET_POINTS), gen.wall, bf.wall))
+        with open(meta, "w") as f:
+            json.dump({"start": start, "end": end}, f)
+    else:
+        with open(meta) as f:
+            r = json.load(f)
+        start, end = r["start"], r["end"]
+        detail("i) the backfilled TSDB of an earlier run, %s" % d)
+    if os.environ.get("BENCH_FLEET_PREPARE"):
+        return
     port = free_port()
     with open(os.path.join(d, "prometheus.yml"), "w") as f:
         f.write("global:\n  scrape_interval: 1m\n")
@@ -985,7 +1001,6 @@ def fleet_rows():
                     if mt.get(r["metric"]["instance"]))
     prom.p.kill()
     prom.wait(ok=None)
-    shutil.rmtree(d, ignore_errors=True)
     if ratios:
         med = ratios[len(ratios) // 2]
         row("PromQL deriv() / memtrend slope, %d growing series" % len(
