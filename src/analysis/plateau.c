@@ -87,15 +87,18 @@ static void approach_find(const double *bx, const double *by, size_t m,
 		med[k] = stats_median_inplace(tmp, third);
 	}
 	free(tmp);
-	struct trend_result first, last;
-	if (stats_trend_compute(bx, by, third, &first) ||
-	    stats_trend_compute(bx + 2 * third, by + 2 * third, m - 2 * third, &last))
-		return;
+	/* The conditions cheapest first: the medians, then the late
+	 * third's trend, and only then the first third's. */
 	double d1 = med[1] - med[0], d2 = med[2] - med[1];
-	bool slowing = d1 > 2 * resolution && d2 > 0 && d2 < 0.8 * d1 &&
-		       last.p_value < 0.05 && last.ci_low > 0 &&
-		       last.ci_high < first.ci_low;
-	if (!slowing)
+	if (!(d1 > 2 * resolution && d2 > 0 && d2 < 0.8 * d1))
+		return;
+	struct trend_result first, last;
+	if (stats_trend_compute(bx + 2 * third, by + 2 * third, m - 2 * third,
+				&last) ||
+	    !(last.p_value < 0.05 && last.ci_low > 0))
+		return;
+	if (stats_trend_compute(bx, by, third, &first) ||
+	    !(last.ci_high < first.ci_low))
 		return;
 	double level = med[2] + d2 * d2 / (d1 - d2);
 	double late_max = -INFINITY;

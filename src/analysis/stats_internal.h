@@ -45,6 +45,9 @@ struct val_idx {
 int stats_cmp_double(const void *a, const void *b);
 /* qsort comparison of struct val_idx: by value, then by index. */
 int stats_cmp_val_idx(const void *a, const void *b);
+/* Sorts v ascending (-0 and +0 in either order: they compare equal).
+ * Radix sort, O(n). */
+void stats_sort_doubles(double *v, size_t n);
 /* Rearranges v so that v[k] holds the k-th smallest value (0-based),
  * smaller or equal ones before it and larger or equal ones after it;
  * returns v[k]. k < n. */
