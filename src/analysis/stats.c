@@ -181,57 +181,54 @@ int stats_cmp_val_idx(const void *a, const void *b)
 	return (p->i > q->i) - (p->i < q->i);
 }
 
-/* A double's sort key: unsigned integers in the order of the values,
- * -0 and +0 one key (they compare equal). */
-static inline uint64_t sort_key(double v)
-{
-	uint64_t u;
-	if (v == 0)
-		v = 0.0;
-	memcpy(&u, &v, sizeof(u));
-	return u >> 63 ? ~u : u | (1ull << 63);
-}
-
 /*
- * LSD radix sort of n records by 64-bit keys, 8 bits a pass; passes in
- * which every key has the same digit are skipped (values of one
- * magnitude share their high bytes, page-sized readings their low ones).
+ * stats_radix_sort (stats_internal.h): LSD radix sort, 11 bits a pass;
+ * passes in which every key has the same digit are skipped (values of one
+ * magnitude share their high bits, page-sized readings their low ones).
  * Stable: equal keys keep the order they came in. O(n) per pass.
  */
-struct key_idx {
-	uint64_t k;
-	uint32_t i;
-};
-
-static void radix_sort_keys(struct key_idx *a, size_t n)
+#define RADIX_BITS 11
+#define RADIX_PASSES 6 /* 6 x 11 >= 64 */
+void stats_radix_sort(struct stats_key_idx *a, struct stats_key_idx *tmp,
+		      size_t n)
 {
 	if (n < 2)
 		return;
-	struct key_idx *tmp = xmalloc(n * sizeof(*tmp));
-	size_t hist[8][256];
+	assert(n <= UINT32_MAX);
+	uint32_t hist[RADIX_PASSES][1u << RADIX_BITS];
+	const uint64_t mask = (1u << RADIX_BITS) - 1;
 	memset(hist, 0, sizeof(hist));
-	for (size_t i = 0; i < n; i++)
-		for (int d = 0; d < 8; d++)
-			hist[d][(a[i].k >> (8 * d)) & 255]++;
-	struct key_idx *src = a, *dst = tmp;
-	for (int d = 0; d < 8; d++) {
-		size_t *h = hist[d];
-		if (h[(src[0].k >> (8 * d)) & 255] == n)
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = a[i].k;
+		for (int d = 0; d < RADIX_PASSES; d++)
+			hist[d][(k >> (RADIX_BITS * d)) & mask]++;
+	}
+	struct stats_key_idx *src = a, *dst = tmp;
+	for (int d = 0; d < RADIX_PASSES; d++) {
+		uint32_t *h = hist[d];
+		int sh = RADIX_BITS * d;
+		if (h[(src[0].k >> sh) & mask] == n)
 			continue; /* one digit for all: order unchanged */
-		size_t pos = 0;
-		for (int b = 0; b < 256; b++) {
-			size_t c = h[b];
+		uint32_t pos = 0;
+		for (size_t b = 0; b <= mask; b++) {
+			uint32_t c = h[b];
 			h[b] = pos;
 			pos += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			dst[h[(src[i].k >> (8 * d)) & 255]++] = src[i];
-		struct key_idx *t = src;
+			dst[h[(src[i].k >> sh) & mask]++] = src[i];
+		struct stats_key_idx *t = src;
 		src = dst;
 		dst = t;
 	}
 	if (src != a)
 		memcpy(a, src, n * sizeof(*a));
+}
+
+static void radix_sort_keys(struct stats_key_idx *a, size_t n)
+{
+	struct stats_key_idx *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	stats_radix_sort(a, tmp, n);
 	free(tmp);
 }
 
@@ -250,9 +247,9 @@ void stats_sort_doubles(double *v, size_t n)
 		return;
 	}
 	assert(n < UINT32_MAX);
-	struct key_idx *a = xmalloc(n * sizeof(*a));
+	struct stats_key_idx *a = xmalloc(n * sizeof(*a));
 	for (size_t i = 0; i < n; i++)
-		a[i] = (struct key_idx){sort_key(v[i]), (uint32_t)i};
+		a[i] = (struct stats_key_idx){stats_sort_key(v[i]), (uint32_t)i};
 	radix_sort_keys(a, n);
 	double *w = xmalloc(n * sizeof(*w));
 	for (size_t i = 0; i < n; i++)
@@ -268,9 +265,9 @@ void stats_sort_doubles(double *v, size_t n)
 static struct val_idx *sorted_with_index(const double *v, size_t n)
 {
 	assert(n < UINT32_MAX);
-	struct key_idx *a = xmalloc((n ? n : 1) * sizeof(*a));
+	struct stats_key_idx *a = xmalloc((n ? n : 1) * sizeof(*a));
 	for (size_t i = 0; i < n; i++)
-		a[i] = (struct key_idx){sort_key(v[i]), (uint32_t)i};
+		a[i] = (struct stats_key_idx){stats_sort_key(v[i]), (uint32_t)i};
 	radix_sort_keys(a, n);
 	struct val_idx *s = xmalloc((n ? n : 1) * sizeof(*s));
 	for (size_t i = 0; i < n; i++)

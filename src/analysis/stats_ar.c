@@ -575,3 +575,276 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 	}
 	return isfinite(out->loglik) ? 0 : -1;
 }
+
+/* ------------------------------------------------------------------ */
+/* Many fits of one series                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What stats_ar_fit() recomputes on every call but depends only on the
+ * series, the grid value and the fixed columns is kept here: per grid
+ * value the transform's rho_i and s_i, the log-determinant, each fixed
+ * column's (and y's) transformed values z, and every ordered pair of them
+ * as running sums of z_j z_l (the entry of X'X after each point). A fit
+ * then reads those sums, and a free column (one per fit) that equals a
+ * fixed one on its first K points starts from the fixed one's running sum
+ * at K - 1: the same additions in the same order, so the same doubles
+ * (the hinge of plateau.c is the time itself before its bend).
+ */
+struct stats_ar_fitter {
+	const double *t, *y;
+	size_t n, nfix;        /* columns: fixed ones, then y (id nfix) */
+	const double *fix[STATS_AR_MAX_COLS];
+	double *vy;            /* (y - ym) / ys */
+	double ym, ys, step;
+	bool ok;
+	struct {
+		double a, one_m_phi2, em2a, lead, logdet;
+		bool white;
+	} cell[STATS_AR_FIT_GRID + 1];
+	double *rho, *s;       /* [cell][i] */
+	double *z;             /* [cell][column][i] */
+	double *run;           /* [cell][column j][column l][i] */
+};
+
+static inline const double *fitter_col(const struct stats_ar_fitter *f,
+				       size_t id)
+{
+	return id < f->nfix ? f->fix[id] : f->vy;
+}
+
+struct stats_ar_fitter *stats_ar_fitter_new(const double *t, const double *y,
+					    size_t n,
+					    const double *const *fixed,
+					    size_t nfixed)
+{
+	assert(nfixed < STATS_AR_MAX_COLS);
+	struct stats_ar_fitter *f = xcalloc(1, sizeof(*f));
+	f->t = t;
+	f->y = y;
+	f->n = n;
+	f->nfix = nfixed;
+	for (size_t j = 0; j < nfixed; j++)
+		f->fix[j] = fixed[j];
+	if (n < 3)
+		return f;
+	/* as stats_ar_fit() */
+	double step = median_step(t, n);
+	if (!(step > 0))
+		return f;
+	double ym = 0, ys = 0;
+	for (size_t i = 0; i < n; i++)
+		ym += y[i];
+	ym /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		ys = fmax(ys, fabs(y[i] - ym));
+	if (!(ys > 0))
+		ys = 1;
+	f->ym = ym;
+	f->ys = ys;
+	f->step = step;
+	f->vy = xmalloc(n * sizeof(double));
+	for (size_t i = 0; i < n; i++)
+		f->vy[i] = (y[i] - ym) / ys;
+	double steps = (t[n - 1] - t[0]) / step;
+	double a_min = 1 / (AR_WINDOWS_MAX * (steps > 1 ? steps : 1));
+	if (a_min > AR_A_MAX / 10)
+		a_min = AR_A_MAX / 10;
+	double lmin = log(a_min), lmax = log(AR_A_MAX);
+	size_t nc = STATS_AR_FIT_GRID + 1, q = nfixed + 1;
+	f->rho = xmalloc(nc * n * sizeof(double));
+	f->s = xmalloc(nc * n * sizeof(double));
+	f->z = xmalloc(nc * q * n * sizeof(double));
+	f->run = xmalloc(nc * q * q * n * sizeof(double));
+	for (size_t k = 0; k < nc; k++) {
+		double a = k < STATS_AR_FIT_GRID ?
+			exp(lmin + (lmax - lmin) * (double)k /
+				   (STATS_AR_FIT_GRID - 1)) : INFINITY;
+		bool white = isinf(a);
+		double one_m_phi2 = white ? 1 : -expm1(-2 * a);
+		double em2a = white ? -1 : expm1(-2 * a);
+		double lead = sqrt(one_m_phi2);
+		double logdet = -log(one_m_phi2);
+		double *rho_k = f->rho + k * n, *s_k = f->s + k * n;
+		double d_prev = -1, rho = 0, s = 1, ln_r = 0;
+		rho_k[0] = 0;
+		s_k[0] = 1;
+		for (size_t i = 1; i < n; i++) {
+			double d = (t[i] - t[i - 1]) / step;
+			if (d < AR_MIN_STEP)
+				d = AR_MIN_STEP;
+			if (d != d_prev && !white) {
+				double om = -expm1(-a * d);
+				rho = 1 - om;
+				double r = expm1(-2 * a * d) / em2a;
+				s = 1 / sqrt(r);
+				ln_r = log(r);
+				d_prev = d;
+			}
+			rho_k[i] = rho;
+			s_k[i] = s;
+			logdet += ln_r;
+		}
+		f->cell[k].a = a;
+		f->cell[k].white = white;
+		f->cell[k].one_m_phi2 = one_m_phi2;
+		f->cell[k].em2a = em2a;
+		f->cell[k].lead = lead;
+		f->cell[k].logdet = logdet;
+		for (size_t c = 0; c < q; c++) {
+			const double *v = fitter_col(f, c);
+			double *z = f->z + (k * q + c) * n;
+			z[0] = 0; /* unused: the first point enters as lead^2 v v */
+			for (size_t i = 1; i < n; i++)
+				z[i] = (v[i] - rho_k[i] * v[i - 1]) * s_k[i];
+		}
+		for (size_t j = 0; j < q; j++)
+			for (size_t l = 0; l < q; l++) {
+				const double *vj = fitter_col(f, j), *vl = fitter_col(f, l);
+				const double *zj = f->z + (k * q + j) * n;
+				const double *zl = f->z + (k * q + l) * n;
+				double *r = f->run + ((k * q + j) * q + l) * n;
+				double acc = 0;
+				acc += lead * lead * vj[0] * vl[0];
+				r[0] = acc;
+				for (size_t i = 1; i < n; i++) {
+					acc += zj[i] * zl[i];
+					r[i] = acc;
+				}
+			}
+	}
+	f->ok = true;
+	return f;
+}
+
+void stats_ar_fitter_free(struct stats_ar_fitter *f)
+{
+	if (!f)
+		return;
+	free(f->vy);
+	free(f->rho);
+	free(f->s);
+	free(f->z);
+	free(f->run);
+	free(f);
+}
+
+int stats_ar_fitter_fit(const struct stats_ar_fitter *f,
+			const double *const *cols, size_t p,
+			struct stats_ar_fit *out)
+{
+	size_t n = f->n;
+	memset(out, 0, sizeof(*out));
+	out->loglik = -INFINITY;
+	out->phi = NAN;
+	if (p < 1 || p > STATS_AR_MAX_COLS || n < p + 2)
+		return -1;
+	if (!f->ok)
+		return -1;
+	size_t q = p + 1, qf = f->nfix + 1;
+	/* each column's id among the fitter's (the free one: FREE and the
+	 * fixed column it starts as, for its first kfree points) */
+	enum { FREE = STATS_AR_MAX_COLS + 1 };
+	size_t id[STATS_AR_MAX_COLS + 1], nfree = 0, jfree = 0;
+	const double *vfree = NULL;
+	for (size_t j = 0; j < p; j++) {
+		id[j] = FREE;
+		for (size_t c = 0; c < f->nfix; c++)
+			if (cols[j] == f->fix[c])
+				id[j] = c;
+		if (id[j] == FREE) {
+			nfree++;
+			jfree = j;
+			vfree = cols[j];
+		}
+	}
+	id[p] = f->nfix; /* y */
+	if (nfree > 1)
+		return stats_ar_fit(f->t, cols, p, f->y, n, out);
+	size_t base = 0, kfree = 0;
+	if (nfree) {
+		for (size_t c = 0; c < f->nfix; c++) {
+			size_t k = 0;
+			while (k < n && memcmp(&vfree[k], &f->fix[c][k],
+					       sizeof(double)) == 0)
+				k++;
+			if (k > kfree) {
+				kfree = k;
+				base = c;
+			}
+		}
+	}
+	double *zf = nfree ? xmalloc(n * sizeof(double)) : NULL;
+	for (size_t k = 0; k <= STATS_AR_FIT_GRID; k++) {
+		const double *rho = f->rho + k * n, *s = f->s + k * n;
+		double lead = f->cell[k].lead;
+		/* the free column's transformed values past its shared start */
+		size_t from = kfree > 1 ? kfree : 1;
+		for (size_t i = from; nfree && i < n; i++)
+			zf[i] = (vfree[i] - rho[i] * vfree[i - 1]) * s[i];
+		double xtx[(STATS_AR_MAX_COLS + 1) * (STATS_AR_MAX_COLS + 1)];
+		memset(xtx, 0, sizeof(xtx));
+		for (size_t j = 0; j < q; j++)
+			for (size_t l = 0; l <= j; l++) {
+				bool fj = id[j] == FREE, fl = id[l] == FREE;
+				size_t bj = fj ? base : id[j], bl = fl ? base : id[l];
+				const double *run = f->run + ((k * qf + bj) * qf + bl) * n;
+				if (!fj && !fl) {
+					xtx[j * q + l] = run[n - 1];
+					continue;
+				}
+				/* the shared start, then the rest */
+				const double *vj = fj ? vfree : fitter_col(f, bj);
+				const double *vl = fl ? vfree : fitter_col(f, bl);
+				const double *zj = fj ? zf : f->z + (k * qf + bj) * n;
+				const double *zl = fl ? zf : f->z + (k * qf + bl) * n;
+				double acc;
+				size_t i0;
+				if (kfree >= 1) {
+					acc = run[kfree - 1];
+					i0 = kfree;
+				} else {
+					acc = 0;
+					acc += lead * lead * vj[0] * vl[0];
+					i0 = 1;
+				}
+				for (size_t i = i0; i < n; i++)
+					acc += zj[i] * zl[i];
+				xtx[j * q + l] = acc;
+			}
+		(void)jfree;
+		double a = f->cell[k].a;
+		bool white = f->cell[k].white;
+		double logdet = f->cell[k].logdet;
+		/* from here on as stats_ar_fit() */
+		double a_m[STATS_AR_MAX_COLS * STATS_AR_MAX_COLS], b[STATS_AR_MAX_COLS];
+		for (size_t j = 0; j < p; j++) {
+			for (size_t l = 0; l < p; l++)
+				a_m[j * p + l] = l <= j ? xtx[j * q + l] :
+							  xtx[l * q + j];
+			b[j] = xtx[p * q + j];
+		}
+		if (chol_solve(a_m, b, p) != 0)
+			continue;
+		double rss = xtx[p * q + p];
+		for (size_t j = 0; j < p; j++)
+			rss -= b[j] * xtx[p * q + j];
+		if (!(rss > 1e-6 * xtx[p * q + p]))
+			rss = ar_fit_rss(f->t, cols, p, f->y, n, b, f->ym, f->ys,
+					 f->step, a, lead, f->cell[k].em2a);
+		if (!(rss > 1e-28 * xtx[p * q + p]))
+			rss = 1e-28 * xtx[p * q + p];
+		if (!(rss > 0))
+			continue;
+		double ll = -0.5 * (double)n * log(rss / (double)n) -
+			    0.5 * logdet;
+		if (ll > out->loglik) {
+			out->loglik = ll;
+			out->phi = white ? 0 : exp(-a);
+			for (size_t j = 0; j < p; j++)
+				out->beta[j] = b[j] * f->ys;
+		}
+	}
+	free(zf);
+	return isfinite(out->loglik) ? 0 : -1;
+}

@@ -16,6 +16,7 @@
 #include <float.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #if FLT_EVAL_METHOD != 0
 #error "stats.c, stats_slope.c need double arithmetic without excess precision"
@@ -45,6 +46,28 @@ struct val_idx {
 int stats_cmp_double(const void *a, const void *b);
 /* qsort comparison of struct val_idx: by value, then by index. */
 int stats_cmp_val_idx(const void *a, const void *b);
+/* A double's sort key: unsigned integers in the order of the values,
+ * -0 and +0 one key (they compare equal). */
+static inline uint64_t stats_sort_key(double v)
+{
+	uint64_t u;
+	if (v == 0)
+		v = 0.0;
+	memcpy(&u, &v, sizeof(u));
+	return u >> 63 ? ~u : u | (1ull << 63);
+}
+
+/* A sort key and the index of what it sorts. */
+struct stats_key_idx {
+	uint64_t k;
+	uint32_t i;
+};
+
+/* Sorts a by key, stably (equal keys keep their order); tmp: n records
+ * of scratch. Radix sort, O(n). */
+void stats_radix_sort(struct stats_key_idx *a, struct stats_key_idx *tmp,
+		      size_t n);
+
 /* Sorts v ascending (-0 and +0 in either order: they compare equal).
  * Radix sort, O(n). */
 void stats_sort_doubles(double *v, size_t n);

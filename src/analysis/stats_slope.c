@@ -90,6 +90,8 @@ struct stats_slope_sel {
 	uint32_t *grp;         /* x group of each point */
 	double *xh, *xl;       /* Dekker halves of x */
 	struct key_rec *rec, *tmp;
+	struct stats_key_idx *kbuf, *ktmp; /* radix sort of the keys */
+	uint32_t *fen;         /* Fenwick tree over x positions, n + 1 */
 	double xmax, ymax;     /* largest |x|, |y| */
 	double dx_min;         /* smallest positive step of x (lower bound) */
 	double lo0, hi0;       /* all slopes lie strictly inside */
@@ -227,13 +229,68 @@ static void build_keys(struct stats_slope_sel *sel, double t, double t2)
 	}
 }
 
+/*
+ * Sorts sel->rec (built by build_keys, in x order) by rec_less and returns
+ * its inversions, as sort_count() does, faster: a radix sort on the keys'
+ * high parts (stable; a key's high part decides its order unless it
+ * equals another's), then runs of equal high parts put in rec_less order,
+ * then the inversions of the x positions in that order, by a Fenwick tree.
+ * rec_less is a total order (positions differ), so the order is the one
+ * sort_count() gives.
+ */
+static uint64_t sort_count_fast(struct stats_slope_sel *sel, bool ties_below)
+{
+	size_t n = sel->n;
+	struct key_rec *rec = sel->rec, *out = sel->tmp;
+	struct stats_key_idx *ki = sel->kbuf;
+	for (size_t p = 0; p < n; p++)
+		ki[p] = (struct stats_key_idx){stats_sort_key(rec[p].hi),
+					       (uint32_t)p};
+	stats_radix_sort(ki, sel->ktmp, n);
+	for (size_t j = 0; j < n; j++)
+		out[j] = rec[ki[j].i];
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && out[j].hi == out[i].hi)
+			j++;
+		if (j - i > RUN) {
+			sort_count(out + i, rec, j - i, ties_below);
+		} else {
+			for (size_t a = i + 1; a < j; a++) {
+				struct key_rec v = out[a];
+				size_t b = a;
+				for (; b > i && rec_less(&v, &out[b - 1], ties_below); b--)
+					out[b] = out[b - 1];
+				out[b] = v;
+			}
+		}
+		i = j;
+	}
+	sel->rec = out;
+	sel->tmp = rec;
+	/* inversions: for each point, the earlier ones in key order that
+	 * come later in x order */
+	uint32_t *fen = sel->fen;
+	memset(fen, 0, (n + 1) * sizeof(*fen));
+	uint64_t inv = 0;
+	for (size_t j = 0; j < n; j++) {
+		uint32_t p = out[j].pos, less = 0;
+		for (uint32_t r = p; r > 0; r &= r - 1)
+			less += fen[r];
+		inv += j - less;
+		for (size_t r = (size_t)p + 1; r <= n; r += r & (~r + 1))
+			fen[r]++;
+	}
+	return inv;
+}
+
 /* Pairs the keys put at or below t (ties_below) or strictly below it,
  * i.e. inversions of the x order under the key order at t. */
 static uint64_t count_at2(struct stats_slope_sel *sel, double t, double t2,
 			  bool ties_below)
 {
 	build_keys(sel, t, t2);
-	return sort_count(sel->rec, sel->tmp, sel->n, ties_below);
+	return sort_count_fast(sel, ties_below);
 }
 
 static uint64_t count_at(struct stats_slope_sel *sel, double t, bool ties_below)
@@ -302,6 +359,9 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 	sel->xl = xmalloc(n * sizeof(*sel->xl));
 	sel->rec = xmalloc(n * sizeof(*sel->rec));
 	sel->tmp = xmalloc(n * sizeof(*sel->tmp));
+	sel->kbuf = xmalloc(n * sizeof(*sel->kbuf));
+	sel->ktmp = xmalloc(n * sizeof(*sel->ktmp));
+	sel->fen = xmalloc((n + 1) * sizeof(*sel->fen));
 
 	uint32_t g = 0;
 	double ymin = y[0], ymax = y[0], dx_min = INFINITY;
@@ -404,6 +464,9 @@ static void sel_free(struct stats_slope_sel *sel)
 	free(sel->xl);
 	free(sel->rec);
 	free(sel->tmp);
+	free(sel->kbuf);
+	free(sel->ktmp);
+	free(sel->fen);
 	free(sel->probes);
 	free(sel->sample);
 	free(sel->memo_v);
