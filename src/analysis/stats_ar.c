@@ -149,70 +149,104 @@ struct ar_cell {
 	double weight;  /* posterior weight */
 };
 
-/* One grid value: restricted log-likelihood and the slope's standard
- * error, on scaled data (tau: times in steps; c, v: centred x and y). */
-static void ar_cell_eval(const double *tau, const double *c, const double *v,
-			 size_t n, double cc, struct ar_cell *cell)
+/* Grid values evaluated together: the same arithmetic per value as one at
+ * a time, interleaved so that their independent sums overlap. */
+#define AR_CELLS_AT_ONCE 4
+
+/* Grid values g[0..ng) (ng <= AR_CELLS_AT_ONCE): restricted
+ * log-likelihood and the slope's standard error of each, on scaled data
+ * (tau: times in steps; c, v: centred x and y). Each value's arithmetic
+ * is exactly that of evaluating it alone. */
+static void ar_cells_eval(const double *tau, const double *c, const double *v,
+			  size_t n, double cc, struct ar_cell *g, size_t ng)
 {
-	double a = cell->a;
-	bool white = isinf(a);
-	double one_m_phi2 = white ? 1 : -expm1(-2 * a);
-	double lead = sqrt(one_m_phi2);
-	/* sums of the transformed columns: 1, c, v */
-	double s11 = one_m_phi2, s12 = lead * lead * c[0],
-	       s22 = lead * lead * c[0] * c[0], s1y = lead * lead * v[0],
-	       s2y = lead * lead * c[0] * v[0], syy = lead * lead * v[0] * v[0];
-	double s11_rel = 1;   /* s11 / (1 - phi^2) */
-	double log_r = 0;     /* sum of ln r_i */
-	double f = 0, h = 0, k_sum = 0; /* OLS variance recursion */
-	/* the step's figures, recomputed only when the step changes (most
-	 * steps of a recording are one interval) */
-	double d_prev = -1, rho = 0, om = 1, s = 1, ln_r = 0;
-	double em2a = white ? -1 : expm1(-2 * a);
+	enum { G = AR_CELLS_AT_ONCE };
+	assert(ng >= 1 && ng <= G);
+	double a[G], one_m_phi2[G], em2a[G];
+	bool white[G];
+	double s11[G], s12[G], s22[G], s1y[G], s2y[G], syy[G];
+	double s11_rel[G], log_r[G], f[G], h[G], k_sum[G];
+	double d_prev[G], rho[G], om[G], s[G], ln_r[G];
+	for (size_t k = 0; k < G; k++) {
+		/* the lanes past ng repeat the last value, and are dropped */
+		const struct ar_cell *cell = &g[k < ng ? k : ng - 1];
+		a[k] = cell->a;
+		white[k] = isinf(a[k]);
+		one_m_phi2[k] = white[k] ? 1 : -expm1(-2 * a[k]);
+		double lead = sqrt(one_m_phi2[k]);
+		/* sums of the transformed columns: 1, c, v */
+		s11[k] = one_m_phi2[k];
+		s12[k] = lead * lead * c[0];
+		s22[k] = lead * lead * c[0] * c[0];
+		s1y[k] = lead * lead * v[0];
+		s2y[k] = lead * lead * c[0] * v[0];
+		syy[k] = lead * lead * v[0] * v[0];
+		s11_rel[k] = 1;  /* s11 / (1 - phi^2) */
+		log_r[k] = 0;    /* sum of ln r_i */
+		f[k] = h[k] = k_sum[k] = 0; /* OLS variance recursion */
+		/* the step's figures, recomputed only when the step changes
+		 * (most steps of a recording are one interval) */
+		d_prev[k] = -1;
+		rho[k] = 0;
+		om[k] = 1;
+		s[k] = 1;
+		ln_r[k] = 0;
+		em2a[k] = white[k] ? -1 : expm1(-2 * a[k]);
+	}
 	for (size_t i = 1; i < n; i++) {
 		double d = tau[i] - tau[i - 1];
 		if (d < AR_MIN_STEP)
 			d = AR_MIN_STEP;
-		if (d != d_prev && !white) {
-			om = -expm1(-a * d);
-			rho = 1 - om;
-			double r = expm1(-2 * a * d) / em2a;
-			s = 1 / sqrt(r);
-			ln_r = log(r);
-			d_prev = d;
+		double ci = c[i], cp = c[i - 1], vi = v[i], vp = v[i - 1];
+#pragma GCC unroll 4
+		for (size_t k = 0; k < G; k++) {
+			if (d != d_prev[k] && !white[k]) {
+				om[k] = -expm1(-a[k] * d);
+				rho[k] = 1 - om[k];
+				double r = expm1(-2 * a[k] * d) / em2a[k];
+				s[k] = 1 / sqrt(r);
+				ln_r[k] = log(r);
+				d_prev[k] = d;
+			}
+			double w1 = om[k] * s[k];
+			double w2 = (ci - rho[k] * cp) * s[k];
+			double z = (vi - rho[k] * vp) * s[k];
+			s11[k] += w1 * w1;
+			s11_rel[k] += w1 * w1 / one_m_phi2[k];
+			s12[k] += w1 * w2;
+			s22[k] += w2 * w2;
+			s1y[k] += w1 * z;
+			s2y[k] += w2 * z;
+			syy[k] += z * z;
+			log_r[k] += ln_r[k];
+			/* H_i = sum_{j<i} c_j (1 - phi^(tau_i - tau_j)),
+			 * F_i = sum_{j<i} c_j phi^(tau_i - tau_j):
+			 * K = sum_i c_i H_i */
+			double fc = f[k] + cp;
+			h[k] += om[k] * fc;
+			f[k] = rho[k] * fc;
+			k_sum[k] += ci * h[k];
 		}
-		double w1 = om * s;
-		double w2 = (c[i] - rho * c[i - 1]) * s;
-		double z = (v[i] - rho * v[i - 1]) * s;
-		s11 += w1 * w1;
-		s11_rel += w1 * w1 / one_m_phi2;
-		s12 += w1 * w2;
-		s22 += w2 * w2;
-		s1y += w1 * z;
-		s2y += w2 * z;
-		syy += z * z;
-		log_r += ln_r;
-		/* H_i = sum_{j<i} c_j (1 - phi^(tau_i - tau_j)), F_i = sum_{j<i}
-		 * c_j phi^(tau_i - tau_j): K = sum_i c_i H_i */
-		double fc = f + c[i - 1];
-		h += om * fc;
-		f = rho * fc;
-		k_sum += c[i] * h;
 	}
-	double s22_perp = s22 - s12 * s12 / s11;
-	double b2 = s2y - s12 * s1y / s11;
-	double rss = syy - s1y * s1y / s11 - b2 * b2 / s22_perp;
-	if (!(rss > 0))
-		rss = 0;
-	double dof = (double)n - 2;
-	cell->loglik = rss > 0 ?
-		-0.5 * (dof * log(rss) + log(s11_rel) + log(s22_perp) + log_r) :
-		-INFINITY;
-	/* c' S c = -2K / (1 - phi^2) (c sums to 0); c'c for white noise */
-	double csc = white ? cc : -2 * k_sum / one_m_phi2;
-	if (!(csc > cc))
-		csc = cc; /* never narrower than independent points */
-	cell->se = sqrt(rss / dof * csc) / cc / AR_TS_EFFICIENCY_SQRT;
+	for (size_t k = 0; k < ng; k++) {
+		struct ar_cell *cell = &g[k];
+		double s22_perp = s22[k] - s12[k] * s12[k] / s11[k];
+		double b2 = s2y[k] - s12[k] * s1y[k] / s11[k];
+		double rss = syy[k] - s1y[k] * s1y[k] / s11[k] - b2 * b2 / s22_perp;
+		if (!(rss > 0))
+			rss = 0;
+		double dof = (double)n - 2;
+		cell->loglik = rss > 0 ?
+			-0.5 * (dof * log(rss) + log(s11_rel[k]) + log(s22_perp) +
+				log_r[k]) :
+			-INFINITY;
+		/* c' S c = -2K / (1 - phi^2) (c sums to 0); c'c for white
+		 * noise */
+		double csc = white[k] ? cc : -2 * k_sum[k] / one_m_phi2[k];
+		if (!(csc > cc))
+			csc = cc; /* never narrower than independent points */
+		cell->se = sqrt(rss / dof * csc) / cc / AR_TS_EFFICIENCY_SQRT;
+	}
 }
 
 static double mix_cdf(const struct ar_cell *g, size_t m, double centre,
@@ -330,13 +364,15 @@ int stats_ar_slope_interval(const double *t, const double *x,
 		a_min = AR_A_MAX / 10;
 	double lmin = log(a_min), lmax = log(AR_A_MAX);
 	double best = -INFINITY;
-	for (size_t k = 0; k < m; k++) {
+	for (size_t k = 0; k < m; k++)
 		g[k].a = k < STATS_AR_GRID ?
 			exp(lmin + (lmax - lmin) * (double)k /
 				   (STATS_AR_GRID - 1)) : INFINITY;
-		ar_cell_eval(tau, c, v, n, cc, &g[k]);
+	for (size_t k = 0; k < m; k += AR_CELLS_AT_ONCE)
+		ar_cells_eval(tau, c, v, n, cc, g + k,
+			      m - k < AR_CELLS_AT_ONCE ? m - k : AR_CELLS_AT_ONCE);
+	for (size_t k = 0; k < m; k++)
 		best = fmax(best, g[k].loglik);
-	}
 	double wsum = 0, se_max = 0;
 	for (size_t k = 0; k < m; k++) {
 		double a = k < STATS_AR_GRID ? g[k].a : AR_A_MAX;

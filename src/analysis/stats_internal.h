@@ -68,9 +68,6 @@ struct stats_key_idx {
 void stats_radix_sort(struct stats_key_idx *a, struct stats_key_idx *tmp,
 		      size_t n);
 
-/* Sorts v ascending (-0 and +0 in either order: they compare equal).
- * Radix sort, O(n). */
-void stats_sort_doubles(double *v, size_t n);
 /* Rearranges v so that v[k] holds the k-th smallest value (0-based),
  * smaller or equal ones before it and larger or equal ones after it;
  * returns v[k]. k < n. */

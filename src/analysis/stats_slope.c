@@ -73,6 +73,9 @@ struct pt_rec {
 struct probe {
 	double t;
 	uint64_t c;
+	uint32_t *order;       /* the points in key order at t (NULL: the
+				  probe at 0, whose count came from Kendall's,
+				  until final_unguarded() needs its order) */
 };
 
 /* value -> count, open addressing */
@@ -105,6 +108,7 @@ struct stats_slope_sel {
 	size_t nsample;
 	/* last enumerated bracket, reused for ranks landing in it */
 	bool have_memo;
+	bool memo_guarded;     /* by final_stage() (else final_unguarded()) */
 	double memo_lo, memo_hi;
 	uint64_t memo_base;    /* pairs below the enumerated set */
 	uint64_t memo_w;       /* pairs in it */
@@ -314,11 +318,22 @@ static double miscl(const struct stats_slope_sel *sel, double T)
 	return 2 * kerr / sel->dx_min + TINY;
 }
 
-static void add_probe(struct stats_slope_sel *sel, double t, uint64_t c)
+/* The points in the key order count_at() just left in sel->rec. */
+static uint32_t *order_now(const struct stats_slope_sel *sel)
+{
+	uint32_t *o = xmalloc(sel->n * sizeof(*o));
+	for (size_t j = 0; j < sel->n; j++)
+		o[j] = sel->seq[sel->rec[j].pos];
+	return o;
+}
+
+/* order: NULL, or the key order at t (owned by the selection from now). */
+static void add_probe(struct stats_slope_sel *sel, double t, uint64_t c,
+		      uint32_t *order)
 {
 	xgrow((void **)&sel->probes, &sel->probes_cap, sel->nprobes + 1,
 	      sizeof(*sel->probes));
-	sel->probes[sel->nprobes++] = (struct probe){t, c};
+	sel->probes[sel->nprobes++] = (struct probe){t, c, order};
 }
 
 static uint64_t rng_next(uint64_t *st)
@@ -438,7 +453,7 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 	sel->zero_exact = ylow == INFINITY || ylow / span > 4 * DBL_MIN;
 	/* keys at t = 0 are y itself, so this is also the count a probe
 	 * at 0 would return */
-	add_probe(sel, 0.0, sel->n_le0);
+	add_probe(sel, 0.0, sel->n_le0, NULL);
 
 	/* random pairs, for pivots placed by the distribution of slopes */
 	if (npairs > sel->limit) {
@@ -452,7 +467,7 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 				continue;
 			sel->sample[sel->nsample++] = pair_slope(x, y, a, b);
 		}
-		qsort(sel->sample, sel->nsample, sizeof(*sel->sample), stats_cmp_double);
+		stats_sort_doubles(sel->sample, sel->nsample);
 	}
 }
 
@@ -467,6 +482,8 @@ static void sel_free(struct stats_slope_sel *sel)
 	free(sel->kbuf);
 	free(sel->ktmp);
 	free(sel->fen);
+	for (size_t i = 0; i < sel->nprobes; i++)
+		free(sel->probes[i].order);
 	free(sel->probes);
 	free(sel->sample);
 	free(sel->memo_v);
@@ -486,7 +503,7 @@ static void narrow(struct stats_slope_sel *sel, struct bracket *br, double t,
 	if (!(t > br->lo && t < br->hi))
 		return;
 	uint64_t c = count_at(sel, t, true);
-	add_probe(sel, t, c);
+	add_probe(sel, t, c, order_now(sel));
 	if (c <= k) {
 		br->lo = t;
 		br->clo = c;
@@ -607,61 +624,36 @@ static inline void sink_add(struct slope_sink *sk, double s)
 }
 
 /*
- * Lists every pair whose relative order differs between the key orders at
- * A and at B (the pairs the keys put in (A, B]), as inversions of
- * rank-at-A taken in order-at-B; O(n log n + pairs listed). Each pair's
- * slope is recomputed as the brute force computes it and counted in m.
+ * Lists every pair whose relative order differs between two key orders
+ * (at A and at B: the pairs the keys put in (A, B]), as the inversions of
+ * rank-at-A taken in order-at-B: an insertion sort, one move per pair
+ * listed, so O(n + pairs listed). Each pair's slope is recomputed as the
+ * brute force computes it and added to the sink. Stops after `cap` pairs
+ * and returns how many it listed (more than cap: it stopped).
  */
-static void enumerate_between(struct stats_slope_sel *sel,
-			      const uint32_t *rank_a,
-			      const struct key_rec *order_b, struct slope_sink *m)
+static uint64_t list_between(const struct stats_slope_sel *sel,
+			     const uint32_t *rank_a, const uint32_t *order_b,
+			     struct slope_sink *m, uint64_t cap)
 {
 	size_t n = sel->n;
-	struct pt_rec *a = xmalloc(n * sizeof(*a)), *t = xmalloc(n * sizeof(*t));
-	for (size_t j = 0; j < n; j++) {
-		uint32_t pt = sel->seq[order_b[j].pos];
-		a[j] = (struct pt_rec){rank_a[pt], pt};
-	}
-	for (size_t s = 0; s < n; s += RUN) {
-		size_t e = s + RUN < n ? s + RUN : n;
-		for (size_t i = s + 1; i < e; i++) {
-			struct pt_rec v = a[i];
-			size_t j = i;
-			while (j > s && v.rank < a[j - 1].rank) {
-				sink_add(m, pair_slope(sel->x, sel->y, a[j - 1].pt, v.pt));
-				a[j] = a[j - 1];
-				j--;
-			}
-			a[j] = v;
+	struct pt_rec *a = xmalloc(n * sizeof(*a));
+	for (size_t j = 0; j < n; j++)
+		a[j] = (struct pt_rec){rank_a[order_b[j]], order_b[j]};
+	uint64_t listed = 0;
+	for (size_t i = 1; i < n && listed <= cap; i++) {
+		struct pt_rec v = a[i];
+		size_t j = i;
+		while (j > 0 && v.rank < a[j - 1].rank) {
+			if (++listed > cap)
+				break;
+			sink_add(m, pair_slope(sel->x, sel->y, a[j - 1].pt, v.pt));
+			a[j] = a[j - 1];
+			j--;
 		}
-	}
-	struct pt_rec *src = a, *dst = t;
-	for (size_t w = RUN; w < n; w *= 2) {
-		for (size_t s = 0; s < n; s += 2 * w) {
-			size_t mid = s + w < n ? s + w : n;
-			size_t e = s + 2 * w < n ? s + 2 * w : n;
-			size_t i = s, j = mid, o = s;
-			while (i < mid && j < e) {
-				if (src[j].rank < src[i].rank) {
-					for (size_t l = i; l < mid; l++)
-						sink_add(m, pair_slope(sel->x, sel->y,
-								       src[l].pt, src[j].pt));
-					dst[o++] = src[j++];
-				} else {
-					dst[o++] = src[i++];
-				}
-			}
-			while (i < mid)
-				dst[o++] = src[i++];
-			while (j < e)
-				dst[o++] = src[j++];
-		}
-		struct pt_rec *tt = src;
-		src = dst;
-		dst = tt;
+		a[j] = v;
 	}
 	free(a);
-	free(t);
+	return listed;
 }
 
 /* Fallback for data beyond the error analysis (x spanning more than
@@ -697,7 +689,8 @@ static double brute_kth(const struct stats_slope_sel *sel, uint64_t k)
 static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 			  uint64_t k)
 {
-	if (!(sel->have_memo && sel->memo_lo == br->lo && sel->memo_hi == br->hi)) {
+	if (!(sel->have_memo && sel->memo_guarded && sel->memo_lo == br->lo &&
+	      sel->memo_hi == br->hi)) {
 		/* mu(T) = miscl(T) + 2 eps T + TINY bounds how far a slope
 		 * the keys place can be from where they place it; it is
 		 * affine in T, a + b T. G >= 2 mu(T0 + G), solved for G with
@@ -756,7 +749,12 @@ static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 			map_init(&map, (size_t)sel->limit);
 			sink.map = &map;
 		}
-		enumerate_between(sel, rank_a, sel->rec, &sink);
+		uint32_t *order_b = order_now(sel);
+		uint64_t listed = list_between(sel, rank_a, order_b, &sink,
+					       UINT64_MAX);
+		(void)listed;
+		assert(listed == w);
+		free(order_b);
 		free(rank_a);
 
 		free(sel->memo_v);
@@ -794,6 +792,7 @@ static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 		sel->memo_lo = br->lo;
 		sel->memo_hi = br->hi;
 		sel->have_memo = true;
+		sel->memo_guarded = true;
 	}
 	if (!(k >= sel->memo_base && k - sel->memo_base < sel->memo_w)) {
 		/* the guard puts the rank inside the enumerated set */
@@ -812,6 +811,95 @@ static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 			lo = mid + 1;
 	}
 	return sel->memo_v[lo];
+}
+
+/* The probe at t with count c, or NULL. */
+static struct probe *probe_at(struct stats_slope_sel *sel, double t, uint64_t c)
+{
+	for (size_t i = 0; i < sel->nprobes; i++)
+		if (sel->probes[i].t == t && sel->probes[i].c == c)
+			return &sel->probes[i];
+	return NULL;
+}
+
+/*
+ * The k-th slope from a bracket (lo, hi] whose ends are probes, with no
+ * further counting: the pairs listed are those between the probes' own
+ * key orders (unguarded), and the answer is accepted only where the
+ * rounding bounds prove it (docs/statistics.md, "Exact answer"): every
+ * pair the keys put at or below lo has a computed slope <= lo + mu, every
+ * pair above hi one > hi - mu; so when the (k - clo)-th smallest listed
+ * slope v has lo + mu < v < hi - mu, the listed set holds everything that
+ * can sit at rank k and v is slope_k. An end at 0 needs no margin when the
+ * signs of slopes are those of the differences in y (zero_exact). The
+ * listing must also hold exactly chi - clo pairs: a pair the keys put
+ * below lo but above hi (possible only within the misclassification
+ * width) would be listed without being counted. Returns false when any
+ * of that fails: final_stage() then counts with guards.
+ */
+static bool final_unguarded(struct stats_slope_sel *sel,
+			    const struct bracket *br, uint64_t k, double *out)
+{
+	double a = miscl(sel, 0) + TINY;
+	double b = miscl(sel, 1) - miscl(sel, 0) + 2 * DBL_EPSILON;
+	if (!(b < 0.25))
+		return false;
+	bool memo = sel->have_memo && !sel->memo_guarded &&
+		    sel->memo_lo == br->lo && sel->memo_hi == br->hi;
+	if (!memo) {
+		uint64_t w = br->chi - br->clo;
+		if (w > sel->limit)
+			return false;
+		struct probe *plo = probe_at(sel, br->lo, br->clo);
+		struct probe *phi = probe_at(sel, br->hi, br->chi);
+		if (!plo || !phi)
+			return false;
+		struct probe *pz = !plo->order ? plo : (!phi->order ? phi : NULL);
+		if (pz) {
+			/* the probe at 0: its key order (keys are y itself) */
+			if (pz->t != 0 || count_at(sel, 0.0, true) != pz->c)
+				return false;
+			pz->order = order_now(sel);
+		}
+		size_t n = sel->n;
+		uint32_t *rank_a = xmalloc(n * sizeof(*rank_a));
+		for (size_t j = 0; j < n; j++)
+			rank_a[plo->order[j]] = (uint32_t)j;
+		struct slope_sink sink = {NULL, 0, NULL};
+		sink.v = xmalloc((size_t)(w ? w : 1) * sizeof(*sink.v));
+		uint64_t listed = list_between(sel, rank_a, phi->order, &sink, w);
+		free(rank_a);
+		if (listed != w) {
+			free(sink.v);
+			return false;
+		}
+		free(sel->memo_v);
+		free(sel->memo_cum);
+		sel->memo_v = sink.v;
+		sel->memo_cum = NULL;
+		sel->memo_n = sink.n;
+		sel->memo_w = w;
+		sel->memo_base = br->clo;
+		sel->memo_lo = br->lo;
+		sel->memo_hi = br->hi;
+		sel->have_memo = true;
+		sel->memo_guarded = false;
+	}
+	if (!(k >= sel->memo_base && k - sel->memo_base < sel->memo_w))
+		return false;
+	double v = stats_select_kth(sel->memo_v, sel->memo_n,
+				    (size_t)(k - sel->memo_base));
+	/* mu(T0) with a quarter to spare, and the sums rounded outwards */
+	double t0 = fmax(fabs(br->lo), fabs(br->hi));
+	double mu = 1.25 * (a + b * t0) + TINY;
+	bool lo_ok = (br->lo == 0 && sel->zero_exact) ||
+		     v > nextafter(br->lo + mu, INFINITY);
+	bool hi_ok = (br->hi == 0 && sel->zero_exact) ||
+		     v < nextafter(br->hi - mu, -INFINITY);
+	if (!(lo_ok && hi_ok))
+		return false;
+	*out = v;
+	return true;
 }
 
 /*
@@ -929,6 +1017,8 @@ static double select_rank(struct stats_slope_sel *sel, uint64_t k)
 	}
 	double v;
 	if (br.chi - br.clo > sel->limit && cluster_certificate(sel, br.hi, k, &v))
+		return v;
+	if (final_unguarded(sel, &br, k, &v))
 		return v;
 	return final_stage(sel, &br, k);
 }

@@ -33,12 +33,6 @@ static size_t bucket_start(size_t b, size_t n, size_t nb)
 	return b * (n / nb) + b * (n % nb) / nb;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Robust noise of y (steps.h, 2). scratch holds m doubles. */
 static double noise_sigma(const double *y, size_t m, double *scratch)
 {
@@ -47,7 +41,8 @@ static double noise_sigma(const double *y, size_t m, double *scratch)
 	size_t k = m - 1;
 	for (size_t i = 0; i < k; i++)
 		scratch[i] = y[i + 1] - y[i];
-	qsort(scratch, k, sizeof(*scratch), cmp_double);
+	/* (what follows is blind to the order of -0 and +0: fabs) */
+	stats_sort_doubles(scratch, k);
 	double med = k % 2 ? scratch[k / 2] :
 			     (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
 	double mean_abs = 0;
@@ -303,7 +298,7 @@ static double jump_noise(const double *y, size_t m, double med_d,
 	size_t k = m - 1;
 	for (size_t i = 0; i < k; i++)
 		scratch[i] = fabs(y[i + 1] - y[i] - med_d);
-	qsort(scratch, k, sizeof(*scratch), cmp_double);
+	stats_sort_doubles(scratch, k);
 	double mad = k % 2 ? scratch[k / 2] :
 			     (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
 	if (mad > 0)
