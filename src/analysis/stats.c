@@ -654,7 +654,7 @@ int stats_trend_compute_at(const double *t, const double *x, const double *y,
 		else
 			brute_select = true;
 	} else {
-		sel = stats_slope_sel_new(xs, ys, m, np);
+		sel = stats_slope_sel_new(xs, ys, m, np, con, dis);
 	}
 #define KTH(k) (brute ? (brute_select ? stats_select_kth(all, (size_t)np, (k)) \
 				      : all[(k)]) \

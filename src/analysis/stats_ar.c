@@ -149,14 +149,16 @@ struct ar_cell {
 	double weight;  /* posterior weight */
 };
 
-/* Grid values evaluated together: the same arithmetic per value as one at
- * a time, interleaved so that their independent sums overlap. */
-#define AR_CELLS_AT_ONCE 4
+/* Grid values evaluated together, one per lane of a vector (GCC/clang
+ * vector extensions: element-wise IEEE operations, so each lane's
+ * arithmetic is exactly that of evaluating its value alone; no fused
+ * multiply-adds in ISO C modes). Lanes overlap their independent sums. */
+#define AR_CELLS_AT_ONCE 2
+typedef double ar_vec __attribute__((vector_size(AR_CELLS_AT_ONCE * sizeof(double))));
 
 /* Grid values g[0..ng) (ng <= AR_CELLS_AT_ONCE): restricted
  * log-likelihood and the slope's standard error of each, on scaled data
- * (tau: times in steps; c, v: centred x and y). Each value's arithmetic
- * is exactly that of evaluating it alone. */
+ * (tau: times in steps; c, v: centred x and y). */
 static void ar_cells_eval(const double *tau, const double *c, const double *v,
 			  size_t n, double cc, struct ar_cell *g, size_t ng)
 {
@@ -164,9 +166,11 @@ static void ar_cells_eval(const double *tau, const double *c, const double *v,
 	assert(ng >= 1 && ng <= G);
 	double a[G], one_m_phi2[G], em2a[G];
 	bool white[G];
-	double s11[G], s12[G], s22[G], s1y[G], s2y[G], syy[G];
-	double s11_rel[G], log_r[G], f[G], h[G], k_sum[G];
-	double d_prev[G], rho[G], om[G], s[G], ln_r[G];
+	ar_vec s11, s12, s22, s1y, s2y, syy, s11_rel, log_r, f, h, k_sum;
+	/* the step's figures (white noise: om 1, rho 0, s 1, ln r 0),
+	 * recomputed only when the step changes (most steps of a recording
+	 * are one interval); w1 = om s and its two squared terms with them */
+	ar_vec rho, om, sv, ln_r, w1, t11, t11r;
 	for (size_t k = 0; k < G; k++) {
 		/* the lanes past ng repeat the last value, and are dropped */
 		const struct ar_cell *cell = &g[k < ng ? k : ng - 1];
@@ -184,49 +188,52 @@ static void ar_cells_eval(const double *tau, const double *c, const double *v,
 		s11_rel[k] = 1;  /* s11 / (1 - phi^2) */
 		log_r[k] = 0;    /* sum of ln r_i */
 		f[k] = h[k] = k_sum[k] = 0; /* OLS variance recursion */
-		/* the step's figures, recomputed only when the step changes
-		 * (most steps of a recording are one interval) */
-		d_prev[k] = -1;
 		rho[k] = 0;
 		om[k] = 1;
-		s[k] = 1;
+		sv[k] = 1;
 		ln_r[k] = 0;
+		w1[k] = om[k] * sv[k];
+		t11[k] = w1[k] * w1[k];
+		t11r[k] = w1[k] * w1[k] / one_m_phi2[k];
 		em2a[k] = white[k] ? -1 : expm1(-2 * a[k]);
 	}
+	double d_prev = -1;
 	for (size_t i = 1; i < n; i++) {
 		double d = tau[i] - tau[i - 1];
 		if (d < AR_MIN_STEP)
 			d = AR_MIN_STEP;
-		double ci = c[i], cp = c[i - 1], vi = v[i], vp = v[i - 1];
-#pragma GCC unroll 4
-		for (size_t k = 0; k < G; k++) {
-			if (d != d_prev[k] && !white[k]) {
+		if (d != d_prev) {
+			for (size_t k = 0; k < G; k++) {
+				if (white[k])
+					continue;
 				om[k] = -expm1(-a[k] * d);
 				rho[k] = 1 - om[k];
 				double r = expm1(-2 * a[k] * d) / em2a[k];
-				s[k] = 1 / sqrt(r);
+				sv[k] = 1 / sqrt(r);
 				ln_r[k] = log(r);
-				d_prev[k] = d;
+				w1[k] = om[k] * sv[k];
+				t11[k] = w1[k] * w1[k];
+				t11r[k] = w1[k] * w1[k] / one_m_phi2[k];
 			}
-			double w1 = om[k] * s[k];
-			double w2 = (ci - rho[k] * cp) * s[k];
-			double z = (vi - rho[k] * vp) * s[k];
-			s11[k] += w1 * w1;
-			s11_rel[k] += w1 * w1 / one_m_phi2[k];
-			s12[k] += w1 * w2;
-			s22[k] += w2 * w2;
-			s1y[k] += w1 * z;
-			s2y[k] += w2 * z;
-			syy[k] += z * z;
-			log_r[k] += ln_r[k];
-			/* H_i = sum_{j<i} c_j (1 - phi^(tau_i - tau_j)),
-			 * F_i = sum_{j<i} c_j phi^(tau_i - tau_j):
-			 * K = sum_i c_i H_i */
-			double fc = f[k] + cp;
-			h[k] += om[k] * fc;
-			f[k] = rho[k] * fc;
-			k_sum[k] += ci * h[k];
+			d_prev = d;
 		}
+		double ci = c[i], cp = c[i - 1];
+		ar_vec w2 = (ci - rho * cp) * sv;
+		ar_vec z = (v[i] - rho * v[i - 1]) * sv;
+		s11 += t11;
+		s11_rel += t11r;
+		s12 += w1 * w2;
+		s22 += w2 * w2;
+		s1y += w1 * z;
+		s2y += w2 * z;
+		syy += z * z;
+		log_r += ln_r;
+		/* H_i = sum_{j<i} c_j (1 - phi^(tau_i - tau_j)), F_i = sum_{j<i}
+		 * c_j phi^(tau_i - tau_j): K = sum_i c_i H_i */
+		ar_vec fc = f + cp;
+		h += om * fc;
+		f = rho * fc;
+		k_sum += ci * h;
 	}
 	for (size_t k = 0; k < ng; k++) {
 		struct ar_cell *cell = &g[k];

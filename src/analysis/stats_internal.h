@@ -84,9 +84,11 @@ void stats_kendall_counts(const double *x, const double *y, size_t n,
  * would hold at that rank. x and y must outlive it. Ranks asked of one
  * selection reuse what the earlier ones narrowed. */
 struct stats_slope_sel;
-/* npairs: stats_pair_count(x, n), more than 0. */
+/* npairs: stats_pair_count(x, n), more than 0; con, dis: Kendall's counts
+ * of (x, y) (stats_kendall_counts), which the caller has computed. */
 struct stats_slope_sel *stats_slope_sel_new(const double *x, const double *y,
-					    size_t n, uint64_t npairs);
+					    size_t n, uint64_t npairs,
+					    uint64_t con, uint64_t dis);
 /* The k-th smallest slope (0-based), k < npairs. */
 double stats_slope_sel_rank(struct stats_slope_sel *sel, uint64_t k);
 void stats_slope_sel_free(struct stats_slope_sel *sel);

@@ -90,11 +90,12 @@ struct stats_slope_sel {
 	uint64_t npairs;
 	uint64_t limit;        /* pairs a bracket may hold to be enumerated */
 	uint32_t *seq;         /* points by (x, y, index): the x order */
+	uint32_t *xpos;        /* inverse of seq: each point's x position */
 	uint32_t *grp;         /* x group of each point */
 	double *xh, *xl;       /* Dekker halves of x */
 	struct key_rec *rec, *tmp;
 	struct stats_key_idx *kbuf, *ktmp; /* radix sort of the keys */
-	uint32_t *fen;         /* Fenwick tree over x positions, n + 1 */
+	uint32_t *fen;         /* Fenwick tree over x positions, n + 65 */
 	double xmax, ymax;     /* largest |x|, |y| */
 	double dx_min;         /* smallest positive step of x (lower bound) */
 	double lo0, hi0;       /* all slopes lie strictly inside */
@@ -116,6 +117,8 @@ struct stats_slope_sel {
 				  distinct slopes ascending */
 	uint64_t *memo_cum;    /* pairs up to and including memo_v[i] */
 	size_t memo_n;
+	size_t memo_last;      /* rank last selected in memo_v (SIZE_MAX:
+				  none): the array is partitioned there */
 };
 
 /* Every pairwise difference of v is a double (no rounding): all values
@@ -235,27 +238,38 @@ static void build_keys(struct stats_slope_sel *sel, double t, double t2)
 
 /*
  * Sorts sel->rec (built by build_keys, in x order) by rec_less and returns
- * its inversions, as sort_count() does, faster: a radix sort on the keys'
- * high parts (stable; a key's high part decides its order unless it
- * equals another's), then runs of equal high parts put in rec_less order,
- * then the inversions of the x positions in that order, by a Fenwick tree.
- * rec_less is a total order (positions differ), so the order is the one
- * sort_count() gives.
+ * its inversions, as sort_count() does, faster. The keys' high parts are
+ * mapped to integers in their order (stats_sort_key) and cut to their top
+ * 24 bits above the smallest: a monotone key, so a radix sort on it (two
+ * passes) leaves the records in order but for runs of equal cut keys,
+ * which are then put in rec_less order (a total order: positions differ,
+ * so the result is the one sort_count() gives). Then the inversions of
+ * the x positions in that order, by a Fenwick tree walked a fixed number
+ * of levels (no data-dependent loop exits).
  */
 static uint64_t sort_count_fast(struct stats_slope_sel *sel, bool ties_below)
 {
 	size_t n = sel->n;
 	struct key_rec *rec = sel->rec, *out = sel->tmp;
 	struct stats_key_idx *ki = sel->kbuf;
+	uint64_t kmin = UINT64_MAX, kmax = 0;
+	for (size_t p = 0; p < n; p++) {
+		uint64_t k = stats_sort_key(rec[p].hi);
+		ki[p] = (struct stats_key_idx){k, (uint32_t)p};
+		kmin = k < kmin ? k : kmin;
+		kmax = k > kmax ? k : kmax;
+	}
+	uint64_t range = kmax - kmin;
+	int bits = range ? 64 - __builtin_clzll(range) : 0;
+	int shift = bits > 24 ? bits - 24 : 0;
 	for (size_t p = 0; p < n; p++)
-		ki[p] = (struct stats_key_idx){stats_sort_key(rec[p].hi),
-					       (uint32_t)p};
+		ki[p].k = (ki[p].k - kmin) >> shift;
 	stats_radix_sort(ki, sel->ktmp, n);
 	for (size_t j = 0; j < n; j++)
 		out[j] = rec[ki[j].i];
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
-		while (j < n && out[j].hi == out[i].hi)
+		while (j < n && ki[j].k == ki[i].k)
 			j++;
 		if (j - i > RUN) {
 			sort_count(out + i, rec, j - i, ties_below);
@@ -273,27 +287,90 @@ static uint64_t sort_count_fast(struct stats_slope_sel *sel, bool ties_below)
 	sel->rec = out;
 	sel->tmp = rec;
 	/* inversions: for each point, the earlier ones in key order that
-	 * come later in x order */
+	 * come later in x order. fen[1..n] is the tree; an update that
+	 * falls past it at level l goes to fen[n + 1 + l], a slot of its
+	 * own, so that those writes do not wait on one another. */
 	uint32_t *fen = sel->fen;
-	memset(fen, 0, (n + 1) * sizeof(*fen));
+	int levels = 1;
+	while (((size_t)1 << levels) <= n + 1)
+		levels++;
+	assert(levels <= 64);
+	memset(fen, 0, (n + 1 + (size_t)levels) * sizeof(*fen));
 	uint64_t inv = 0;
 	for (size_t j = 0; j < n; j++) {
 		uint32_t p = out[j].pos, less = 0;
-		for (uint32_t r = p; r > 0; r &= r - 1)
-			less += fen[r];
+		uint32_t r = p;
+		for (int l = 0; l < levels; l++) {
+			less += fen[r]; /* fen[0] stays 0 */
+			r &= r - 1;
+		}
 		inv += j - less;
-		for (size_t r = (size_t)p + 1; r <= n; r += r & (~r + 1))
-			fen[r]++;
+		size_t u = (size_t)p + 1;
+		for (int l = 0; l < levels; l++) {
+			fen[u <= n ? u : n + 1 + (size_t)l]++;
+			u += u & (~u + 1);
+		}
 	}
 	return inv;
 }
 
+static struct probe *nearest_ordered(struct stats_slope_sel *sel, double t);
+static double sample_between(const struct stats_slope_sel *sel, double a,
+			     double b);
+
+/*
+ * The same as sort_count_fast(), from the key order of a probe at a
+ * nearby t: sel->rec put in that order, then sorted by insertion, each
+ * move of a record past its neighbour changing the inversions by one
+ * (+1 when the pair was in x order, -1 when it was not); so the count is
+ * exact whatever the rounding of either set of keys. O(n + moves), the
+ * moves being the pairs whose order differs between the two (about the
+ * pairs with slopes in between). Gives up (false, sel->rec untouched)
+ * after `budget` moves.
+ */
+static bool sort_count_from(struct stats_slope_sel *sel,
+			    const struct probe *from, bool ties_below,
+			    uint64_t budget, uint64_t *count)
+{
+	size_t n = sel->n;
+	struct key_rec *rec = sel->rec, *out = sel->tmp;
+	for (size_t j = 0; j < n; j++)
+		out[j] = rec[sel->xpos[from->order[j]]];
+	int64_t delta = 0;
+	uint64_t moves = 0;
+	for (size_t i = 1; i < n; i++) {
+		struct key_rec v = out[i];
+		size_t j = i;
+		while (j > 0 && rec_less(&v, &out[j - 1], ties_below)) {
+			delta += out[j - 1].pos < v.pos ? 1 : -1;
+			out[j] = out[j - 1];
+			j--;
+			moves++;
+		}
+		out[j] = v;
+		if (moves > budget)
+			return false;
+	}
+	assert((int64_t)from->c + delta >= 0);
+	sel->rec = out;
+	sel->tmp = rec;
+	*count = (uint64_t)((int64_t)from->c + delta);
+	return true;
+}
+
 /* Pairs the keys put at or below t (ties_below) or strictly below it,
- * i.e. inversions of the x order under the key order at t. */
+ * i.e. inversions of the x order under the key order at t. From the
+ * nearest probe's order when few pairs lie between (by the sample),
+ * else by a radix sort. */
 static uint64_t count_at2(struct stats_slope_sel *sel, double t, double t2,
 			  bool ties_below)
 {
 	build_keys(sel, t, t2);
+	struct probe *near = nearest_ordered(sel, t);
+	uint64_t budget = 6 * (uint64_t)sel->n + 1024, c;
+	if (near && sample_between(sel, near->t, t) <= (double)budget / 2 &&
+	    sort_count_from(sel, near, ties_below, budget, &c))
+		return c;
 	return sort_count_fast(sel, ties_below);
 }
 
@@ -316,6 +393,58 @@ static double miscl(const struct stats_slope_sel *sel, double T)
 	const double eps = DBL_EPSILON;
 	double kerr = 4 * eps * eps * (sel->ymax + T * sel->xmax) + TINY;
 	return 2 * kerr / sel->dx_min + TINY;
+}
+
+/* The probe nearest t that has a key order, or NULL. */
+static struct probe *nearest_ordered(struct stats_slope_sel *sel, double t)
+{
+	struct probe *best = NULL;
+	double bd = INFINITY;
+	for (size_t i = 0; i < sel->nprobes; i++) {
+		struct probe *p = &sel->probes[i];
+		double d = fabs(p->t - t);
+		if (p->order && d < bd) {
+			bd = d;
+			best = p;
+		}
+	}
+	return best;
+}
+
+/* About how many pairs have slopes between a and b, by the sample
+ * (INFINITY without one). */
+static double sample_between(const struct stats_slope_sel *sel, double a,
+			     double b)
+{
+	if (!sel->nsample)
+		return INFINITY;
+	if (a > b) {
+		double t = a;
+		a = b;
+		b = t;
+	}
+	/* first index with sample > a, and with sample > b */
+	size_t lo = 0, hi = sel->nsample;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sel->sample[mid] > a)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	size_t ia = lo;
+	lo = ia;
+	hi = sel->nsample;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sel->sample[mid] > b)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* one more than seen: a sample can miss a few pairs */
+	return (double)(lo - ia + 1) * (double)sel->npairs /
+	       (double)sel->nsample;
 }
 
 /* The points in the key order count_at() just left in sel->rec. */
@@ -358,8 +487,11 @@ static inline double pair_slope(const double *x, const double *y, uint32_t a,
 	return (y[b] - y[a]) / (x[b] - x[a]);
 }
 
+/* kc: Kendall's concordant and discordant counts of (x, y), when the
+ * caller has them (stats_kendall_counts), else NULL. */
 static void sel_init(struct stats_slope_sel *sel, const double *x,
-		     const double *y, size_t n, uint64_t npairs)
+		     const double *y, size_t n, uint64_t npairs,
+		     const uint64_t *kc)
 {
 	memset(sel, 0, sizeof(*sel));
 	assert(n < UINT32_MAX);
@@ -369,6 +501,7 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 	sel->npairs = npairs;
 	sel->limit = 2 * (uint64_t)n > 32768 ? 2 * (uint64_t)n : 32768;
 	sel->seq = xmalloc(n * sizeof(*sel->seq));
+	sel->xpos = xmalloc(n * sizeof(*sel->xpos));
 	sel->grp = xmalloc(n * sizeof(*sel->grp));
 	sel->xh = xmalloc(n * sizeof(*sel->xh));
 	sel->xl = xmalloc(n * sizeof(*sel->xl));
@@ -376,7 +509,7 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 	sel->tmp = xmalloc(n * sizeof(*sel->tmp));
 	sel->kbuf = xmalloc(n * sizeof(*sel->kbuf));
 	sel->ktmp = xmalloc(n * sizeof(*sel->ktmp));
-	sel->fen = xmalloc((n + 1) * sizeof(*sel->fen));
+	sel->fen = xmalloc((n + 65) * sizeof(*sel->fen));
 
 	uint32_t g = 0;
 	double ymin = y[0], ymax = y[0], dx_min = INFINITY;
@@ -420,6 +553,8 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 		}
 		i = j;
 	}
+	for (size_t p = 0; p < n; p++)
+		sel->xpos[sel->seq[p]] = (uint32_t)p;
 	/* one rounding may have shortened the smallest step */
 	sel->dx_min = dx_min * (1 - 2 * DBL_EPSILON);
 	double smax = (ymax - ymin) / sel->dx_min;
@@ -436,7 +571,12 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 	 * underflows to zero: impossible when the smallest non-zero |dy|
 	 * (a multiple of the lowest bit of any y) over the span is normal. */
 	uint64_t con, dis;
-	stats_kendall_counts(x, y, n, &con, &dis);
+	if (kc) {
+		con = kc[0];
+		dis = kc[1];
+	} else {
+		stats_kendall_counts(x, y, n, &con, &dis);
+	}
 	sel->n_lt0 = dis;
 	sel->n_le0 = npairs - con;
 	double span = (x[n - 1] - x[0]) * (1 + 2 * DBL_EPSILON);
@@ -474,6 +614,7 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 static void sel_free(struct stats_slope_sel *sel)
 {
 	free(sel->seq);
+	free(sel->xpos);
 	free(sel->grp);
 	free(sel->xh);
 	free(sel->xl);
@@ -671,6 +812,30 @@ static double brute_kth(const struct stats_slope_sel *sel, uint64_t k)
 	return v;
 }
 
+/* The r-th smallest of the memo's plain slopes. After a selection at q
+ * the array holds the q-th there, the ones at or below it before it and
+ * the ones at or above it after it; so rank q + 1 (the median's upper
+ * half after its lower) is the smallest after q, one scan. */
+static double memo_select(struct stats_slope_sel *sel, size_t r)
+{
+	double *v = sel->memo_v;
+	if (sel->memo_last != SIZE_MAX && r == sel->memo_last + 1 &&
+	    r < sel->memo_n) {
+		size_t at = r;
+		for (size_t i = r + 1; i < sel->memo_n; i++)
+			if (v[i] < v[at])
+				at = i;
+		double t = v[r];
+		v[r] = v[at];
+		v[at] = t;
+		sel->memo_last = r;
+		return v[r];
+	}
+	double x = stats_select_kth(v, sel->memo_n, r);
+	sel->memo_last = r;
+	return x;
+}
+
 /* Enumerating more pairs than this (only ever a bracket swamped by a
  * cluster of nearly equal slopes that no certificate could settle) would
  * take over a second; see final_stage(). */
@@ -786,6 +951,7 @@ static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 			assert(sink.n == w);
 			sel->memo_v = sink.v; /* plain slopes, no counts */
 			sel->memo_n = sink.n;
+			sel->memo_last = SIZE_MAX;
 		}
 		sel->memo_w = w;
 		sel->memo_base = c_a;
@@ -801,7 +967,7 @@ static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 	}
 	uint64_t r = k - sel->memo_base;
 	if (!sel->memo_cum)
-		return stats_select_kth(sel->memo_v, sel->memo_n, (size_t)r);
+		return memo_select(sel, (size_t)r);
 	size_t lo = 0, hi = sel->memo_n - 1; /* first i with cum[i] > r */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -878,6 +1044,7 @@ static bool final_unguarded(struct stats_slope_sel *sel,
 		sel->memo_v = sink.v;
 		sel->memo_cum = NULL;
 		sel->memo_n = sink.n;
+		sel->memo_last = SIZE_MAX;
 		sel->memo_w = w;
 		sel->memo_base = br->clo;
 		sel->memo_lo = br->lo;
@@ -887,8 +1054,7 @@ static bool final_unguarded(struct stats_slope_sel *sel,
 	}
 	if (!(k >= sel->memo_base && k - sel->memo_base < sel->memo_w))
 		return false;
-	double v = stats_select_kth(sel->memo_v, sel->memo_n,
-				    (size_t)(k - sel->memo_base));
+	double v = memo_select(sel, (size_t)(k - sel->memo_base));
 	/* mu(T0) with a quarter to spare, and the sums rounded outwards */
 	double t0 = fmax(fabs(br->lo), fabs(br->hi));
 	double mu = 1.25 * (a + b * t0) + TINY;
@@ -1041,7 +1207,7 @@ static void kth_slopes(const double *x, const double *y, size_t n,
 		return;
 	}
 	struct stats_slope_sel sel;
-	sel_init(&sel, x, y, n, npairs);
+	sel_init(&sel, x, y, n, npairs, NULL);
 	for (size_t i = 0; i < nk; i++)
 		out[i] = select_rank(&sel, ks[i]);
 	sel_free(&sel);
@@ -1060,10 +1226,12 @@ double stats_kth_pairwise_slope(const double *x, const double *y, size_t n,
 }
 
 struct stats_slope_sel *stats_slope_sel_new(const double *x, const double *y,
-					    size_t n, uint64_t npairs)
+					    size_t n, uint64_t npairs,
+					    uint64_t con, uint64_t dis)
 {
 	struct stats_slope_sel *sel = xmalloc(sizeof(*sel));
-	sel_init(sel, x, y, n, npairs);
+	uint64_t kc[2] = {con, dis};
+	sel_init(sel, x, y, n, npairs, kc);
 	return sel;
 }
 
