@@ -197,23 +197,57 @@ static void ar_cells_eval(const double *tau, const double *c, const double *v,
 		t11r[k] = w1[k] * w1[k] / one_m_phi2[k];
 		em2a[k] = white[k] ? -1 : expm1(-2 * a[k]);
 	}
+	/* The figures of the last AR_STEP_CACHE distinct steps: bucket
+	 * medians of a long series alternate between a few steps, each of
+	 * which would otherwise cost two expm1, a sqrt and a log per lane at
+	 * every point. The figures are functions of (a, d) alone, so a
+	 * cached one is the very double a recomputation gives. */
+	enum { AR_STEP_CACHE = 4 };
+	struct {
+		double d;
+		ar_vec rho, om, sv, ln_r, w1, t11, t11r;
+	} sc[AR_STEP_CACHE];
+	size_t nsc = 0, sc_next = 0;
 	double d_prev = -1;
 	for (size_t i = 1; i < n; i++) {
 		double d = tau[i] - tau[i - 1];
 		if (d < AR_MIN_STEP)
 			d = AR_MIN_STEP;
 		if (d != d_prev) {
-			for (size_t k = 0; k < G; k++) {
-				if (white[k])
-					continue;
-				om[k] = -expm1(-a[k] * d);
-				rho[k] = 1 - om[k];
-				double r = expm1(-2 * a[k] * d) / em2a[k];
-				sv[k] = 1 / sqrt(r);
-				ln_r[k] = log(r);
-				w1[k] = om[k] * sv[k];
-				t11[k] = w1[k] * w1[k];
-				t11r[k] = w1[k] * w1[k] / one_m_phi2[k];
+			size_t hit = nsc;
+			for (size_t q = 0; q < nsc; q++)
+				if (sc[q].d == d)
+					hit = q;
+			if (hit < nsc) {
+				rho = sc[hit].rho;
+				om = sc[hit].om;
+				sv = sc[hit].sv;
+				ln_r = sc[hit].ln_r;
+				w1 = sc[hit].w1;
+				t11 = sc[hit].t11;
+				t11r = sc[hit].t11r;
+			} else {
+				for (size_t k = 0; k < G; k++) {
+					if (white[k])
+						continue;
+					om[k] = -expm1(-a[k] * d);
+					rho[k] = 1 - om[k];
+					double r = expm1(-2 * a[k] * d) / em2a[k];
+					sv[k] = 1 / sqrt(r);
+					ln_r[k] = log(r);
+					w1[k] = om[k] * sv[k];
+					t11[k] = w1[k] * w1[k];
+					t11r[k] = w1[k] * w1[k] / one_m_phi2[k];
+				}
+				size_t q = nsc < AR_STEP_CACHE ? nsc++ : sc_next++ % AR_STEP_CACHE;
+				sc[q].d = d;
+				sc[q].rho = rho;
+				sc[q].om = om;
+				sc[q].sv = sv;
+				sc[q].ln_r = ln_r;
+				sc[q].w1 = w1;
+				sc[q].t11 = t11;
+				sc[q].t11r = t11r;
 			}
 			d_prev = d;
 		}
