@@ -662,11 +662,12 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
  * series, the grid value and the fixed columns is kept here: per grid
  * value the transform's rho_i and s_i, the log-determinant, each fixed
  * column's (and y's) transformed values z, and every ordered pair of them
- * as running sums of z_j z_l (the entry of X'X after each point). A fit
- * then reads those sums, and a free column (one per fit) that equals a
- * fixed one on its first K points starts from the fixed one's running sum
- * at K - 1: the same additions in the same order, so the same doubles
- * (the hinge of plateau.c is the time itself before its bend).
+ * as sums of z_j z_l (entries of X'X). A fit then reads those sums, and a
+ * free column (one per fit) that equals a fixed one on its first K points
+ * starts from the fixed one's running sum at K - 1 (the entry after each
+ * point, kept for the pairs that need it, made on first use): the same
+ * additions in the same order, so the same doubles (the hinge of
+ * plateau.c is the time itself before its bend).
  */
 struct stats_ar_fitter {
 	const double *t, *y;
@@ -681,7 +682,10 @@ struct stats_ar_fitter {
 	} cell[STATS_AR_FIT_GRID + 1];
 	double *rho, *s;       /* [cell][i] */
 	double *z;             /* [cell][column][i] */
-	double *run;           /* [cell][column j][column l][i] */
+	double *fin;           /* [cell][column j][column l]: the sums */
+	double *run[STATS_AR_MAX_COLS][STATS_AR_MAX_COLS];
+			       /* [j][l] -> [cell][i]: the running sums,
+				  NULL until a fit needs them */
 };
 
 static inline const double *fitter_col(const struct stats_ar_fitter *f,
@@ -689,6 +693,33 @@ static inline const double *fitter_col(const struct stats_ar_fitter *f,
 {
 	return id < f->nfix ? f->fix[id] : f->vy;
 }
+
+/* The running sums of pair (j, l) over every grid value: the entry of
+ * X'X after each point, the first point entering as lead^2 v_j v_l. */
+static const double *fitter_run(struct stats_ar_fitter *f, size_t j, size_t l)
+{
+	if (f->run[j][l])
+		return f->run[j][l];
+	size_t n = f->n, q = f->nfix + 1;
+	double *r = xmalloc((STATS_AR_FIT_GRID + 1) * n * sizeof(double));
+	const double *vj = fitter_col(f, j), *vl = fitter_col(f, l);
+	for (size_t k = 0; k <= STATS_AR_FIT_GRID; k++) {
+		double lead = f->cell[k].lead;
+		const double *zj = f->z + (k * q + j) * n;
+		const double *zl = f->z + (k * q + l) * n;
+		double *rk = r + k * n;
+		double acc = 0;
+		acc += lead * lead * vj[0] * vl[0];
+		rk[0] = acc;
+		for (size_t i = 1; i < n; i++) {
+			acc += zj[i] * zl[i];
+			rk[i] = acc;
+		}
+	}
+	f->run[j][l] = r;
+	return r;
+}
+
 
 struct stats_ar_fitter *stats_ar_fitter_new(const double *t, const double *y,
 					    size_t n,
@@ -732,7 +763,7 @@ struct stats_ar_fitter *stats_ar_fitter_new(const double *t, const double *y,
 	f->rho = xmalloc(nc * n * sizeof(double));
 	f->s = xmalloc(nc * n * sizeof(double));
 	f->z = xmalloc(nc * q * n * sizeof(double));
-	f->run = xmalloc(nc * q * q * n * sizeof(double));
+	f->fin = xmalloc(nc * q * q * sizeof(double));
 	for (size_t k = 0; k < nc; k++) {
 		double a = k < STATS_AR_FIT_GRID ?
 			exp(lmin + (lmax - lmin) * (double)k /
@@ -777,17 +808,15 @@ struct stats_ar_fitter *stats_ar_fitter_new(const double *t, const double *y,
 		}
 		for (size_t j = 0; j < q; j++)
 			for (size_t l = 0; l < q; l++) {
+				/* as fitter_run() adds them */
 				const double *vj = fitter_col(f, j), *vl = fitter_col(f, l);
 				const double *zj = f->z + (k * q + j) * n;
 				const double *zl = f->z + (k * q + l) * n;
-				double *r = f->run + ((k * q + j) * q + l) * n;
 				double acc = 0;
 				acc += lead * lead * vj[0] * vl[0];
-				r[0] = acc;
-				for (size_t i = 1; i < n; i++) {
+				for (size_t i = 1; i < n; i++)
 					acc += zj[i] * zl[i];
-					r[i] = acc;
-				}
+				f->fin[(k * q + j) * q + l] = acc;
 			}
 	}
 	f->ok = true;
@@ -802,11 +831,14 @@ void stats_ar_fitter_free(struct stats_ar_fitter *f)
 	free(f->rho);
 	free(f->s);
 	free(f->z);
-	free(f->run);
+	free(f->fin);
+	for (size_t j = 0; j < STATS_AR_MAX_COLS; j++)
+		for (size_t l = 0; l < STATS_AR_MAX_COLS; l++)
+			free(f->run[j][l]);
 	free(f);
 }
 
-int stats_ar_fitter_fit(const struct stats_ar_fitter *f,
+int stats_ar_fitter_fit(struct stats_ar_fitter *f,
 			const double *const *cols, size_t p,
 			struct stats_ar_fit *out)
 {
@@ -865,9 +897,8 @@ int stats_ar_fitter_fit(const struct stats_ar_fitter *f,
 			for (size_t l = 0; l <= j; l++) {
 				bool fj = id[j] == FREE, fl = id[l] == FREE;
 				size_t bj = fj ? base : id[j], bl = fl ? base : id[l];
-				const double *run = f->run + ((k * qf + bj) * qf + bl) * n;
 				if (!fj && !fl) {
-					xtx[j * q + l] = run[n - 1];
+					xtx[j * q + l] = f->fin[(k * qf + bj) * qf + bl];
 					continue;
 				}
 				/* the shared start, then the rest */
@@ -878,7 +909,7 @@ int stats_ar_fitter_fit(const struct stats_ar_fitter *f,
 				double acc;
 				size_t i0;
 				if (kfree >= 1) {
-					acc = run[kfree - 1];
+					acc = fitter_run(f, bj, bl)[k * n + kfree - 1];
 					i0 = kfree;
 				} else {
 					acc = 0;

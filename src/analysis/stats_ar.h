@@ -86,13 +86,14 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
  * cols, p, y, n, out) gives; cols are the fixed columns themselves (same
  * pointers) and at most one other column, which costs O(n) per grid value
  * from the first point where it differs from a fixed one (more than one
- * other column: stats_ar_fit() itself). Memory: O(n x grid x (nfixed+1)^2). */
+ * other column: stats_ar_fit() itself). Memory: O(n x grid x (nfixed+1)),
+ * and O(n x grid) more for each pair of columns a free one starts as. */
 struct stats_ar_fitter;
 struct stats_ar_fitter *stats_ar_fitter_new(const double *t, const double *y,
 					    size_t n,
 					    const double *const *fixed,
 					    size_t nfixed);
-int stats_ar_fitter_fit(const struct stats_ar_fitter *f,
+int stats_ar_fitter_fit(struct stats_ar_fitter *f,
 			const double *const *cols, size_t p,
 			struct stats_ar_fit *out);
 void stats_ar_fitter_free(struct stats_ar_fitter *f);
