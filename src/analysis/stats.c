@@ -190,21 +190,23 @@ int stats_cmp_val_idx(const void *a, const void *b)
 #define RADIX_BITS 11
 #define RADIX_PASSES 6 /* 6 x 11 >= 64 */
 void stats_radix_sort(struct stats_key_idx *a, struct stats_key_idx *tmp,
-		      size_t n)
+		      size_t n, int key_bits)
 {
 	if (n < 2)
 		return;
 	assert(n <= UINT32_MAX);
+	assert(key_bits >= 1 && key_bits <= 64);
+	int passes = (key_bits + RADIX_BITS - 1) / RADIX_BITS;
 	uint32_t hist[RADIX_PASSES][1u << RADIX_BITS];
 	const uint64_t mask = (1u << RADIX_BITS) - 1;
-	memset(hist, 0, sizeof(hist));
+	memset(hist, 0, (size_t)passes * sizeof(hist[0]));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t k = a[i].k;
-		for (int d = 0; d < RADIX_PASSES; d++)
+		for (int d = 0; d < passes; d++)
 			hist[d][(k >> (RADIX_BITS * d)) & mask]++;
 	}
 	struct stats_key_idx *src = a, *dst = tmp;
-	for (int d = 0; d < RADIX_PASSES; d++) {
+	for (int d = 0; d < passes; d++) {
 		uint32_t *h = hist[d];
 		int sh = RADIX_BITS * d;
 		if (h[(src[0].k >> sh) & mask] == n)
@@ -228,7 +230,7 @@ void stats_radix_sort(struct stats_key_idx *a, struct stats_key_idx *tmp,
 static void radix_sort_keys(struct stats_key_idx *a, size_t n)
 {
 	struct stats_key_idx *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
-	stats_radix_sort(a, tmp, n);
+	stats_radix_sort(a, tmp, n, 64);
 	free(tmp);
 }
 

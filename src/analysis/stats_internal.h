@@ -64,9 +64,9 @@ struct stats_key_idx {
 };
 
 /* Sorts a by key, stably (equal keys keep their order); tmp: n records
- * of scratch. Radix sort, O(n). */
+ * of scratch; every key below 2^key_bits. Radix sort, O(n) per 11 bits. */
 void stats_radix_sort(struct stats_key_idx *a, struct stats_key_idx *tmp,
-		      size_t n);
+		      size_t n, int key_bits);
 
 /* Rearranges v so that v[k] holds the k-th smallest value (0-based),
  * smaller or equal ones before it and larger or equal ones after it;

@@ -251,8 +251,8 @@ static void build_keys(struct stats_slope_sel *sel, double t, double t2)
  * Sorts sel->rec (built by build_keys, in x order) by rec_less and returns
  * its inversions, as sort_count() does, faster. The keys' high parts are
  * mapped to integers in their order (stats_sort_key) and cut to their top
- * 24 bits above the smallest: a monotone key, so a radix sort on it (two
- * passes) leaves the records in order but for runs of equal cut keys,
+ * 22 bits above the smallest: a monotone key, so a radix sort on it (two
+ * passes of 11 bits) leaves the records in order but for runs of equal cut keys,
  * which are then put in rec_less order (a total order: positions differ,
  * so the result is the one sort_count() gives). Then the inversions of
  * the x positions in that order, by a Fenwick tree.
@@ -271,10 +271,10 @@ static uint64_t sort_count_fast(struct stats_slope_sel *sel, bool ties_below)
 	}
 	uint64_t range = kmax - kmin;
 	int bits = range ? 64 - __builtin_clzll(range) : 0;
-	int shift = bits > 24 ? bits - 24 : 0;
+	int shift = bits > 22 ? bits - 22 : 0;
 	for (size_t p = 0; p < n; p++)
 		ki[p].k = (ki[p].k - kmin) >> shift;
-	stats_radix_sort(ki, sel->ktmp, n);
+	stats_radix_sort(ki, sel->ktmp, n, 22);
 	for (size_t j = 0; j < n; j++)
 		out[j] = rec[ki[j].i];
 	for (size_t i = 0; i < n;) {
