@@ -758,7 +758,7 @@ int stats_ar_fitter_fit(struct stats_ar_fitter *f,
 	/* each column's id among the fitter's (the free one: FREE and the
 	 * fixed column it starts as, for its first kfree points) */
 	enum { FREE = STATS_AR_MAX_COLS + 1 };
-	size_t id[STATS_AR_MAX_COLS + 1], nfree = 0, jfree = 0;
+	size_t id[STATS_AR_MAX_COLS + 1], nfree = 0;
 	const double *vfree = NULL;
 	for (size_t j = 0; j < p; j++) {
 		id[j] = FREE;
@@ -767,7 +767,6 @@ int stats_ar_fitter_fit(struct stats_ar_fitter *f,
 				id[j] = c;
 		if (id[j] == FREE) {
 			nfree++;
-			jfree = j;
 			vfree = cols[j];
 		}
 	}
@@ -787,16 +786,20 @@ int stats_ar_fitter_fit(struct stats_ar_fitter *f,
 			}
 		}
 	}
-	double *zf = nfree ? xmalloc(n * sizeof(double)) : NULL;
 	for (size_t k = 0; k <= STATS_AR_FIT_GRID; k++) {
 		const double *rho = f->rho + k * n, *s = f->s + k * n;
 		double lead = f->cell[k].lead;
-		/* the free column's transformed values past its shared start */
-		size_t from = kfree > 1 ? kfree : 1;
-		for (size_t i = from; nfree && i < n; i++)
-			zf[i] = (vfree[i] - rho[i] * vfree[i - 1]) * s[i];
 		double xtx[(STATS_AR_MAX_COLS + 1) * (STATS_AR_MAX_COLS + 1)];
 		memset(xtx, 0, sizeof(xtx));
+		/* the entries with the free column: their shared start, then
+		 * the rest in one loop (each sum still adds its terms in point
+		 * order; the free column's transformed value z is computed
+		 * once per point). other[e]: the other column's z, NULL for
+		 * the free column with itself. */
+		size_t ne = 0, slot[STATS_AR_MAX_COLS + 1];
+		const double *other[STATS_AR_MAX_COLS + 1];
+		double acc[STATS_AR_MAX_COLS + 1];
+		size_t i0 = kfree >= 1 ? kfree : 1;
 		for (size_t j = 0; j < q; j++)
 			for (size_t l = 0; l <= j; l++) {
 				bool fj = id[j] == FREE, fl = id[l] == FREE;
@@ -805,26 +808,40 @@ int stats_ar_fitter_fit(struct stats_ar_fitter *f,
 					xtx[j * q + l] = f->fin[(k * qf + bj) * qf + bl];
 					continue;
 				}
-				/* the shared start, then the rest */
 				const double *vj = fj ? vfree : fitter_col(f, bj);
 				const double *vl = fl ? vfree : fitter_col(f, bl);
-				const double *zj = fj ? zf : f->z + (k * qf + bj) * n;
-				const double *zl = fl ? zf : f->z + (k * qf + bl) * n;
-				double acc;
-				size_t i0;
 				if (kfree >= 1) {
-					acc = fitter_run(f, bj, bl)[k * n + kfree - 1];
-					i0 = kfree;
+					acc[ne] = fitter_run(f, bj, bl)[k * n + kfree - 1];
 				} else {
-					acc = 0;
-					acc += lead * lead * vj[0] * vl[0];
-					i0 = 1;
+					acc[ne] = 0;
+					acc[ne] += lead * lead * vj[0] * vl[0];
 				}
-				for (size_t i = i0; i < n; i++)
-					acc += zj[i] * zl[i];
-				xtx[j * q + l] = acc;
+				other[ne] = fj && fl ? NULL :
+					    f->z + (k * qf + (fj ? bl : bj)) * n;
+				slot[ne++] = j * q + l;
 			}
-		(void)jfree;
+		if (ne == 3 && !other[1] && other[0] && other[2]) {
+			/* the usual model (constant, free column; y) */
+			double a0 = acc[0], a1 = acc[1], a2 = acc[2];
+			const double *o0 = other[0], *o2 = other[2];
+			for (size_t i = i0; i < n; i++) {
+				double z = (vfree[i] - rho[i] * vfree[i - 1]) * s[i];
+				a0 += z * o0[i];
+				a1 += z * z;
+				a2 += z * o2[i];
+			}
+			acc[0] = a0;
+			acc[1] = a1;
+			acc[2] = a2;
+		} else {
+			for (size_t i = i0; ne && i < n; i++) {
+				double z = (vfree[i] - rho[i] * vfree[i - 1]) * s[i];
+				for (size_t e = 0; e < ne; e++)
+					acc[e] += z * (other[e] ? other[e][i] : z);
+			}
+		}
+		for (size_t e = 0; e < ne; e++)
+			xtx[slot[e]] = acc[e];
 		double a = f->cell[k].a;
 		bool white = f->cell[k].white;
 		double logdet = f->cell[k].logdet;
@@ -857,6 +874,5 @@ int stats_ar_fitter_fit(struct stats_ar_fitter *f,
 				out->beta[j] = b[j] * f->ys;
 		}
 	}
-	free(zf);
 	return isfinite(out->loglik) ? 0 : -1;
 }
