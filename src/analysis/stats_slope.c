@@ -1167,9 +1167,10 @@ static double select_rank(struct stats_slope_sel *sel, uint64_t k)
 	}
 	/* Interpolation: near slope_k the count grows almost linearly in t,
 	 * so two probes around the interpolated point usually leave a
-	 * bracket of ~limit/8 pairs (a tight one: listing the bracket and
-	 * selecting in it costs in proportion; the interpolation is
-	 * typically off by a few hundred pairs). A miss still narrows the
+	 * bracket of ~limit/32 pairs (a tight one: listing the bracket,
+	 * selecting in it and the insertion pass of the second probe cost
+	 * in proportion; the interpolation is typically off by a few dozen
+	 * pairs). A miss still narrows the
 	 * bracket and widens the next try; after four tries bisection (bounded number of
 	 * steps, see pivot()) finishes the job. */
 	for (unsigned tries = 0; tries < 4 && br.chi - br.clo > sel->limit; tries++) {
@@ -1178,7 +1179,7 @@ static double select_rank(struct stats_slope_sel *sel, uint64_t k)
 			break;
 		double pairs = (double)(br.chi - br.clo);
 		double frac = ((double)(k - br.clo) + 0.5) / pairs;
-		double hw = 0.0625 * (double)sel->limit / pairs * (double)(1u << tries);
+		double hw = 0.015625 * (double)sel->limit / pairs * (double)(1u << tries);
 		double lo = br.lo;
 		if (frac - hw > 0)
 			narrow(sel, &br, lo + (frac - hw) * width, k);
