@@ -30,6 +30,7 @@ CALIBRATE = os.path.join(BUILD, "tests", "calibrate")
 SYNTH = os.path.join(BUILD, "bench", "bench_synth")
 TICK = os.path.join(BUILD, "bench", "bench_tick")
 WATCH = os.path.join(BUILD, "bench", "bench_watch")
+ANALYSIS = os.path.join(BUILD, "bench", "bench_analysis")
 PY = sys.executable or "/usr/bin/python3"
 QUICK = os.environ.get("BENCH_QUICK", "") not in ("", "0")
 
@@ -71,6 +72,8 @@ WATCH_TARGET_S = 0.05     # one watch refresh at 10^6 samples
 HOST_CPU_TARGET = 3.0     # record --all, 1,000 processes at 1 s: % of a core
 HOST_RSS_TARGET = 32 << 20  # its own peak RSS
 SLOPE_TOL = 1e-3          # memtrend vs scipy Theil-Sen, relative
+ANALYSIS_TARGET_MS = 10.0  # analysis_run() on one series of 10^4 points
+SCIPY_SPEEDUP_TARGET = 500.0  # theilslopes() alone / that analysis
 
 started = []              # every process we started, to end on exit
 
@@ -565,6 +568,45 @@ def scipy_rows():
         "%.6g" % sp_slope, "%.6f×" % ratio(mt_slope, sp_slope)
         if math.isfinite(ratio(mt_slope, sp_slope)) else "—",
         "|Δ| ≤ %g%%" % (SLOPE_TOL * 100), passmiss(rel <= SLOPE_TOL))
+    return sp_ts
+
+
+def analysis_rows(sp_ts):
+    """analysis_run() on one series (bench/analysis.c: AR(1) noise, a
+    1-minute step), the median of 21 runs (5 at 10^5), flat and growing;
+    what `report --prometheus` pays per series. Issue 16: <= 10 ms at
+    10^4, and >= 500x faster than scipy's theilslopes() alone on as many
+    points (the slope itself is compared above)."""
+    sizes = sorted({1000, 10000, 100000, SCIPY_N})
+    log("d) analysis of one series at %s points" % ", ".join(
+        fmt_n(n) for n in sizes))
+    c = run("analysis", [ANALYSIS] + [str(n) for n in sizes])
+    took = {}
+    for line in c.out.splitlines():
+        m = re.match(r"analysis of one series, (\d+) points: median "
+                     r"([0-9.]+) ms \(flat\), ([0-9.]+) ms", line)
+        if m:
+            took[int(m.group(1))] = (float(m.group(2)), float(m.group(3)))
+    for n in sizes:
+        flat, grow = took.get(n, (float("nan"), float("nan")))
+        worst = max(flat, grow)
+        detail("analysis of one series, %s points: %s flat, %s growing "
+               "(median)" % (fmt_n(n), us(flat * 1e3), us(grow * 1e3)))
+        if n == 10000:
+            row("analysis of one series, 10^4 points (median, worse "
+                "of flat/growing)", us(worst * 1e3), "—", "—",
+                "≤ %g ms" % ANALYSIS_TARGET_MS,
+                passmiss(worst <= ANALYSIS_TARGET_MS))
+        elif n in (1000, 100000):
+            row("analysis of one series, %s points" % fmt_n(n),
+                us(worst * 1e3), "—", "—")
+    worst = max(took.get(SCIPY_N, (float("nan"),) * 2))
+    if sp_ts is not None and math.isfinite(worst) and worst > 0:
+        speedup = sp_ts / (worst / 1e3)
+        row("  scipy theilslopes() alone ÷ analysis of one series, "
+            "n=%s" % "{:,}".format(SCIPY_N), us(worst * 1e3), secs(sp_ts),
+            "%.0f× faster" % speedup, "≥ %g× faster" % SCIPY_SPEEDUP_TARGET,
+            passmiss(speedup >= SCIPY_SPEEDUP_TARGET))
 
 
 # ---- main ----------------------------------------------------------------
@@ -1128,7 +1170,7 @@ def main():
         print(table())
         print("\n".join(details))
         return
-    for p in (MEMTREND, FLOOR, SYNTH, TICK, WATCH):
+    for p in (MEMTREND, FLOOR, SYNTH, TICK, WATCH, ANALYSIS):
         if not os.access(p, os.X_OK):
             die("missing %s (build first: run bench/run.sh)" % p)
     for p in ("psutil_sampler.py", "scipy_trend.py"):
@@ -1195,7 +1237,7 @@ def main():
             log("c) one watch refresh at %s samples" % fmt_n(n))
             watch_rows(n, db)
     monitor.mark("c")
-    scipy_rows()
+    analysis_rows(scipy_rows())
     monitor.mark("d")
     work_rows(str(idle.pid))
     monitor.mark("e")

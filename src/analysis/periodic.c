@@ -41,11 +41,35 @@ static double acf_peak_lag(const double *bx, const double *by, size_t m,
 	}
 	size_t max_lag = m / 2;
 	double *r = xcalloc(max_lag + 2, sizeof(double));
-	for (size_t k = 1; k <= max_lag + 1 && k < m && c0 > 0; k++) {
+	size_t k_end = max_lag + 1 < m - 1 ? max_lag + 1 : m - 1; /* last lag */
+	size_t lk = 1;
+	/* four lags at a time, in the lanes of two SSE2 vectors: each lane
+	 * adds its lag's terms in the order the plain loop below does
+	 * (element-wise IEEE operations), the chains of additions overlap */
+	typedef double acf_vec __attribute__((vector_size(2 * sizeof(double))));
+	for (; c0 > 0 && lk + 3 <= k_end; lk += 4) {
+		acf_vec c01 = {0, 0}, c23 = {0, 0};
+		size_t common = m - lk - 3; /* terms every lane has */
+		for (size_t i = 0; i < common; i++) {
+			acf_vec a = {e[i], e[i]};
+			acf_vec b01 = {e[i + lk], e[i + lk + 1]};
+			acf_vec b23 = {e[i + lk + 2], e[i + lk + 3]};
+			c01 += a * b01;
+			c23 += a * b23;
+		}
+		double ck[4] = {c01[0], c01[1], c23[0], c23[1]};
+		/* lane j's last 3 - j terms */
+		for (size_t j = 0; j < 3; j++)
+			for (size_t i = common; i + lk + j < m; i++)
+				ck[j] += e[i] * e[i + lk + j];
+		for (size_t j = 0; j < 4; j++)
+			r[lk + j] = ck[j] / c0;
+	}
+	for (; lk <= max_lag + 1 && lk < m && c0 > 0; lk++) {
 		double ck = 0;
-		for (size_t i = 0; i + k < m; i++)
-			ck += e[i] * e[i + k];
-		r[k] = ck / c0;
+		for (size_t i = 0; i + lk < m; i++)
+			ck += e[i] * e[i + lk];
+		r[lk] = ck / c0;
 	}
 	free(e);
 	*r_peak = 0;

@@ -87,15 +87,18 @@ static void approach_find(const double *bx, const double *by, size_t m,
 		med[k] = stats_median_inplace(tmp, third);
 	}
 	free(tmp);
-	struct trend_result first, last;
-	if (stats_trend_compute(bx, by, third, &first) ||
-	    stats_trend_compute(bx + 2 * third, by + 2 * third, m - 2 * third, &last))
-		return;
+	/* The conditions cheapest first: the medians, then the late
+	 * third's trend, and only then the first third's. */
 	double d1 = med[1] - med[0], d2 = med[2] - med[1];
-	bool slowing = d1 > 2 * resolution && d2 > 0 && d2 < 0.8 * d1 &&
-		       last.p_value < 0.05 && last.ci_low > 0 &&
-		       last.ci_high < first.ci_low;
-	if (!slowing)
+	if (!(d1 > 2 * resolution && d2 > 0 && d2 < 0.8 * d1))
+		return;
+	struct trend_result first, last;
+	if (stats_trend_compute(bx + 2 * third, by + 2 * third, m - 2 * third,
+				&last) ||
+	    !(last.p_value < 0.05 && last.ci_low > 0))
+		return;
+	if (stats_trend_compute(bx, by, third, &first) ||
+	    !(last.ci_high < first.ci_low))
 		return;
 	double level = med[2] + d2 * d2 / (d1 - d2);
 	double late_max = -INFINITY;
@@ -123,8 +126,13 @@ static void models_fit(const double *bx, const double *by, size_t m,
 	struct stats_ar_fit f0, f1, f2;
 	const double *c0[] = {ones}, *c1[] = {ones, tc}, *c2[] = {ones, hinge};
 	*k_tau = 0;
-	if (stats_ar_fit(bx, c0, 1, by, m, &f0) ||
-	    stats_ar_fit(bx, c1, 2, by, m, &f1)) {
+	/* one fitter for the ~40-70 fits of this series: the constant and
+	 * the time are fixed columns, the hinge is the time up to its bend */
+	const double *fixed[] = {ones, tc};
+	struct stats_ar_fitter *fit = stats_ar_fitter_new(bx, by, m, fixed, 2);
+	if (stats_ar_fitter_fit(fit, c0, 1, &f0) ||
+	    stats_ar_fitter_fit(fit, c1, 2, &f1)) {
+		stats_ar_fitter_free(fit);
 		free(ones);
 		return;
 	}
@@ -155,7 +163,7 @@ static void models_fit(const double *bx, const double *by, size_t m,
 			if (after < PLATEAU_MIN_PART ||
 			    m - after < PLATEAU_MIN_PART)
 				continue;
-			if (stats_ar_fit(bx, c2, 2, by, m, &f2))
+			if (stats_ar_fitter_fit(fit, c2, 2, &f2))
 				continue;
 			if (f2.beta[1] > 0 && f2.loglik > best) {
 				best = f2.loglik;
@@ -164,6 +172,7 @@ static void models_fit(const double *bx, const double *by, size_t m,
 			}
 		}
 	}
+	stats_ar_fitter_free(fit);
 	free(ones);
 	if (!isfinite(best))
 		return;

@@ -181,13 +181,100 @@ int stats_cmp_val_idx(const void *a, const void *b)
 	return (p->i > q->i) - (p->i < q->i);
 }
 
-/* Sorted (value, index) pairs of v. */
+/*
+ * stats_radix_sort (stats_internal.h): LSD radix sort, 11 bits a pass;
+ * passes in which every key has the same digit are skipped (values of one
+ * magnitude share their high bits, page-sized readings their low ones).
+ * Stable: equal keys keep the order they came in. O(n) per pass.
+ */
+#define RADIX_BITS 11
+#define RADIX_PASSES 6 /* 6 x 11 >= 64 */
+void stats_radix_sort(struct stats_key_idx *a, struct stats_key_idx *tmp,
+		      size_t n, int key_bits)
+{
+	if (n < 2)
+		return;
+	assert(n <= UINT32_MAX);
+	assert(key_bits >= 1 && key_bits <= 64);
+	int passes = (key_bits + RADIX_BITS - 1) / RADIX_BITS;
+	uint32_t hist[RADIX_PASSES][1u << RADIX_BITS];
+	const uint64_t mask = (1u << RADIX_BITS) - 1;
+	memset(hist, 0, (size_t)passes * sizeof(hist[0]));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = a[i].k;
+		for (int d = 0; d < passes; d++)
+			hist[d][(k >> (RADIX_BITS * d)) & mask]++;
+	}
+	struct stats_key_idx *src = a, *dst = tmp;
+	for (int d = 0; d < passes; d++) {
+		uint32_t *h = hist[d];
+		int sh = RADIX_BITS * d;
+		if (h[(src[0].k >> sh) & mask] == n)
+			continue; /* one digit for all: order unchanged */
+		uint32_t pos = 0;
+		for (size_t b = 0; b <= mask; b++) {
+			uint32_t c = h[b];
+			h[b] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[h[(src[i].k >> sh) & mask]++] = src[i];
+		struct stats_key_idx *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != a)
+		memcpy(a, src, n * sizeof(*a));
+}
+
+static void radix_sort_keys(struct stats_key_idx *a, size_t n)
+{
+	struct stats_key_idx *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+	stats_radix_sort(a, tmp, n, 64);
+	free(tmp);
+}
+
+void stats_sort_doubles(double *v, size_t n)
+{
+	if (n < 2)
+		return;
+	if (n <= 32) {
+		for (size_t i = 1; i < n; i++) {
+			double x = v[i];
+			size_t j = i;
+			for (; j > 0 && x < v[j - 1]; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+		return;
+	}
+	assert(n < UINT32_MAX);
+	struct stats_key_idx *a = xmalloc(n * sizeof(*a));
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct stats_key_idx){stats_sort_key(v[i]), (uint32_t)i};
+	radix_sort_keys(a, n);
+	double *w = xmalloc(n * sizeof(*w));
+	for (size_t i = 0; i < n; i++)
+		w[i] = v[a[i].i];
+	memcpy(v, w, n * sizeof(*v));
+	free(w);
+	free(a);
+}
+
+/* Sorted (value, index) pairs of v: by value, then by index, the order
+ * stats_cmp_val_idx gives (a total order, so any sort gives this one;
+ * the radix sort is stable and starts in index order). */
 static struct val_idx *sorted_with_index(const double *v, size_t n)
 {
-	struct val_idx *s = xmalloc(n * sizeof(*s));
+	assert(n < UINT32_MAX);
+	struct stats_key_idx *a = xmalloc((n ? n : 1) * sizeof(*a));
 	for (size_t i = 0; i < n; i++)
-		s[i] = (struct val_idx){v[i], i};
-	qsort(s, n, sizeof(*s), stats_cmp_val_idx);
+		a[i] = (struct stats_key_idx){stats_sort_key(v[i]), (uint32_t)i};
+	radix_sort_keys(a, n);
+	struct val_idx *s = xmalloc((n ? n : 1) * sizeof(*s));
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct val_idx){v[a[i].i], a[i].i};
+	free(a);
 	return s;
 }
 
@@ -223,7 +310,7 @@ static struct tie_sums tie_sums_any(const double *v, size_t n)
 {
 	double *s = xmalloc((n ? n : 1) * sizeof(*s));
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), stats_cmp_double);
+	stats_sort_doubles(s, n);
 	struct tie_sums ts = tie_sums_sorted(s, n);
 	free(s);
 	return ts;
@@ -237,20 +324,32 @@ static struct tie_sums tie_sums_any(const double *v, size_t n)
  * equal x is queried in full before it is inserted, so its own pairs are
  * never counted. O(n log n).
  */
-void stats_kendall_counts(const double *x, const double *y, size_t n,
-			  uint64_t *con, uint64_t *dis)
+static void kendall_counts_ties(const double *x, const double *y, size_t n,
+				uint64_t *con, uint64_t *dis,
+				struct tie_sums *ty)
 {
 	*con = *dis = 0;
+	if (ty)
+		*ty = (struct tie_sums){0, 0, 0};
 	if (n < 2)
 		return;
 	struct val_idx *s = sorted_with_index(y, n);
 	uint32_t *rank = xmalloc(n * sizeof(*rank));
 	uint32_t nr = 0;
+	size_t run = 0; /* start of the current group of equal y */
 	for (size_t i = 0; i < n; i++) {
-		if (i == 0 || s[i].v != s[i - 1].v)
+		if (i == 0 || s[i].v != s[i - 1].v) {
+			/* y's tie groups in ascending order, as
+			 * tie_sums_sorted() visits them */
+			if (ty && i - run > 1)
+				add_tie_group(ty, (double)(i - run));
+			run = i;
 			nr++;
+		}
 		rank[s[i].i] = nr; /* 1-based dense rank */
 	}
+	if (ty && n - run > 1)
+		add_tie_group(ty, (double)(n - run));
 	free(s);
 	uint64_t *fen = xcalloc((size_t)nr + 1, sizeof(*fen));
 	uint64_t inserted = 0;
@@ -277,6 +376,12 @@ void stats_kendall_counts(const double *x, const double *y, size_t n,
 	}
 	free(fen);
 	free(rank);
+}
+
+void stats_kendall_counts(const double *x, const double *y, size_t n,
+			  uint64_t *con, uint64_t *dis)
+{
+	kendall_counts_ties(x, y, n, con, dis, NULL);
 }
 
 double stats_mann_kendall_s(const double *y, size_t n)
@@ -515,10 +620,10 @@ int stats_trend_compute_at(const double *t, const double *x, const double *y,
 	/* Mann-Kendall over pairs with x_i < x_j (Kendall's S against x;
 	 * the plain index-order S when x has no ties) */
 	uint64_t con, dis;
-	stats_kendall_counts(xs, ys, m, &con, &dis);
+	struct tie_sums ty; /* from the same sort of y */
+	kendall_counts_ties(xs, ys, m, &con, &dis, &ty);
 	r.mk_s = (double)con - (double)dis;
 	struct tie_sums tx = tie_sums_sorted(xs, m);
-	struct tie_sums ty = tie_sums_any(ys, m);
 	double dn = (double)m, nn1 = dn * (dn - 1);
 	/* Kendall's variance of S with ties in both (as scipy.stats.kendalltau);
 	 * with distinct x it is (n(n-1)(2n+5) - sum t(t-1)(2t+5)) / 18 */
@@ -528,20 +633,34 @@ int stats_trend_compute_at(const double *t, const double *x, const double *y,
 
 	/* the slope: median of the pairwise slopes */
 	struct stats_slope_sel *sel = NULL;
-	bool brute = np <= STATS_BRUTE_MAX_PAIRS;
+	bool brute = np <= STATS_BRUTE_MAX_PAIRS, brute_select = false;
 	double *all = NULL;
 	if (brute) {
 		all = xmalloc((size_t)np * sizeof(*all));
 		size_t c = 0;
+		bool neg_zero = false;
 		for (size_t i = 0; i < m; i++)
 			for (size_t j = i + 1; j < m; j++)
-				if (xs[i] < xs[j])
-					all[c++] = (ys[j] - ys[i]) / (xs[j] - xs[i]);
-		qsort(all, c, sizeof(*all), stats_cmp_double);
+				if (xs[i] < xs[j]) {
+					double sl = (ys[j] - ys[i]) / (xs[j] - xs[i]);
+					neg_zero |= sl == 0 && signbit(sl);
+					all[c++] = sl;
+				}
+		/* Only four ranks are asked: selection finds the very values
+		 * a sort puts there. Values that compare equal are then one
+		 * double, except -0 and +0, whose order a sort would decide
+		 * (and a median could come out as -0): with a -0 among the
+		 * slopes (never, in practice), sort as before. */
+		if (neg_zero)
+			qsort(all, c, sizeof(*all), stats_cmp_double);
+		else
+			brute_select = true;
 	} else {
-		sel = stats_slope_sel_new(xs, ys, m, np);
+		sel = stats_slope_sel_new(xs, ys, m, np, con, dis);
 	}
-#define KTH(k) (brute ? all[(k)] : stats_slope_sel_rank(sel, (k)))
+#define KTH(k) (brute ? (brute_select ? stats_select_kth(all, (size_t)np, (k)) \
+				      : all[(k)]) \
+		      : stats_slope_sel_rank(sel, (k)))
 	if (np % 2) {
 		r.slope = KTH(np / 2);
 	} else {

@@ -82,6 +82,9 @@ double stats_mann_kendall_s(const double *y, size_t n);
 double stats_mann_kendall_var(const double *y, size_t n);
 /* Median of v (n >= 1); reorders v. */
 double stats_median_inplace(double *v, size_t n);
+/* Sorts v ascending (-0 and +0, which compare equal, in either order).
+ * Radix sort: O(n), no callbacks; for sorts that qsort() did. */
+void stats_sort_doubles(double *v, size_t n);
 /* Standard normal CDF and its inverse. */
 double stats_norm_cdf(double z);
 double stats_norm_ppf(double p);

@@ -149,70 +149,51 @@ struct ar_cell {
 	double weight;  /* posterior weight */
 };
 
-/* One grid value: restricted log-likelihood and the slope's standard
- * error, on scaled data (tau: times in steps; c, v: centred x and y). */
-static void ar_cell_eval(const double *tau, const double *c, const double *v,
-			 size_t n, double cc, struct ar_cell *cell)
+/* Grid values evaluated together, one per lane of a vector (GCC/clang
+ * vector extensions: element-wise IEEE operations, so each lane's
+ * arithmetic is exactly that of evaluating its value alone; no fused
+ * multiply-adds in ISO C modes). Lanes overlap their independent sums.
+ * Two lanes in SSE2 registers everywhere; four in AVX registers where the
+ * processor has AVX2 (chosen at run time: the same doubles either way). */
+typedef double ar_vec2 __attribute__((vector_size(2 * sizeof(double))));
+typedef double ar_vec4 __attribute__((vector_size(4 * sizeof(double))));
+#define AR_CELLS_MAX 4
+
+#define AR_CELLS_G 2
+#define AR_CELLS_VEC ar_vec2
+#define AR_CELLS_FN ar_cells_eval2
+#define AR_CELLS_ATTR
+#include "stats_ar_cells.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define AR_HAVE_AVX2_PATH 1
+#define AR_CELLS_G 4
+#define AR_CELLS_VEC ar_vec4
+#define AR_CELLS_FN ar_cells_eval4
+#define AR_CELLS_ATTR __attribute__((target("avx2")))
+#include "stats_ar_cells.h"
+#endif
+
+/* Every grid value of g[0..m). */
+static void ar_cells_eval_all(const double *tau, const double *c,
+			      const double *v, size_t n, double cc,
+			      struct ar_cell *g, size_t m)
 {
-	double a = cell->a;
-	bool white = isinf(a);
-	double one_m_phi2 = white ? 1 : -expm1(-2 * a);
-	double lead = sqrt(one_m_phi2);
-	/* sums of the transformed columns: 1, c, v */
-	double s11 = one_m_phi2, s12 = lead * lead * c[0],
-	       s22 = lead * lead * c[0] * c[0], s1y = lead * lead * v[0],
-	       s2y = lead * lead * c[0] * v[0], syy = lead * lead * v[0] * v[0];
-	double s11_rel = 1;   /* s11 / (1 - phi^2) */
-	double log_r = 0;     /* sum of ln r_i */
-	double f = 0, h = 0, k_sum = 0; /* OLS variance recursion */
-	/* the step's figures, recomputed only when the step changes (most
-	 * steps of a recording are one interval) */
-	double d_prev = -1, rho = 0, om = 1, s = 1, ln_r = 0;
-	double em2a = white ? -1 : expm1(-2 * a);
-	for (size_t i = 1; i < n; i++) {
-		double d = tau[i] - tau[i - 1];
-		if (d < AR_MIN_STEP)
-			d = AR_MIN_STEP;
-		if (d != d_prev && !white) {
-			om = -expm1(-a * d);
-			rho = 1 - om;
-			double r = expm1(-2 * a * d) / em2a;
-			s = 1 / sqrt(r);
-			ln_r = log(r);
-			d_prev = d;
+	size_t width = 2;
+#ifdef AR_HAVE_AVX2_PATH
+	if (__builtin_cpu_supports("avx2"))
+		width = 4;
+#endif
+	for (size_t k = 0; k < m; k += width) {
+		size_t ng = m - k < width ? m - k : width;
+#ifdef AR_HAVE_AVX2_PATH
+		if (width == 4) {
+			ar_cells_eval4(tau, c, v, n, cc, g + k, ng);
+			continue;
 		}
-		double w1 = om * s;
-		double w2 = (c[i] - rho * c[i - 1]) * s;
-		double z = (v[i] - rho * v[i - 1]) * s;
-		s11 += w1 * w1;
-		s11_rel += w1 * w1 / one_m_phi2;
-		s12 += w1 * w2;
-		s22 += w2 * w2;
-		s1y += w1 * z;
-		s2y += w2 * z;
-		syy += z * z;
-		log_r += ln_r;
-		/* H_i = sum_{j<i} c_j (1 - phi^(tau_i - tau_j)), F_i = sum_{j<i}
-		 * c_j phi^(tau_i - tau_j): K = sum_i c_i H_i */
-		double fc = f + c[i - 1];
-		h += om * fc;
-		f = rho * fc;
-		k_sum += c[i] * h;
+#endif
+		ar_cells_eval2(tau, c, v, n, cc, g + k, ng);
 	}
-	double s22_perp = s22 - s12 * s12 / s11;
-	double b2 = s2y - s12 * s1y / s11;
-	double rss = syy - s1y * s1y / s11 - b2 * b2 / s22_perp;
-	if (!(rss > 0))
-		rss = 0;
-	double dof = (double)n - 2;
-	cell->loglik = rss > 0 ?
-		-0.5 * (dof * log(rss) + log(s11_rel) + log(s22_perp) + log_r) :
-		-INFINITY;
-	/* c' S c = -2K / (1 - phi^2) (c sums to 0); c'c for white noise */
-	double csc = white ? cc : -2 * k_sum / one_m_phi2;
-	if (!(csc > cc))
-		csc = cc; /* never narrower than independent points */
-	cell->se = sqrt(rss / dof * csc) / cc / AR_TS_EFFICIENCY_SQRT;
 }
 
 static double mix_cdf(const struct ar_cell *g, size_t m, double centre,
@@ -330,13 +311,13 @@ int stats_ar_slope_interval(const double *t, const double *x,
 		a_min = AR_A_MAX / 10;
 	double lmin = log(a_min), lmax = log(AR_A_MAX);
 	double best = -INFINITY;
-	for (size_t k = 0; k < m; k++) {
+	for (size_t k = 0; k < m; k++)
 		g[k].a = k < STATS_AR_GRID ?
 			exp(lmin + (lmax - lmin) * (double)k /
 				   (STATS_AR_GRID - 1)) : INFINITY;
-		ar_cell_eval(tau, c, v, n, cc, &g[k]);
+	ar_cells_eval_all(tau, c, v, n, cc, g, m);
+	for (size_t k = 0; k < m; k++)
 		best = fmax(best, g[k].loglik);
-	}
 	double wsum = 0, se_max = 0;
 	for (size_t k = 0; k < m; k++) {
 		double a = k < STATS_AR_GRID ? g[k].a : AR_A_MAX;
@@ -571,6 +552,326 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 			out->phi = white ? 0 : exp(-a);
 			for (size_t j = 0; j < p; j++)
 				out->beta[j] = b[j] * ys;
+		}
+	}
+	return isfinite(out->loglik) ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Many fits of one series                                             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What stats_ar_fit() recomputes on every call but depends only on the
+ * series, the grid value and the fixed columns is kept here: per grid
+ * value the transform's rho_i and s_i, the log-determinant, each fixed
+ * column's (and y's) transformed values z, and every ordered pair of them
+ * as sums of z_j z_l (entries of X'X). A fit then reads those sums, and a
+ * free column (one per fit) that equals a fixed one on its first K points
+ * starts from the fixed one's running sum at K - 1 (the entry after each
+ * point, kept for the pairs that need it, made on first use): the same
+ * additions in the same order, so the same doubles (the hinge of
+ * plateau.c is the time itself before its bend).
+ */
+struct stats_ar_fitter {
+	const double *t, *y;
+	size_t n, nfix;        /* columns: fixed ones, then y (id nfix) */
+	const double *fix[STATS_AR_MAX_COLS];
+	double *vy;            /* (y - ym) / ys */
+	double ym, ys, step;
+	bool ok;
+	struct {
+		double a, one_m_phi2, em2a, lead, logdet;
+		bool white;
+	} cell[STATS_AR_FIT_GRID + 1];
+	double *rho, *s;       /* [cell][i] */
+	double *z;             /* [cell][column][i] */
+	double *fin;           /* [cell][column j][column l]: the sums */
+	double *run[STATS_AR_MAX_COLS][STATS_AR_MAX_COLS];
+			       /* [j][l] -> [cell][i]: the running sums,
+				  NULL until a fit needs them */
+};
+
+static inline const double *fitter_col(const struct stats_ar_fitter *f,
+				       size_t id)
+{
+	return id < f->nfix ? f->fix[id] : f->vy;
+}
+
+/* The running sums of pair (j, l) over every grid value: the entry of
+ * X'X after each point, the first point entering as lead^2 v_j v_l. */
+static const double *fitter_run(struct stats_ar_fitter *f, size_t j, size_t l)
+{
+	if (f->run[j][l])
+		return f->run[j][l];
+	size_t n = f->n, q = f->nfix + 1;
+	double *r = xmalloc((STATS_AR_FIT_GRID + 1) * n * sizeof(double));
+	const double *vj = fitter_col(f, j), *vl = fitter_col(f, l);
+	for (size_t k = 0; k <= STATS_AR_FIT_GRID; k++) {
+		double lead = f->cell[k].lead;
+		const double *zj = f->z + (k * q + j) * n;
+		const double *zl = f->z + (k * q + l) * n;
+		double *rk = r + k * n;
+		double acc = 0;
+		acc += lead * lead * vj[0] * vl[0];
+		rk[0] = acc;
+		for (size_t i = 1; i < n; i++) {
+			acc += zj[i] * zl[i];
+			rk[i] = acc;
+		}
+	}
+	f->run[j][l] = r;
+	return r;
+}
+
+
+struct stats_ar_fitter *stats_ar_fitter_new(const double *t, const double *y,
+					    size_t n,
+					    const double *const *fixed,
+					    size_t nfixed)
+{
+	assert(nfixed < STATS_AR_MAX_COLS);
+	struct stats_ar_fitter *f = xcalloc(1, sizeof(*f));
+	f->t = t;
+	f->y = y;
+	f->n = n;
+	f->nfix = nfixed;
+	for (size_t j = 0; j < nfixed; j++)
+		f->fix[j] = fixed[j];
+	if (n < 3)
+		return f;
+	/* as stats_ar_fit() */
+	double step = median_step(t, n);
+	if (!(step > 0))
+		return f;
+	double ym = 0, ys = 0;
+	for (size_t i = 0; i < n; i++)
+		ym += y[i];
+	ym /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		ys = fmax(ys, fabs(y[i] - ym));
+	if (!(ys > 0))
+		ys = 1;
+	f->ym = ym;
+	f->ys = ys;
+	f->step = step;
+	f->vy = xmalloc(n * sizeof(double));
+	for (size_t i = 0; i < n; i++)
+		f->vy[i] = (y[i] - ym) / ys;
+	double steps = (t[n - 1] - t[0]) / step;
+	double a_min = 1 / (AR_WINDOWS_MAX * (steps > 1 ? steps : 1));
+	if (a_min > AR_A_MAX / 10)
+		a_min = AR_A_MAX / 10;
+	double lmin = log(a_min), lmax = log(AR_A_MAX);
+	size_t nc = STATS_AR_FIT_GRID + 1, q = nfixed + 1;
+	f->rho = xmalloc(nc * n * sizeof(double));
+	f->s = xmalloc(nc * n * sizeof(double));
+	f->z = xmalloc(nc * q * n * sizeof(double));
+	f->fin = xmalloc(nc * q * q * sizeof(double));
+	for (size_t k = 0; k < nc; k++) {
+		double a = k < STATS_AR_FIT_GRID ?
+			exp(lmin + (lmax - lmin) * (double)k /
+				   (STATS_AR_FIT_GRID - 1)) : INFINITY;
+		bool white = isinf(a);
+		double one_m_phi2 = white ? 1 : -expm1(-2 * a);
+		double em2a = white ? -1 : expm1(-2 * a);
+		double lead = sqrt(one_m_phi2);
+		double logdet = -log(one_m_phi2);
+		double *rho_k = f->rho + k * n, *s_k = f->s + k * n;
+		double d_prev = -1, rho = 0, s = 1, ln_r = 0;
+		rho_k[0] = 0;
+		s_k[0] = 1;
+		for (size_t i = 1; i < n; i++) {
+			double d = (t[i] - t[i - 1]) / step;
+			if (d < AR_MIN_STEP)
+				d = AR_MIN_STEP;
+			if (d != d_prev && !white) {
+				double om = -expm1(-a * d);
+				rho = 1 - om;
+				double r = expm1(-2 * a * d) / em2a;
+				s = 1 / sqrt(r);
+				ln_r = log(r);
+				d_prev = d;
+			}
+			rho_k[i] = rho;
+			s_k[i] = s;
+			logdet += ln_r;
+		}
+		f->cell[k].a = a;
+		f->cell[k].white = white;
+		f->cell[k].one_m_phi2 = one_m_phi2;
+		f->cell[k].em2a = em2a;
+		f->cell[k].lead = lead;
+		f->cell[k].logdet = logdet;
+		for (size_t c = 0; c < q; c++) {
+			const double *v = fitter_col(f, c);
+			double *z = f->z + (k * q + c) * n;
+			z[0] = 0; /* unused: the first point enters as lead^2 v v */
+			for (size_t i = 1; i < n; i++)
+				z[i] = (v[i] - rho_k[i] * v[i - 1]) * s_k[i];
+		}
+		for (size_t j = 0; j < q; j++)
+			for (size_t l = 0; l < q; l++) {
+				/* as fitter_run() adds them */
+				const double *vj = fitter_col(f, j), *vl = fitter_col(f, l);
+				const double *zj = f->z + (k * q + j) * n;
+				const double *zl = f->z + (k * q + l) * n;
+				double acc = 0;
+				acc += lead * lead * vj[0] * vl[0];
+				for (size_t i = 1; i < n; i++)
+					acc += zj[i] * zl[i];
+				f->fin[(k * q + j) * q + l] = acc;
+			}
+	}
+	f->ok = true;
+	return f;
+}
+
+void stats_ar_fitter_free(struct stats_ar_fitter *f)
+{
+	if (!f)
+		return;
+	free(f->vy);
+	free(f->rho);
+	free(f->s);
+	free(f->z);
+	free(f->fin);
+	for (size_t j = 0; j < STATS_AR_MAX_COLS; j++)
+		for (size_t l = 0; l < STATS_AR_MAX_COLS; l++)
+			free(f->run[j][l]);
+	free(f);
+}
+
+int stats_ar_fitter_fit(struct stats_ar_fitter *f,
+			const double *const *cols, size_t p,
+			struct stats_ar_fit *out)
+{
+	size_t n = f->n;
+	memset(out, 0, sizeof(*out));
+	out->loglik = -INFINITY;
+	out->phi = NAN;
+	if (p < 1 || p > STATS_AR_MAX_COLS || n < p + 2)
+		return -1;
+	if (!f->ok)
+		return -1;
+	size_t q = p + 1, qf = f->nfix + 1;
+	/* each column's id among the fitter's (the free one: FREE and the
+	 * fixed column it starts as, for its first kfree points) */
+	enum { FREE = STATS_AR_MAX_COLS + 1 };
+	size_t id[STATS_AR_MAX_COLS + 1], nfree = 0;
+	const double *vfree = NULL;
+	for (size_t j = 0; j < p; j++) {
+		id[j] = FREE;
+		for (size_t c = 0; c < f->nfix; c++)
+			if (cols[j] == f->fix[c])
+				id[j] = c;
+		if (id[j] == FREE) {
+			nfree++;
+			vfree = cols[j];
+		}
+	}
+	id[p] = f->nfix; /* y */
+	if (nfree > 1)
+		return stats_ar_fit(f->t, cols, p, f->y, n, out);
+	size_t base = 0, kfree = 0;
+	if (nfree) {
+		for (size_t c = 0; c < f->nfix; c++) {
+			size_t k = 0;
+			while (k < n && memcmp(&vfree[k], &f->fix[c][k],
+					       sizeof(double)) == 0)
+				k++;
+			if (k > kfree) {
+				kfree = k;
+				base = c;
+			}
+		}
+	}
+	for (size_t k = 0; k <= STATS_AR_FIT_GRID; k++) {
+		const double *rho = f->rho + k * n, *s = f->s + k * n;
+		double lead = f->cell[k].lead;
+		double xtx[(STATS_AR_MAX_COLS + 1) * (STATS_AR_MAX_COLS + 1)];
+		memset(xtx, 0, sizeof(xtx));
+		/* the entries with the free column: their shared start, then
+		 * the rest in one loop (each sum still adds its terms in point
+		 * order; the free column's transformed value z is computed
+		 * once per point). other[e]: the other column's z, NULL for
+		 * the free column with itself. */
+		size_t ne = 0, slot[STATS_AR_MAX_COLS + 1];
+		const double *other[STATS_AR_MAX_COLS + 1];
+		double acc[STATS_AR_MAX_COLS + 1];
+		size_t i0 = kfree >= 1 ? kfree : 1;
+		for (size_t j = 0; j < q; j++)
+			for (size_t l = 0; l <= j; l++) {
+				bool fj = id[j] == FREE, fl = id[l] == FREE;
+				size_t bj = fj ? base : id[j], bl = fl ? base : id[l];
+				if (!fj && !fl) {
+					xtx[j * q + l] = f->fin[(k * qf + bj) * qf + bl];
+					continue;
+				}
+				const double *vj = fj ? vfree : fitter_col(f, bj);
+				const double *vl = fl ? vfree : fitter_col(f, bl);
+				if (kfree >= 1) {
+					acc[ne] = fitter_run(f, bj, bl)[k * n + kfree - 1];
+				} else {
+					acc[ne] = 0;
+					acc[ne] += lead * lead * vj[0] * vl[0];
+				}
+				other[ne] = fj && fl ? NULL :
+					    f->z + (k * qf + (fj ? bl : bj)) * n;
+				slot[ne++] = j * q + l;
+			}
+		if (ne == 3 && !other[1] && other[0] && other[2]) {
+			/* the usual model (constant, free column; y) */
+			double a0 = acc[0], a1 = acc[1], a2 = acc[2];
+			const double *o0 = other[0], *o2 = other[2];
+			for (size_t i = i0; i < n; i++) {
+				double z = (vfree[i] - rho[i] * vfree[i - 1]) * s[i];
+				a0 += z * o0[i];
+				a1 += z * z;
+				a2 += z * o2[i];
+			}
+			acc[0] = a0;
+			acc[1] = a1;
+			acc[2] = a2;
+		} else {
+			for (size_t i = i0; ne && i < n; i++) {
+				double z = (vfree[i] - rho[i] * vfree[i - 1]) * s[i];
+				for (size_t e = 0; e < ne; e++)
+					acc[e] += z * (other[e] ? other[e][i] : z);
+			}
+		}
+		for (size_t e = 0; e < ne; e++)
+			xtx[slot[e]] = acc[e];
+		double a = f->cell[k].a;
+		bool white = f->cell[k].white;
+		double logdet = f->cell[k].logdet;
+		/* from here on as stats_ar_fit() */
+		double a_m[STATS_AR_MAX_COLS * STATS_AR_MAX_COLS], b[STATS_AR_MAX_COLS];
+		for (size_t j = 0; j < p; j++) {
+			for (size_t l = 0; l < p; l++)
+				a_m[j * p + l] = l <= j ? xtx[j * q + l] :
+							  xtx[l * q + j];
+			b[j] = xtx[p * q + j];
+		}
+		if (chol_solve(a_m, b, p) != 0)
+			continue;
+		double rss = xtx[p * q + p];
+		for (size_t j = 0; j < p; j++)
+			rss -= b[j] * xtx[p * q + j];
+		if (!(rss > 1e-6 * xtx[p * q + p]))
+			rss = ar_fit_rss(f->t, cols, p, f->y, n, b, f->ym, f->ys,
+					 f->step, a, lead, f->cell[k].em2a);
+		if (!(rss > 1e-28 * xtx[p * q + p]))
+			rss = 1e-28 * xtx[p * q + p];
+		if (!(rss > 0))
+			continue;
+		double ll = -0.5 * (double)n * log(rss / (double)n) -
+			    0.5 * logdet;
+		if (ll > out->loglik) {
+			out->loglik = ll;
+			out->phi = white ? 0 : exp(-a);
+			for (size_t j = 0; j < p; j++)
+				out->beta[j] = b[j] * f->ys;
 		}
 	}
 	return isfinite(out->loglik) ? 0 : -1;

@@ -78,6 +78,26 @@ struct stats_ar_fit {
 int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 		 const double *y, size_t n, struct stats_ar_fit *out);
 
+/* Many fits of one series (plateau.c's model search): what stats_ar_fit()
+ * would recompute on each call is computed once, for y and the `fixed`
+ * columns (at most STATS_AR_MAX_COLS - 1, e.g. a constant and the time),
+ * which must stay unchanged, with t and y, while the fitter lives.
+ * stats_ar_fitter_fit() gives exactly (to the bit) what stats_ar_fit(t,
+ * cols, p, y, n, out) gives; cols are the fixed columns themselves (same
+ * pointers) and at most one other column, which costs O(n) per grid value
+ * from the first point where it differs from a fixed one (more than one
+ * other column: stats_ar_fit() itself). Memory: O(n x grid x (nfixed+1)),
+ * and O(n x grid) more for each pair of columns a free one starts as. */
+struct stats_ar_fitter;
+struct stats_ar_fitter *stats_ar_fitter_new(const double *t, const double *y,
+					    size_t n,
+					    const double *const *fixed,
+					    size_t nfixed);
+int stats_ar_fitter_fit(struct stats_ar_fitter *f,
+			const double *const *cols, size_t p,
+			struct stats_ar_fit *out);
+void stats_ar_fitter_free(struct stats_ar_fitter *f);
+
 /* Student t distribution function with nu degrees of freedom. */
 double stats_t_cdf(double t, double nu);
 

@@ -16,6 +16,7 @@
 #include <float.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #if FLT_EVAL_METHOD != 0
 #error "stats.c, stats_slope.c need double arithmetic without excess precision"
@@ -45,6 +46,28 @@ struct val_idx {
 int stats_cmp_double(const void *a, const void *b);
 /* qsort comparison of struct val_idx: by value, then by index. */
 int stats_cmp_val_idx(const void *a, const void *b);
+/* A double's sort key: unsigned integers in the order of the values,
+ * -0 and +0 one key (they compare equal). */
+static inline uint64_t stats_sort_key(double v)
+{
+	uint64_t u;
+	if (v == 0)
+		v = 0.0;
+	memcpy(&u, &v, sizeof(u));
+	return u >> 63 ? ~u : u | (1ull << 63);
+}
+
+/* A sort key and the index of what it sorts. */
+struct stats_key_idx {
+	uint64_t k;
+	uint32_t i;
+};
+
+/* Sorts a by key, stably (equal keys keep their order); tmp: n records
+ * of scratch; every key below 2^key_bits. Radix sort, O(n) per 11 bits. */
+void stats_radix_sort(struct stats_key_idx *a, struct stats_key_idx *tmp,
+		      size_t n, int key_bits);
+
 /* Rearranges v so that v[k] holds the k-th smallest value (0-based),
  * smaller or equal ones before it and larger or equal ones after it;
  * returns v[k]. k < n. */
@@ -61,9 +84,11 @@ void stats_kendall_counts(const double *x, const double *y, size_t n,
  * would hold at that rank. x and y must outlive it. Ranks asked of one
  * selection reuse what the earlier ones narrowed. */
 struct stats_slope_sel;
-/* npairs: stats_pair_count(x, n), more than 0. */
+/* npairs: stats_pair_count(x, n), more than 0; con, dis: Kendall's counts
+ * of (x, y) (stats_kendall_counts), which the caller has computed. */
 struct stats_slope_sel *stats_slope_sel_new(const double *x, const double *y,
-					    size_t n, uint64_t npairs);
+					    size_t n, uint64_t npairs,
+					    uint64_t con, uint64_t dis);
 /* The k-th smallest slope (0-based), k < npairs. */
 double stats_slope_sel_rank(struct stats_slope_sel *sel, uint64_t k);
 void stats_slope_sel_free(struct stats_slope_sel *sel);

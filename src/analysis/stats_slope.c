@@ -73,6 +73,9 @@ struct pt_rec {
 struct probe {
 	double t;
 	uint64_t c;
+	uint32_t *order;       /* the points in key order at t (NULL: the
+				  probe at 0, whose count came from Kendall's,
+				  until final_unguarded() needs its order) */
 };
 
 /* value -> count, open addressing */
@@ -87,9 +90,13 @@ struct stats_slope_sel {
 	uint64_t npairs;
 	uint64_t limit;        /* pairs a bracket may hold to be enumerated */
 	uint32_t *seq;         /* points by (x, y, index): the x order */
+	uint32_t *xpos;        /* inverse of seq: each point's x position */
 	uint32_t *grp;         /* x group of each point */
 	double *xh, *xl;       /* Dekker halves of x */
 	struct key_rec *rec, *tmp;
+	struct stats_key_idx *kbuf, *ktmp; /* radix sort of the keys */
+	uint32_t *fen;         /* Fenwick tree over words of x positions */
+	uint64_t *bits;        /* a bit per x position, n / 64 + 1 words */
 	double xmax, ymax;     /* largest |x|, |y| */
 	double dx_min;         /* smallest positive step of x (lower bound) */
 	double lo0, hi0;       /* all slopes lie strictly inside */
@@ -103,6 +110,7 @@ struct stats_slope_sel {
 	size_t nsample;
 	/* last enumerated bracket, reused for ranks landing in it */
 	bool have_memo;
+	bool memo_guarded;     /* by final_stage() (else final_unguarded()) */
 	double memo_lo, memo_hi;
 	uint64_t memo_base;    /* pairs below the enumerated set */
 	uint64_t memo_w;       /* pairs in it */
@@ -110,7 +118,23 @@ struct stats_slope_sel {
 				  distinct slopes ascending */
 	uint64_t *memo_cum;    /* pairs up to and including memo_v[i] */
 	size_t memo_n;
+	size_t memo_last;      /* rank last selected in memo_v (SIZE_MAX:
+				  none): the array is partitioned there */
 };
+
+/* The exponent of the lowest set bit of a finite, non-zero double: from
+ * its bits (what frexp and ldexp of the significand would give, without
+ * the calls). Subnormals have no implicit bit and exponent -1074. */
+static inline int low_bit(double v)
+{
+	uint64_t b;
+	memcpy(&b, &v, sizeof(b));
+	int e = (int)((b >> 52) & 0x7ff);
+	uint64_t mant = b & ((1ull << 52) - 1);
+	if (e == 0)
+		return -1074 + __builtin_ctzll(mant);
+	return e - 1075 + __builtin_ctzll(mant | (1ull << 52));
+}
 
 /* Every pairwise difference of v is a double (no rounding): all values
  * are multiples of 2^low and below 2^(low+52) in magnitude. */
@@ -121,10 +145,7 @@ static bool diffs_exact(const double *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (v[i] == 0)
 			continue;
-		int e;
-		double f = frexp(fabs(v[i]), &e);
-		uint64_t mant = (uint64_t)ldexp(f, 53);
-		int lb = e - 53 + __builtin_ctzll(mant);
+		int lb = low_bit(v[i]);
 		if (lb < low)
 			low = lb;
 		if (fabs(v[i]) > amax)
@@ -227,13 +248,139 @@ static void build_keys(struct stats_slope_sel *sel, double t, double t2)
 	}
 }
 
+/*
+ * Sorts sel->rec (built by build_keys, in x order) by rec_less and returns
+ * its inversions, as sort_count() does, faster. The keys' high parts are
+ * mapped to integers in their order (stats_sort_key) and cut to their top
+ * 22 bits above the smallest: a monotone key, so a radix sort on it (two
+ * passes of 11 bits) leaves the records in order but for runs of equal cut keys,
+ * which are then put in rec_less order (a total order: positions differ,
+ * so the result is the one sort_count() gives). Then the inversions of
+ * the x positions in that order, by a Fenwick tree.
+ */
+static uint64_t sort_count_fast(struct stats_slope_sel *sel, bool ties_below)
+{
+	size_t n = sel->n;
+	struct key_rec *rec = sel->rec, *out = sel->tmp;
+	struct stats_key_idx *ki = sel->kbuf;
+	uint64_t kmin = UINT64_MAX, kmax = 0;
+	for (size_t p = 0; p < n; p++) {
+		uint64_t k = stats_sort_key(rec[p].hi);
+		ki[p] = (struct stats_key_idx){k, (uint32_t)p};
+		kmin = k < kmin ? k : kmin;
+		kmax = k > kmax ? k : kmax;
+	}
+	uint64_t range = kmax - kmin;
+	int bits = range ? 64 - __builtin_clzll(range) : 0;
+	int shift = bits > 22 ? bits - 22 : 0;
+	for (size_t p = 0; p < n; p++)
+		ki[p].k = (ki[p].k - kmin) >> shift;
+	stats_radix_sort(ki, sel->ktmp, n, 22);
+	for (size_t j = 0; j < n; j++)
+		out[j] = rec[ki[j].i];
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && ki[j].k == ki[i].k)
+			j++;
+		if (j - i > RUN) {
+			sort_count(out + i, rec, j - i, ties_below);
+		} else {
+			for (size_t a = i + 1; a < j; a++) {
+				struct key_rec v = out[a];
+				size_t b = a;
+				for (; b > i && rec_less(&v, &out[b - 1], ties_below); b--)
+					out[b] = out[b - 1];
+				out[b] = v;
+			}
+		}
+		i = j;
+	}
+	sel->rec = out;
+	sel->tmp = rec;
+	/* inversions: for each point, the earlier ones in key order that
+	 * come later in x order. Two levels: a bit per x position in words
+	 * of 64 (the earlier points of the same word by a popcount), and a
+	 * Fenwick tree over the words (a 64th of the height of one over
+	 * the points; measured 16 % faster than that, and faster than a
+	 * merge count) */
+	size_t nw = n / 64 + 1;
+	uint32_t *fen = sel->fen;
+	uint64_t *pbits = sel->bits;
+	memset(fen, 0, (nw + 1) * sizeof(*fen));
+	memset(pbits, 0, nw * sizeof(*pbits));
+	uint64_t inv = 0;
+	for (size_t j = 0; j < n; j++) {
+		uint32_t p = out[j].pos, w = p >> 6;
+		uint32_t less = (uint32_t)__builtin_popcountll(
+			pbits[w] & ((1ull << (p & 63)) - 1));
+		for (uint32_t r = w; r > 0; r &= r - 1)
+			less += fen[r];
+		inv += j - less;
+		pbits[w] |= 1ull << (p & 63);
+		for (size_t u = (size_t)w + 1; u <= nw; u += u & (~u + 1))
+			fen[u]++;
+	}
+	return inv;
+}
+
+static struct probe *nearest_ordered(struct stats_slope_sel *sel, double t);
+static double sample_between(const struct stats_slope_sel *sel, double a,
+			     double b);
+
+/*
+ * The same as sort_count_fast(), from the key order of a probe at a
+ * nearby t: sel->rec put in that order, then sorted by insertion, each
+ * move of a record past its neighbour changing the inversions by one
+ * (+1 when the pair was in x order, -1 when it was not); so the count is
+ * exact whatever the rounding of either set of keys. O(n + moves), the
+ * moves being the pairs whose order differs between the two (about the
+ * pairs with slopes in between). Gives up (false, sel->rec untouched)
+ * after `budget` moves.
+ */
+static bool sort_count_from(struct stats_slope_sel *sel,
+			    const struct probe *from, bool ties_below,
+			    uint64_t budget, uint64_t *count)
+{
+	size_t n = sel->n;
+	struct key_rec *rec = sel->rec, *out = sel->tmp;
+	for (size_t j = 0; j < n; j++)
+		out[j] = rec[sel->xpos[from->order[j]]];
+	int64_t delta = 0;
+	uint64_t moves = 0;
+	for (size_t i = 1; i < n; i++) {
+		struct key_rec v = out[i];
+		size_t j = i;
+		while (j > 0 && rec_less(&v, &out[j - 1], ties_below)) {
+			delta += out[j - 1].pos < v.pos ? 1 : -1;
+			out[j] = out[j - 1];
+			j--;
+			moves++;
+		}
+		out[j] = v;
+		if (moves > budget)
+			return false;
+	}
+	assert((int64_t)from->c + delta >= 0);
+	sel->rec = out;
+	sel->tmp = rec;
+	*count = (uint64_t)((int64_t)from->c + delta);
+	return true;
+}
+
 /* Pairs the keys put at or below t (ties_below) or strictly below it,
- * i.e. inversions of the x order under the key order at t. */
+ * i.e. inversions of the x order under the key order at t. From the
+ * nearest probe's order when few pairs lie between (by the sample),
+ * else by a radix sort. */
 static uint64_t count_at2(struct stats_slope_sel *sel, double t, double t2,
 			  bool ties_below)
 {
 	build_keys(sel, t, t2);
-	return sort_count(sel->rec, sel->tmp, sel->n, ties_below);
+	struct probe *near = nearest_ordered(sel, t);
+	uint64_t budget = 6 * (uint64_t)sel->n + 1024, c;
+	if (near && sample_between(sel, near->t, t) <= (double)budget / 2 &&
+	    sort_count_from(sel, near, ties_below, budget, &c))
+		return c;
+	return sort_count_fast(sel, ties_below);
 }
 
 static uint64_t count_at(struct stats_slope_sel *sel, double t, bool ties_below)
@@ -257,11 +404,74 @@ static double miscl(const struct stats_slope_sel *sel, double T)
 	return 2 * kerr / sel->dx_min + TINY;
 }
 
-static void add_probe(struct stats_slope_sel *sel, double t, uint64_t c)
+/* The probe nearest t that has a key order, or NULL. */
+static struct probe *nearest_ordered(struct stats_slope_sel *sel, double t)
+{
+	struct probe *best = NULL;
+	double bd = INFINITY;
+	for (size_t i = 0; i < sel->nprobes; i++) {
+		struct probe *p = &sel->probes[i];
+		double d = fabs(p->t - t);
+		if (p->order && d < bd) {
+			bd = d;
+			best = p;
+		}
+	}
+	return best;
+}
+
+/* About how many pairs have slopes between a and b, by the sample
+ * (INFINITY without one). */
+static double sample_between(const struct stats_slope_sel *sel, double a,
+			     double b)
+{
+	if (!sel->nsample)
+		return INFINITY;
+	if (a > b) {
+		double t = a;
+		a = b;
+		b = t;
+	}
+	/* first index with sample > a, and with sample > b */
+	size_t lo = 0, hi = sel->nsample;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sel->sample[mid] > a)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	size_t ia = lo;
+	lo = ia;
+	hi = sel->nsample;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sel->sample[mid] > b)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	/* one more than seen: a sample can miss a few pairs */
+	return (double)(lo - ia + 1) * (double)sel->npairs /
+	       (double)sel->nsample;
+}
+
+/* The points in the key order count_at() just left in sel->rec. */
+static uint32_t *order_now(const struct stats_slope_sel *sel)
+{
+	uint32_t *o = xmalloc(sel->n * sizeof(*o));
+	for (size_t j = 0; j < sel->n; j++)
+		o[j] = sel->seq[sel->rec[j].pos];
+	return o;
+}
+
+/* order: NULL, or the key order at t (owned by the selection from now). */
+static void add_probe(struct stats_slope_sel *sel, double t, uint64_t c,
+		      uint32_t *order)
 {
 	xgrow((void **)&sel->probes, &sel->probes_cap, sel->nprobes + 1,
 	      sizeof(*sel->probes));
-	sel->probes[sel->nprobes++] = (struct probe){t, c};
+	sel->probes[sel->nprobes++] = (struct probe){t, c, order};
 }
 
 static uint64_t rng_next(uint64_t *st)
@@ -286,8 +496,11 @@ static inline double pair_slope(const double *x, const double *y, uint32_t a,
 	return (y[b] - y[a]) / (x[b] - x[a]);
 }
 
+/* kc: Kendall's concordant and discordant counts of (x, y), when the
+ * caller has them (stats_kendall_counts), else NULL. */
 static void sel_init(struct stats_slope_sel *sel, const double *x,
-		     const double *y, size_t n, uint64_t npairs)
+		     const double *y, size_t n, uint64_t npairs,
+		     const uint64_t *kc)
 {
 	memset(sel, 0, sizeof(*sel));
 	assert(n < UINT32_MAX);
@@ -297,11 +510,16 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 	sel->npairs = npairs;
 	sel->limit = 2 * (uint64_t)n > 32768 ? 2 * (uint64_t)n : 32768;
 	sel->seq = xmalloc(n * sizeof(*sel->seq));
+	sel->xpos = xmalloc(n * sizeof(*sel->xpos));
 	sel->grp = xmalloc(n * sizeof(*sel->grp));
 	sel->xh = xmalloc(n * sizeof(*sel->xh));
 	sel->xl = xmalloc(n * sizeof(*sel->xl));
 	sel->rec = xmalloc(n * sizeof(*sel->rec));
 	sel->tmp = xmalloc(n * sizeof(*sel->tmp));
+	sel->kbuf = xmalloc(n * sizeof(*sel->kbuf));
+	sel->ktmp = xmalloc(n * sizeof(*sel->ktmp));
+	sel->fen = xmalloc((n / 64 + 2) * sizeof(*sel->fen));
+	sel->bits = xmalloc((n / 64 + 1) * sizeof(*sel->bits));
 
 	uint32_t g = 0;
 	double ymin = y[0], ymax = y[0], dx_min = INFINITY;
@@ -345,6 +563,8 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 		}
 		i = j;
 	}
+	for (size_t p = 0; p < n; p++)
+		sel->xpos[sel->seq[p]] = (uint32_t)p;
 	/* one rounding may have shortened the smallest step */
 	sel->dx_min = dx_min * (1 - 2 * DBL_EPSILON);
 	double smax = (ymax - ymin) / sel->dx_min;
@@ -361,24 +581,26 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 	 * underflows to zero: impossible when the smallest non-zero |dy|
 	 * (a multiple of the lowest bit of any y) over the span is normal. */
 	uint64_t con, dis;
-	stats_kendall_counts(x, y, n, &con, &dis);
+	if (kc) {
+		con = kc[0];
+		dis = kc[1];
+	} else {
+		stats_kendall_counts(x, y, n, &con, &dis);
+	}
 	sel->n_lt0 = dis;
 	sel->n_le0 = npairs - con;
 	double span = (x[n - 1] - x[0]) * (1 + 2 * DBL_EPSILON);
-	double ylow = INFINITY;
-	for (size_t i = 0; i < n; i++) {
-		if (y[i] == 0)
-			continue;
-		int e;
-		double f = frexp(fabs(y[i]), &e);
-		double lb = ldexp(1.0, e - 53 + __builtin_ctzll((uint64_t)ldexp(f, 53)));
-		if (lb < ylow)
-			ylow = lb;
-	}
+	int ylow_e = INT_MAX;
+	for (size_t i = 0; i < n; i++)
+		if (y[i] != 0 && low_bit(y[i]) < ylow_e)
+			ylow_e = low_bit(y[i]);
+	/* the smallest of the powers of two is the one of the least
+	 * exponent, exact in double */
+	double ylow = ylow_e == INT_MAX ? INFINITY : ldexp(1.0, ylow_e);
 	sel->zero_exact = ylow == INFINITY || ylow / span > 4 * DBL_MIN;
 	/* keys at t = 0 are y itself, so this is also the count a probe
 	 * at 0 would return */
-	add_probe(sel, 0.0, sel->n_le0);
+	add_probe(sel, 0.0, sel->n_le0, NULL);
 
 	/* random pairs, for pivots placed by the distribution of slopes */
 	if (npairs > sel->limit) {
@@ -392,18 +614,25 @@ static void sel_init(struct stats_slope_sel *sel, const double *x,
 				continue;
 			sel->sample[sel->nsample++] = pair_slope(x, y, a, b);
 		}
-		qsort(sel->sample, sel->nsample, sizeof(*sel->sample), stats_cmp_double);
+		stats_sort_doubles(sel->sample, sel->nsample);
 	}
 }
 
 static void sel_free(struct stats_slope_sel *sel)
 {
 	free(sel->seq);
+	free(sel->xpos);
 	free(sel->grp);
 	free(sel->xh);
 	free(sel->xl);
 	free(sel->rec);
 	free(sel->tmp);
+	free(sel->kbuf);
+	free(sel->ktmp);
+	free(sel->fen);
+	free(sel->bits);
+	for (size_t i = 0; i < sel->nprobes; i++)
+		free(sel->probes[i].order);
 	free(sel->probes);
 	free(sel->sample);
 	free(sel->memo_v);
@@ -423,7 +652,7 @@ static void narrow(struct stats_slope_sel *sel, struct bracket *br, double t,
 	if (!(t > br->lo && t < br->hi))
 		return;
 	uint64_t c = count_at(sel, t, true);
-	add_probe(sel, t, c);
+	add_probe(sel, t, c, order_now(sel));
 	if (c <= k) {
 		br->lo = t;
 		br->clo = c;
@@ -544,61 +773,36 @@ static inline void sink_add(struct slope_sink *sk, double s)
 }
 
 /*
- * Lists every pair whose relative order differs between the key orders at
- * A and at B (the pairs the keys put in (A, B]), as inversions of
- * rank-at-A taken in order-at-B; O(n log n + pairs listed). Each pair's
- * slope is recomputed as the brute force computes it and counted in m.
+ * Lists every pair whose relative order differs between two key orders
+ * (at A and at B: the pairs the keys put in (A, B]), as the inversions of
+ * rank-at-A taken in order-at-B: an insertion sort, one move per pair
+ * listed, so O(n + pairs listed). Each pair's slope is recomputed as the
+ * brute force computes it and added to the sink. Stops after `cap` pairs
+ * and returns how many it listed (more than cap: it stopped).
  */
-static void enumerate_between(struct stats_slope_sel *sel,
-			      const uint32_t *rank_a,
-			      const struct key_rec *order_b, struct slope_sink *m)
+static uint64_t list_between(const struct stats_slope_sel *sel,
+			     const uint32_t *rank_a, const uint32_t *order_b,
+			     struct slope_sink *m, uint64_t cap)
 {
 	size_t n = sel->n;
-	struct pt_rec *a = xmalloc(n * sizeof(*a)), *t = xmalloc(n * sizeof(*t));
-	for (size_t j = 0; j < n; j++) {
-		uint32_t pt = sel->seq[order_b[j].pos];
-		a[j] = (struct pt_rec){rank_a[pt], pt};
-	}
-	for (size_t s = 0; s < n; s += RUN) {
-		size_t e = s + RUN < n ? s + RUN : n;
-		for (size_t i = s + 1; i < e; i++) {
-			struct pt_rec v = a[i];
-			size_t j = i;
-			while (j > s && v.rank < a[j - 1].rank) {
-				sink_add(m, pair_slope(sel->x, sel->y, a[j - 1].pt, v.pt));
-				a[j] = a[j - 1];
-				j--;
-			}
-			a[j] = v;
+	struct pt_rec *a = xmalloc(n * sizeof(*a));
+	for (size_t j = 0; j < n; j++)
+		a[j] = (struct pt_rec){rank_a[order_b[j]], order_b[j]};
+	uint64_t listed = 0;
+	for (size_t i = 1; i < n && listed <= cap; i++) {
+		struct pt_rec v = a[i];
+		size_t j = i;
+		while (j > 0 && v.rank < a[j - 1].rank) {
+			if (++listed > cap)
+				break;
+			sink_add(m, pair_slope(sel->x, sel->y, a[j - 1].pt, v.pt));
+			a[j] = a[j - 1];
+			j--;
 		}
-	}
-	struct pt_rec *src = a, *dst = t;
-	for (size_t w = RUN; w < n; w *= 2) {
-		for (size_t s = 0; s < n; s += 2 * w) {
-			size_t mid = s + w < n ? s + w : n;
-			size_t e = s + 2 * w < n ? s + 2 * w : n;
-			size_t i = s, j = mid, o = s;
-			while (i < mid && j < e) {
-				if (src[j].rank < src[i].rank) {
-					for (size_t l = i; l < mid; l++)
-						sink_add(m, pair_slope(sel->x, sel->y,
-								       src[l].pt, src[j].pt));
-					dst[o++] = src[j++];
-				} else {
-					dst[o++] = src[i++];
-				}
-			}
-			while (i < mid)
-				dst[o++] = src[i++];
-			while (j < e)
-				dst[o++] = src[j++];
-		}
-		struct pt_rec *tt = src;
-		src = dst;
-		dst = tt;
+		a[j] = v;
 	}
 	free(a);
-	free(t);
+	return listed;
 }
 
 /* Fallback for data beyond the error analysis (x spanning more than
@@ -614,6 +818,30 @@ static double brute_kth(const struct stats_slope_sel *sel, uint64_t k)
 	double v = stats_select_kth(s, m, (size_t)k);
 	free(s);
 	return v;
+}
+
+/* The r-th smallest of the memo's plain slopes. After a selection at q
+ * the array holds the q-th there, the ones at or below it before it and
+ * the ones at or above it after it; so rank q + 1 (the median's upper
+ * half after its lower) is the smallest after q, one scan. */
+static double memo_select(struct stats_slope_sel *sel, size_t r)
+{
+	double *v = sel->memo_v;
+	if (sel->memo_last != SIZE_MAX && r == sel->memo_last + 1 &&
+	    r < sel->memo_n) {
+		size_t at = r;
+		for (size_t i = r + 1; i < sel->memo_n; i++)
+			if (v[i] < v[at])
+				at = i;
+		double t = v[r];
+		v[r] = v[at];
+		v[at] = t;
+		sel->memo_last = r;
+		return v[r];
+	}
+	double x = stats_select_kth(v, sel->memo_n, r);
+	sel->memo_last = r;
+	return x;
 }
 
 /* Enumerating more pairs than this (only ever a bracket swamped by a
@@ -634,7 +862,8 @@ static double brute_kth(const struct stats_slope_sel *sel, uint64_t k)
 static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 			  uint64_t k)
 {
-	if (!(sel->have_memo && sel->memo_lo == br->lo && sel->memo_hi == br->hi)) {
+	if (!(sel->have_memo && sel->memo_guarded && sel->memo_lo == br->lo &&
+	      sel->memo_hi == br->hi)) {
 		/* mu(T) = miscl(T) + 2 eps T + TINY bounds how far a slope
 		 * the keys place can be from where they place it; it is
 		 * affine in T, a + b T. G >= 2 mu(T0 + G), solved for G with
@@ -693,7 +922,12 @@ static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 			map_init(&map, (size_t)sel->limit);
 			sink.map = &map;
 		}
-		enumerate_between(sel, rank_a, sel->rec, &sink);
+		uint32_t *order_b = order_now(sel);
+		uint64_t listed = list_between(sel, rank_a, order_b, &sink,
+					       UINT64_MAX);
+		(void)listed;
+		assert(listed == w);
+		free(order_b);
 		free(rank_a);
 
 		free(sel->memo_v);
@@ -725,12 +959,14 @@ static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 			assert(sink.n == w);
 			sel->memo_v = sink.v; /* plain slopes, no counts */
 			sel->memo_n = sink.n;
+			sel->memo_last = SIZE_MAX;
 		}
 		sel->memo_w = w;
 		sel->memo_base = c_a;
 		sel->memo_lo = br->lo;
 		sel->memo_hi = br->hi;
 		sel->have_memo = true;
+		sel->memo_guarded = true;
 	}
 	if (!(k >= sel->memo_base && k - sel->memo_base < sel->memo_w)) {
 		/* the guard puts the rank inside the enumerated set */
@@ -739,7 +975,7 @@ static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 	}
 	uint64_t r = k - sel->memo_base;
 	if (!sel->memo_cum)
-		return stats_select_kth(sel->memo_v, sel->memo_n, (size_t)r);
+		return memo_select(sel, (size_t)r);
 	size_t lo = 0, hi = sel->memo_n - 1; /* first i with cum[i] > r */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -749,6 +985,95 @@ static double final_stage(struct stats_slope_sel *sel, const struct bracket *br,
 			lo = mid + 1;
 	}
 	return sel->memo_v[lo];
+}
+
+/* The probe at t with count c, or NULL. */
+static struct probe *probe_at(struct stats_slope_sel *sel, double t, uint64_t c)
+{
+	for (size_t i = 0; i < sel->nprobes; i++)
+		if (sel->probes[i].t == t && sel->probes[i].c == c)
+			return &sel->probes[i];
+	return NULL;
+}
+
+/*
+ * The k-th slope from a bracket (lo, hi] whose ends are probes, with no
+ * further counting: the pairs listed are those between the probes' own
+ * key orders (unguarded), and the answer is accepted only where the
+ * rounding bounds prove it (docs/statistics.md, "Exact answer"): every
+ * pair the keys put at or below lo has a computed slope <= lo + mu, every
+ * pair above hi one > hi - mu; so when the (k - clo)-th smallest listed
+ * slope v has lo + mu < v < hi - mu, the listed set holds everything that
+ * can sit at rank k and v is slope_k. An end at 0 needs no margin when the
+ * signs of slopes are those of the differences in y (zero_exact). The
+ * listing must also hold exactly chi - clo pairs: a pair the keys put
+ * below lo but above hi (possible only within the misclassification
+ * width) would be listed without being counted. Returns false when any
+ * of that fails: final_stage() then counts with guards.
+ */
+static bool final_unguarded(struct stats_slope_sel *sel,
+			    const struct bracket *br, uint64_t k, double *out)
+{
+	double a = miscl(sel, 0) + TINY;
+	double b = miscl(sel, 1) - miscl(sel, 0) + 2 * DBL_EPSILON;
+	if (!(b < 0.25))
+		return false;
+	bool memo = sel->have_memo && !sel->memo_guarded &&
+		    sel->memo_lo == br->lo && sel->memo_hi == br->hi;
+	if (!memo) {
+		uint64_t w = br->chi - br->clo;
+		if (w > sel->limit)
+			return false;
+		struct probe *plo = probe_at(sel, br->lo, br->clo);
+		struct probe *phi = probe_at(sel, br->hi, br->chi);
+		if (!plo || !phi)
+			return false;
+		struct probe *pz = !plo->order ? plo : (!phi->order ? phi : NULL);
+		if (pz) {
+			/* the probe at 0: its key order (keys are y itself) */
+			if (pz->t != 0 || count_at(sel, 0.0, true) != pz->c)
+				return false;
+			pz->order = order_now(sel);
+		}
+		size_t n = sel->n;
+		uint32_t *rank_a = xmalloc(n * sizeof(*rank_a));
+		for (size_t j = 0; j < n; j++)
+			rank_a[plo->order[j]] = (uint32_t)j;
+		struct slope_sink sink = {NULL, 0, NULL};
+		sink.v = xmalloc((size_t)(w ? w : 1) * sizeof(*sink.v));
+		uint64_t listed = list_between(sel, rank_a, phi->order, &sink, w);
+		free(rank_a);
+		if (listed != w) {
+			free(sink.v);
+			return false;
+		}
+		free(sel->memo_v);
+		free(sel->memo_cum);
+		sel->memo_v = sink.v;
+		sel->memo_cum = NULL;
+		sel->memo_n = sink.n;
+		sel->memo_last = SIZE_MAX;
+		sel->memo_w = w;
+		sel->memo_base = br->clo;
+		sel->memo_lo = br->lo;
+		sel->memo_hi = br->hi;
+		sel->have_memo = true;
+		sel->memo_guarded = false;
+	}
+	if (!(k >= sel->memo_base && k - sel->memo_base < sel->memo_w))
+		return false;
+	double v = memo_select(sel, (size_t)(k - sel->memo_base));
+	/* mu(T0) with a quarter to spare, and the sums rounded outwards */
+	double t0 = fmax(fabs(br->lo), fabs(br->hi));
+	double mu = 1.25 * (a + b * t0) + TINY;
+	bool lo_ok = (br->lo == 0 && sel->zero_exact) ||
+		     v > nextafter(br->lo + mu, INFINITY);
+	bool hi_ok = (br->hi == 0 && sel->zero_exact) ||
+		     v < nextafter(br->hi - mu, -INFINITY);
+	if (!(lo_ok && hi_ok))
+		return false;
+	*out = v;
+	return true;
 }
 
 /*
@@ -842,8 +1167,11 @@ static double select_rank(struct stats_slope_sel *sel, uint64_t k)
 	}
 	/* Interpolation: near slope_k the count grows almost linearly in t,
 	 * so two probes around the interpolated point usually leave a
-	 * bracket of ~limit/2 pairs. A miss still narrows the bracket and
-	 * widens the next try; after four tries bisection (bounded number of
+	 * bracket of ~limit/32 pairs (a tight one: listing the bracket,
+	 * selecting in it and the insertion pass of the second probe cost
+	 * in proportion; the interpolation is typically off by a few dozen
+	 * pairs). A miss still narrows the
+	 * bracket and widens the next try; after four tries bisection (bounded number of
 	 * steps, see pivot()) finishes the job. */
 	for (unsigned tries = 0; tries < 4 && br.chi - br.clo > sel->limit; tries++) {
 		double width = br.hi - br.lo;
@@ -851,7 +1179,7 @@ static double select_rank(struct stats_slope_sel *sel, uint64_t k)
 			break;
 		double pairs = (double)(br.chi - br.clo);
 		double frac = ((double)(k - br.clo) + 0.5) / pairs;
-		double hw = 0.25 * (double)sel->limit / pairs * (double)(1u << tries);
+		double hw = 0.015625 * (double)sel->limit / pairs * (double)(1u << tries);
 		double lo = br.lo;
 		if (frac - hw > 0)
 			narrow(sel, &br, lo + (frac - hw) * width, k);
@@ -866,6 +1194,8 @@ static double select_rank(struct stats_slope_sel *sel, uint64_t k)
 	}
 	double v;
 	if (br.chi - br.clo > sel->limit && cluster_certificate(sel, br.hi, k, &v))
+		return v;
+	if (final_unguarded(sel, &br, k, &v))
 		return v;
 	return final_stage(sel, &br, k);
 }
@@ -888,7 +1218,7 @@ static void kth_slopes(const double *x, const double *y, size_t n,
 		return;
 	}
 	struct stats_slope_sel sel;
-	sel_init(&sel, x, y, n, npairs);
+	sel_init(&sel, x, y, n, npairs, NULL);
 	for (size_t i = 0; i < nk; i++)
 		out[i] = select_rank(&sel, ks[i]);
 	sel_free(&sel);
@@ -907,10 +1237,12 @@ double stats_kth_pairwise_slope(const double *x, const double *y, size_t n,
 }
 
 struct stats_slope_sel *stats_slope_sel_new(const double *x, const double *y,
-					    size_t n, uint64_t npairs)
+					    size_t n, uint64_t npairs,
+					    uint64_t con, uint64_t dis)
 {
 	struct stats_slope_sel *sel = xmalloc(sizeof(*sel));
-	sel_init(sel, x, y, n, npairs);
+	uint64_t kc[2] = {con, dis};
+	sel_init(sel, x, y, n, npairs, kc);
 	return sel;
 }
 

@@ -33,12 +33,6 @@ static size_t bucket_start(size_t b, size_t n, size_t nb)
 	return b * (n / nb) + b * (n % nb) / nb;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Robust noise of y (steps.h, 2). scratch holds m doubles. */
 static double noise_sigma(const double *y, size_t m, double *scratch)
 {
@@ -47,7 +41,8 @@ static double noise_sigma(const double *y, size_t m, double *scratch)
 	size_t k = m - 1;
 	for (size_t i = 0; i < k; i++)
 		scratch[i] = y[i + 1] - y[i];
-	qsort(scratch, k, sizeof(*scratch), cmp_double);
+	/* (what follows is blind to the order of -0 and +0: fabs) */
+	stats_sort_doubles(scratch, k);
 	double med = k % 2 ? scratch[k / 2] :
 			     (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
 	double mean_abs = 0;
@@ -128,6 +123,35 @@ static double sums_sse(const struct sums *s)
 	return sse > 0 ? sse : 0;
 }
 
+/* sums_sse() of two sets of sums at once, in the two lanes of a vector
+ * (element-wise IEEE operations: each lane's arithmetic is that of
+ * sums_sse() on its own; the divisions, which bound best_split(), go two
+ * at a time). */
+typedef double sse_vec __attribute__((vector_size(2 * sizeof(double))));
+
+static void sums_sse2(const struct sums *l, const struct sums *r,
+		      double *sse_l, double *sse_r)
+{
+	sse_vec n = {l->n, r->n}, sx = {l->sx, r->sx}, sxx = {l->sxx, r->sxx};
+	sse_vec sy = {l->sy, r->sy}, sxy = {l->sxy, r->sxy};
+	sse_vec syy = {l->syy, r->syy};
+	sse_vec cxx = sxx - sx * sx / n;
+	sse_vec cxy = sxy - sx * sy / n;
+	sse_vec cyy = syy - sy * sy / n;
+	sse_vec q = cxy * cxy / cxx;
+	double out[2];
+	for (int k = 0; k < 2; k++) {
+		if (n[k] < 1) {
+			out[k] = 0;
+			continue;
+		}
+		double sse = cxx[k] > 0 ? cyy[k] - q[k] : cyy[k];
+		out[k] = sse > 0 ? sse : 0;
+	}
+	*sse_l = out[0];
+	*sse_r = out[1];
+}
+
 struct segment {
 	size_t a, b;       /* points [a, b) */
 	size_t split;      /* best split point; 0 when none possible */
@@ -166,8 +190,9 @@ static void best_split(const double *x, const double *y, struct segment *g)
 				tot.sxx - left.sxx, tot.sy - left.sy,
 				tot.sxy - left.sxy, tot.syy - left.syy,
 			};
-			double gain = sse_all - sums_sse(&left) -
-				      sums_sse(&right);
+			double sse_l, sse_r;
+			sums_sse2(&left, &right, &sse_l, &sse_r);
+			double gain = sse_all - sse_l - sse_r;
 			if (gain > g->gain) {
 				g->gain = gain;
 				g->split = k;
@@ -303,7 +328,7 @@ static double jump_noise(const double *y, size_t m, double med_d,
 	size_t k = m - 1;
 	for (size_t i = 0; i < k; i++)
 		scratch[i] = fabs(y[i + 1] - y[i] - med_d);
-	qsort(scratch, k, sizeof(*scratch), cmp_double);
+	stats_sort_doubles(scratch, k);
 	double mad = k % 2 ? scratch[k / 2] :
 			     (scratch[k / 2 - 1] + scratch[k / 2]) / 2;
 	if (mad > 0)

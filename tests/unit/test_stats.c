@@ -450,6 +450,60 @@ static void test_ar_interval_reference(void **state)
 
 /* Student's t against scipy.stats.t.cdf (exact below 400 degrees of
  * freedom, the corrected normal above). */
+/* stats_ar_fitter_fit() must give stats_ar_fit()'s doubles exactly (it
+ * reuses running sums instead of recomputing them): the constant and line
+ * models, hinges bent at many points (the free column equals the time up
+ * to the bend), a column equal to no fixed one, and irregular, tied times. */
+static void test_ar_fitter_same_bits(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	double t[N], y[N], ones[N], tc[N], hinge[N], other[N];
+	for (int c = 0; c < 3; c++) {
+		struct lcg g = {(uint64_t)(31 + c)};
+		lcg_series(N, (uint64_t)(7 + c), c == 2 ? 0.99 : 0.8, 0.01, 2.0,
+			   t, y);
+		double tv = 1.7e9;
+		for (size_t i = 0; i < N; i++) {
+			/* c 1: irregular steps, some ties in time */
+			if (c == 1)
+				tv += lcg_u01(&g) < 0.1 ? 0 : 15 * (0.5 + lcg_u01(&g));
+			else
+				tv += 15;
+			t[i] = tv;
+			y[i] = 1e9 + 4096.0 * round(y[i] * 100);
+			ones[i] = 1;
+			other[i] = lcg_u01(&g);
+		}
+		for (size_t i = 0; i < N; i++)
+			tc[i] = (t[i] - t[0]) / (t[N - 1] - t[0]);
+		const double *fixed[] = {ones, tc};
+		struct stats_ar_fitter *f = stats_ar_fitter_new(t, y, N, fixed, 2);
+		const double *c0[] = {ones}, *c1[] = {ones, tc},
+			     *c2[] = {ones, hinge}, *c3[] = {other, ones},
+			     *c4[] = {tc, ones, other};
+		const double *const *models[] = {c0, c1, c2, c3, c4};
+		size_t ps[] = {1, 2, 2, 2, 3};
+		for (int tau_i = 0; tau_i <= 40; tau_i++) {
+			double tau = tau_i / 40.0;
+			for (size_t i = 0; i < N; i++)
+				hinge[i] = fmin(tc[i], tau);
+			for (size_t mi = 0; mi < 5; mi++) {
+				if (tau_i > 0 && mi != 2)
+					continue;
+				struct stats_ar_fit a, b;
+				int ra = stats_ar_fit(t, models[mi], ps[mi], y, N, &a);
+				int rb = stats_ar_fitter_fit(f, models[mi], ps[mi], &b);
+				assert_int_equal(ra, rb);
+				assert_memory_equal(&a.loglik, &b.loglik, sizeof(double));
+				assert_memory_equal(&a.phi, &b.phi, sizeof(double));
+				assert_memory_equal(a.beta, b.beta, sizeof(a.beta));
+			}
+		}
+		stats_ar_fitter_free(f);
+	}
+}
+
 static void test_t_cdf(void **state)
 {
 	(void)state;
@@ -959,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_trend_hand),
 		cmocka_unit_test(test_trend_scipy_ties),
 		cmocka_unit_test(test_ar_interval_reference),
+		cmocka_unit_test(test_ar_fitter_same_bits),
 		cmocka_unit_test(test_t_cdf),
 		cmocka_unit_test(test_mann_kendall_brute),
 		cmocka_unit_test(test_selection_vs_brute),
