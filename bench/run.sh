@@ -19,7 +19,8 @@ cd "$root"
 
 build() {
 	out=$(ninja -C "$1" memtrend bench/bench_floor bench/bench_synth \
-		bench/bench_tick bench/bench_watch 2>&1) || {
+		bench/bench_tick bench/bench_watch bench/bench_analysis \
+		bench/bench_exposition 2>&1) || {
 		printf '%s\n' "$out" >&2
 		echo "run.sh: the build in '$1' failed" >&2
 		exit 1
@@ -29,7 +30,7 @@ build() {
 have_bins() {
 	[ -x "$1/memtrend" ] && [ -x "$1/bench/bench_floor" ] &&
 		[ -x "$1/bench/bench_synth" ] && [ -x "$1/bench/bench_tick" ] &&
-		[ -x "$1/bench/bench_watch" ]
+		[ -x "$1/bench/bench_watch" ] && [ -x "$1/bench/bench_analysis" ]
 }
 
 BUILD=${BUILD:-build}
