@@ -446,6 +446,57 @@ static double ar_fit_rss(const double *t, const double *const *cols,
 	return rss;
 }
 
+/* What one cell's fit needs besides X'X: the series (for the exact
+ * second pass of ar_fit_rss) and the cell's AR parameters. */
+struct cell_ctx {
+	const double *t;
+	const double *const *cols;
+	const double *y;
+	size_t n;
+	double ym, ys, step, a, lead, em2a;
+};
+
+/* One cell's model from its accumulated X'X (q = p + 1 columns, y
+ * last, lower triangle filled): beta = (X'X)^-1 X'y, RSS = y'y -
+ * beta'X'y, the log-likelihood; out keeps the best cell so far. Shared
+ * by stats_ar_fit() and the fitter, so both give the same bits. */
+static void cell_fit(const double *xtx, size_t p, const struct cell_ctx *c,
+		     double logdet, bool white, struct stats_ar_fit *out)
+{
+	size_t q = p + 1;
+	double a_m[STATS_AR_MAX_COLS * STATS_AR_MAX_COLS], b[STATS_AR_MAX_COLS];
+	for (size_t j = 0; j < p; j++) {
+		for (size_t l = 0; l < p; l++)
+			a_m[j * p + l] = l <= j ? xtx[j * q + l] :
+						  xtx[l * q + j];
+		b[j] = xtx[p * q + j];
+	}
+	if (chol_solve(a_m, b, p) != 0)
+		return;
+	/* y'y - beta'X'y; on a near-perfect fit that cancels to rounding,
+	 * and models that differ by one reading must not tie there: then a
+	 * second pass sums the residuals */
+	double rss = xtx[p * q + p];
+	for (size_t j = 0; j < p; j++)
+		rss -= b[j] * xtx[p * q + j];
+	if (!(rss > 1e-6 * xtx[p * q + p]))
+		rss = ar_fit_rss(c->t, c->cols, p, c->y, c->n, b, c->ym, c->ys,
+				 c->step, c->a, c->lead, c->em2a);
+	/* below 1e-28 of y'y a residual is rounding, not noise */
+	if (!(rss > 1e-28 * xtx[p * q + p]))
+		rss = 1e-28 * xtx[p * q + p];
+	if (!(rss > 0))
+		return;
+	double ll = -0.5 * (double)c->n * log(rss / (double)c->n) -
+		    0.5 * logdet;
+	if (ll > out->loglik) {
+		out->loglik = ll;
+		out->phi = white ? 0 : exp(-c->a);
+		for (size_t j = 0; j < p; j++)
+			out->beta[j] = b[j] * c->ys;
+	}
+}
+
 int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 		 const double *y, size_t n, struct stats_ar_fit *out)
 {
@@ -521,38 +572,9 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 					xtx[j * q + l] += z[j] * z[l];
 			logdet += ln_r;
 		}
-		/* beta = (X'X)^-1 X'y; RSS = y'y - beta'X'y */
-		double a_m[STATS_AR_MAX_COLS * STATS_AR_MAX_COLS], b[STATS_AR_MAX_COLS];
-		for (size_t j = 0; j < p; j++) {
-			for (size_t l = 0; l < p; l++)
-				a_m[j * p + l] = l <= j ? xtx[j * q + l] :
-							  xtx[l * q + j];
-			b[j] = xtx[p * q + j];
-		}
-		if (chol_solve(a_m, b, p) != 0)
-			continue;
-		/* y'y - beta'X'y; on a near-perfect fit that cancels to
-		 * rounding, and models that differ by one reading must not
-		 * tie there: then a second pass sums the residuals */
-		double rss = xtx[p * q + p];
-		for (size_t j = 0; j < p; j++)
-			rss -= b[j] * xtx[p * q + j];
-		if (!(rss > 1e-6 * xtx[p * q + p]))
-			rss = ar_fit_rss(t, cols, p, y, n, b, ym, ys, step, a,
-					 lead, em2a);
-		/* below 1e-28 of y'y a residual is rounding, not noise */
-		if (!(rss > 1e-28 * xtx[p * q + p]))
-			rss = 1e-28 * xtx[p * q + p];
-		if (!(rss > 0))
-			continue;
-		double ll = -0.5 * (double)n * log(rss / (double)n) -
-			    0.5 * logdet;
-		if (ll > out->loglik) {
-			out->loglik = ll;
-			out->phi = white ? 0 : exp(-a);
-			for (size_t j = 0; j < p; j++)
-				out->beta[j] = b[j] * ys;
-		}
+		struct cell_ctx c = {t, cols, y, n, ym, ys, step, a, lead,
+				     em2a};
+		cell_fit(xtx, p, &c, logdet, white, out);
 	}
 	return isfinite(out->loglik) ? 0 : -1;
 }
@@ -845,34 +867,9 @@ int stats_ar_fitter_fit(struct stats_ar_fitter *f,
 		double a = f->cell[k].a;
 		bool white = f->cell[k].white;
 		double logdet = f->cell[k].logdet;
-		/* from here on as stats_ar_fit() */
-		double a_m[STATS_AR_MAX_COLS * STATS_AR_MAX_COLS], b[STATS_AR_MAX_COLS];
-		for (size_t j = 0; j < p; j++) {
-			for (size_t l = 0; l < p; l++)
-				a_m[j * p + l] = l <= j ? xtx[j * q + l] :
-							  xtx[l * q + j];
-			b[j] = xtx[p * q + j];
-		}
-		if (chol_solve(a_m, b, p) != 0)
-			continue;
-		double rss = xtx[p * q + p];
-		for (size_t j = 0; j < p; j++)
-			rss -= b[j] * xtx[p * q + j];
-		if (!(rss > 1e-6 * xtx[p * q + p]))
-			rss = ar_fit_rss(f->t, cols, p, f->y, n, b, f->ym, f->ys,
-					 f->step, a, lead, f->cell[k].em2a);
-		if (!(rss > 1e-28 * xtx[p * q + p]))
-			rss = 1e-28 * xtx[p * q + p];
-		if (!(rss > 0))
-			continue;
-		double ll = -0.5 * (double)n * log(rss / (double)n) -
-			    0.5 * logdet;
-		if (ll > out->loglik) {
-			out->loglik = ll;
-			out->phi = white ? 0 : exp(-a);
-			for (size_t j = 0; j < p; j++)
-				out->beta[j] = b[j] * f->ys;
-		}
+		struct cell_ctx c = {f->t, cols, f->y, n, f->ym, f->ys, f->step,
+				     a, lead, f->cell[k].em2a};
+		cell_fit(xtx, p, &c, logdet, white, out);
 	}
 	return isfinite(out->loglik) ? 0 : -1;
 }

@@ -48,6 +48,9 @@ int render_json(FILE *out, const struct dataset *d,
  * a value that is not finite is "n/a". Sizes (and rates, per request)
  * in decimal units when decimal (the findings' decimal_units). */
 char *render_size(char *buf, size_t n, double bytes, bool decimal);
+/* Binary units with one decimal ("230.7 GiB", "824 B"; signed_: "+"
+ * before a positive figure; "-" for NAN): books and probe tables. */
+char *render_size1(char *buf, size_t n, double bytes, bool signed_);
 char *render_rate(char *buf, size_t n, double bph, bool decimal);
 char *render_per_request(char *buf, size_t n, double bytes, bool decimal);
 char *render_duration(char *buf, size_t n, double s);

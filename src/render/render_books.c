@@ -22,33 +22,6 @@ const char *const books_cap_source_names[] = {
 
 /* ---- small formatters -------------------------------------------------- */
 
-/* Binary units with one decimal ("230.7 GiB", "13.4 MiB", "824 B"): the
- * precision the field reports quote, finer than units_format_size's three
- * digits ("231 GiB"). signed_: "+" before a positive figure. "-" for
- * NAN. */
-static char *size1(char *buf, size_t n, double bytes, bool signed_)
-{
-	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB",
-					"PiB"};
-	if (!isfinite(bytes)) {
-		snprintf(buf, n, "-");
-		return buf;
-	}
-	double a = fabs(bytes);
-	size_t i = 0;
-	while (i + 1 < ARRAY_SIZE(u) && a >= 1023.95) {
-		a /= 1024;
-		i++;
-	}
-	const char *sign = bytes < 0 ? "-" : signed_ && bytes > 0 ? "+" : "";
-	if (i == 0)
-		snprintf(buf, n, "%s%.0f B", sign, a);
-	else
-		snprintf(buf, n, "%s%.1f %s", sign, a, u[i]);
-	if (!strcmp(buf, "-0 B") || !strcmp(buf, "+0 B"))
-		snprintf(buf, n, "0 B");
-	return buf;
-}
 
 static char *percent(char *buf, size_t n, double share)
 {
@@ -119,7 +92,7 @@ char *render_regions_conclusion(char *buf, size_t n,
 	int fam = largest_family(b);
 	if (fam < 0) {
 		snprintf(buf, n, "footprint %s: no family holds any of it",
-			 size1(t, sizeof(t), total, false));
+			 render_size1(t, sizeof(t), total, false));
 		return buf;
 	}
 	double v = b->f[fam].footprint;
@@ -131,11 +104,11 @@ char *render_regions_conclusion(char *buf, size_t n,
 	char heap[64] = "";
 	if (fam != REGION_HEAP)
 		snprintf(heap, sizeof(heap), "; host heap %s",
-			 size1(h, sizeof(h), b->f[REGION_HEAP].footprint,
+			 render_size1(h, sizeof(h), b->f[REGION_HEAP].footprint,
 			       false));
 	snprintf(buf, n, "footprint %s: %s (%s) in %s%s%s",
-		 size1(t, sizeof(t), total, false),
-		 size1(x, sizeof(x), v, false),
+		 render_size1(t, sizeof(t), total, false),
+		 render_size1(x, sizeof(x), v, false),
 		 percent(p, sizeof(p), total > 0 ? v / total : NAN),
 		 region_family_titles[fam], shown, heap);
 	return buf;
@@ -150,7 +123,7 @@ static char *growth_conclusion(char *buf, size_t n,
 	int fam = largest_family(d);
 	if (fam < 0 || !(total > 0)) {
 		snprintf(buf, n, "footprint change %s: no family grew",
-			 size1(t, sizeof(t), total, true));
+			 render_size1(t, sizeof(t), total, true));
 		return buf;
 	}
 	double v = d->f[fam].footprint;
@@ -159,8 +132,8 @@ static char *growth_conclusion(char *buf, size_t n,
 		snprintf(shown, sizeof(shown), " (largest now: %s)",
 			 escaped(name, sizeof(name), d->top[fam], terminal));
 	snprintf(buf, n, "footprint grew %s: %s (%s) in %s%s",
-		 size1(t, sizeof(t), total, true),
-		 size1(x, sizeof(x), v, true),
+		 render_size1(t, sizeof(t), total, true),
+		 render_size1(x, sizeof(x), v, true),
 		 percent(p, sizeof(p), v / total), region_family_titles[fam],
 		 shown);
 	return buf;
@@ -186,26 +159,26 @@ static void regions_text(FILE *out, const char *title,
 			top = "(no name)";
 		if (d)
 			snprintf(g, sizeof(g), " %11s",
-				 size1(s[6], sizeof(s[6]), d->f[i].footprint,
+				 render_size1(s[6], sizeof(s[6]), d->f[i].footprint,
 				       true));
 		fprintf(out, "  %-20s %11s %11s %11s %11s %11s %11s %8lld%s  "
 			"%s\n", region_family_titles[i],
-			size1(s[0], 32, f->footprint, false),
-			size1(s[1], 32, f->rss, false),
-			size1(s[2], 32, f->private_dirty, false),
-			size1(s[3], 32, f->swap, false),
-			size1(s[4], 32, f->size, false),
-			size1(s[5], 32, f->pss, false), f->mappings, g,
+			render_size1(s[0], 32, f->footprint, false),
+			render_size1(s[1], 32, f->rss, false),
+			render_size1(s[2], 32, f->private_dirty, false),
+			render_size1(s[3], 32, f->swap, false),
+			render_size1(s[4], 32, f->size, false),
+			render_size1(s[5], 32, f->pss, false), f->mappings, g,
 			render_escape_terminal(name, sizeof(name), top));
 	}
 	char t[32], pk[32];
 	double total = regions_total_footprint(b);
-	fprintf(out, "  %-20s %11s", "total", size1(t, sizeof(t), total,
+	fprintf(out, "  %-20s %11s", "total", render_size1(t, sizeof(t), total,
 						    false));
 	if (isnan(b->footprint))
 		fprintf(out, "  (sum of the families)");
 	else if (isfinite(b->footprint_peak))
-		fprintf(out, "  (peak %s)", size1(pk, sizeof(pk),
+		fprintf(out, "  (peak %s)", render_size1(pk, sizeof(pk),
 						  b->footprint_peak, false));
 	fprintf(out, "\n\n  %s\n",
 		render_regions_conclusion(c, sizeof(c), b, true));
@@ -338,17 +311,17 @@ int render_books_text(FILE *out, const struct books_report *r)
 	const struct sys_mem *m = &r->sys;
 	fprintf(out, "memtrend books: %zu process%s%s, MemTotal %s\n\n", r->n,
 		r->n == 1 ? "" : "es", r->all_processes ? " (all readable)" :
-		"", size1(a, sizeof(a), m->mem_total, false));
+		"", render_size1(a, sizeof(a), m->mem_total, false));
 	fprintf(out, "  %-8s %-18s %11s %11s %11s %11s  %s\n", "PID", "NAME",
 		"FOOTPRINT", "SWAP", "CAP", "ON BOOKS", "CAP FROM");
 	for (size_t i = 0; i < r->listed && i < r->n; i++) {
 		const struct books_process *p = &r->procs[i];
 		fprintf(out, "  %-8d %-18s %11s %11s %11s %11s  %s%s\n",
 			(int)p->pid, render_escape_terminal(e, 19, p->comm),
-			size1(a, sizeof(a), p->footprint, false),
-			size1(b, sizeof(b), p->swap, false),
-			size1(c, sizeof(c), p->cap, false),
-			size1(d, sizeof(d), p->books, false),
+			render_size1(a, sizeof(a), p->footprint, false),
+			render_size1(b, sizeof(b), p->swap, false),
+			render_size1(c, sizeof(c), p->cap, false),
+			render_size1(d, sizeof(d), p->books, false),
 			cap_text(src, sizeof(src), p),
 			p->over_cap ? " (footprint above its cap)" : "");
 	}
@@ -362,18 +335,18 @@ int render_books_text(FILE *out, const struct books_report *r)
 	fprintf(out, "\n  sums over %zu process%s: footprint %s, swap %s "
 		"(shared memory counts in each process that maps it)\n",
 		r->n, r->n == 1 ? "" : "es",
-		size1(a, sizeof(a), r->footprint_sum, false),
-		size1(b, sizeof(b), r->swap_sum, false));
+		render_size1(a, sizeof(a), r->footprint_sum, false),
+		render_size1(b, sizeof(b), r->swap_sum, false));
 	if (isfinite(m->mem_total) && m->mem_total > 0) {
 		double ratio = r->books_sum / m->mem_total;
 		fprintf(out, "  caps on the books: %s of %s, %.2gx%s\n",
-			size1(a, sizeof(a), r->books_sum, false),
-			size1(b, sizeof(b), m->mem_total, false), ratio,
+			render_size1(a, sizeof(a), r->books_sum, false),
+			render_size1(b, sizeof(b), m->mem_total, false), ratio,
 			ratio > 1 ? ": more is promised than the machine "
 			"holds" : "");
 	} else {
 		fprintf(out, "  caps on the books: %s (MemTotal unknown)\n",
-			size1(a, sizeof(a), r->books_sum, false));
+			render_size1(a, sizeof(a), r->books_sum, false));
 	}
 	double avail = isfinite(m->mem_available) && m->mem_total > 0 ?
 			       m->mem_available / m->mem_total : NAN;
@@ -383,8 +356,8 @@ int render_books_text(FILE *out, const struct books_report *r)
 		fprintf(out, "  swap %s used (%s of %s) while %s is free "
 			"(MemAvailable): judge by swap, not the free share\n",
 			percent(c, sizeof(c), used / m->swap_total),
-			size1(a, sizeof(a), used, false),
-			size1(b, sizeof(b), m->swap_total, false),
+			render_size1(a, sizeof(a), used, false),
+			render_size1(b, sizeof(b), m->swap_total, false),
 			percent(d, sizeof(d), avail));
 	} else {
 		fprintf(out, "  no swap; %s is free (MemAvailable)\n",

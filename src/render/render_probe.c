@@ -17,29 +17,6 @@
 #include "render.h"
 #include "units.h"
 
-/* "1.9 GiB", "824 B", "+4.1 MiB" (signed_), "-" for NAN. */
-static char *size1(char *buf, size_t n, double bytes, bool signed_)
-{
-	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-	if (!isfinite(bytes)) {
-		snprintf(buf, n, "-");
-		return buf;
-	}
-	double a = fabs(bytes);
-	size_t i = 0;
-	while (i + 1 < ARRAY_SIZE(u) && a >= 1023.95) {
-		a /= 1024;
-		i++;
-	}
-	const char *sign = bytes < 0 ? "-" : signed_ && bytes > 0 ? "+" : "";
-	if (i == 0)
-		snprintf(buf, n, "%s%.0f B", sign, a);
-	else
-		snprintf(buf, n, "%s%.1f %s", sign, a, u[i]);
-	if (!strcmp(buf, "-0 B") || !strcmp(buf, "+0 B"))
-		snprintf(buf, n, "0 B");
-	return buf;
-}
 
 /* A growing string. */
 struct sb {
@@ -119,12 +96,12 @@ char *render_probe_advice(const struct probe_report *r)
 		if (v->verdict == PROBE_VERDICT_GIVES_BACK)
 			sb_printf(&b, "glibc gave back freed varying-size "
 				  "buffers (kept %s)",
-				  size1(s1, sizeof(s1), v->kept, false));
+				  render_size1(s1, sizeof(s1), v->kept, false));
 		else
 			sb_printf(&b, "glibc kept %s of freed varying-size "
 				  "buffers, about what one size keeps (%s)",
-				  size1(s1, sizeof(s1), v->kept, false),
-				  size1(s2, sizeof(s2),
+				  render_size1(s1, sizeof(s1), v->kept, false),
+				  render_size1(s2, sizeof(s2),
 					r->findings[ad->fixed].kept, false));
 		sb_printf(&b, ": here the allocator does not explain memory "
 			  "that is kept; look for a leak or a cache "
@@ -132,16 +109,16 @@ char *render_probe_advice(const struct probe_report *r)
 		return b.s;
 	}
 	sb_printf(&b, "glibc kept %s of freed varying-size buffers",
-		  size1(s1, sizeof(s1), v->kept, false));
+		  render_size1(s1, sizeof(s1), v->kept, false));
 	if (has_fixed)
 		sb_printf(&b, " (one size: %s)",
-			  size1(s1, sizeof(s1), r->findings[ad->fixed].kept,
+			  render_size1(s1, sizeof(s1), r->findings[ad->fixed].kept,
 				false));
 	if (v->verdict == PROBE_VERDICT_GROWS)
 		sb_printf(&b, ", growing from %s after round 1 (%s per "
 			  "round) with nothing leaked",
-			  size1(s1, sizeof(s1), v->first, false),
-			  size1(s2, sizeof(s2), v->slope_per_round, true));
+			  render_size1(s1, sizeof(s1), v->first, false),
+			  render_size1(s2, sizeof(s2), v->slope_per_round, true));
 	for (size_t i = 0; i < r->n; i++) {
 		const struct probe_arm_readings *a = &r->arms[i];
 		if (!a->ran || (a->role != PROBE_ROLE_TRIM &&
@@ -150,7 +127,7 @@ char *render_probe_advice(const struct probe_report *r)
 			continue;
 		sb_printf(&b, "; ");
 		arm_change(&b, a);
-		sb_printf(&b, " kept %s", size1(s1, sizeof(s1),
+		sb_printf(&b, " kept %s", render_size1(s1, sizeof(s1),
 						 r->findings[i].kept, false));
 	}
 	if (ad->best < r->n) {
@@ -164,7 +141,7 @@ char *render_probe_advice(const struct probe_report *r)
 			sb_printf(&b, "; without a code change: ");
 			arm_how(&b, &r->arms[ad->best_setting]);
 			sb_printf(&b, " (kept %s)",
-				  size1(s1, sizeof(s1),
+				  render_size1(s1, sizeof(s1),
 					r->findings[ad->best_setting].kept,
 					false));
 		}
@@ -185,10 +162,10 @@ int render_probe_text(FILE *out, const struct probe_report *r)
 		"buffers, %s idle; capped arm at %s\n",
 		r->threads, r->threads == 1 ? "" : "s", r->rounds,
 		r->rounds == 1 ? "" : "s",
-		size1(a, sizeof(a), r->min_size, false),
-		size1(b, sizeof(b), r->max_size, false),
+		render_size1(a, sizeof(a), r->min_size, false),
+		render_size1(b, sizeof(b), r->max_size, false),
 		units_format_duration(c, sizeof(c), r->idle_s),
-		size1(d, sizeof(d), r->cap, false));
+		render_size1(d, sizeof(d), r->cap, false));
 	if (r->like) {
 		char esc[4200];
 		fprintf(out, "set up like %s\n",
@@ -214,11 +191,11 @@ int render_probe_text(FILE *out, const struct probe_report *r)
 			continue;
 		}
 		fprintf(out, "%-22s %10s %10s %10s %10s %12s  %s\n", name,
-			size1(a, sizeof(a), arm->baseline, false),
-			size1(b, sizeof(b), f->first, false),
-			size1(c, sizeof(c), f->all, false),
-			size1(d, sizeof(d), f->idle, false),
-			size1(e, sizeof(e), f->slope_per_round, true),
+			render_size1(a, sizeof(a), arm->baseline, false),
+			render_size1(b, sizeof(b), f->first, false),
+			render_size1(c, sizeof(c), f->all, false),
+			render_size1(d, sizeof(d), f->idle, false),
+			render_size1(e, sizeof(e), f->slope_per_round, true),
 			probe_verdict_name(f->verdict));
 	}
 	char *advice = render_probe_advice(r);

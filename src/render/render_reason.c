@@ -32,6 +32,34 @@ char *render_size(char *buf, size_t n, double bytes, bool decimal)
 	return units_format_size_in(buf, n, bytes, decimal);
 }
 
+/* Binary units with one decimal ("230.7 GiB", "13.4 MiB", "824 B"): the
+ * precision the field reports quote, finer than units_format_size's three
+ * digits ("231 GiB"). signed_: "+" before a positive figure. "-" for
+ * NAN. */
+char *render_size1(char *buf, size_t n, double bytes, bool signed_)
+{
+	static const char *const u[] = {"B", "KiB", "MiB", "GiB", "TiB",
+					"PiB"};
+	if (!isfinite(bytes)) {
+		snprintf(buf, n, "-");
+		return buf;
+	}
+	double a = fabs(bytes);
+	size_t i = 0;
+	while (i + 1 < ARRAY_SIZE(u) && a >= 1023.95) {
+		a /= 1024;
+		i++;
+	}
+	const char *sign = bytes < 0 ? "-" : signed_ && bytes > 0 ? "+" : "";
+	if (i == 0)
+		snprintf(buf, n, "%s%.0f B", sign, a);
+	else
+		snprintf(buf, n, "%s%.1f %s", sign, a, u[i]);
+	if (!strcmp(buf, "-0 B") || !strcmp(buf, "+0 B"))
+		snprintf(buf, n, "0 B");
+	return buf;
+}
+
 char *render_rate(char *buf, size_t n, double bph, bool decimal)
 {
 	if (!isfinite(bph)) {
