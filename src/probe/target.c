@@ -7,7 +7,9 @@
  */
 #include "target.h"
 
+#include <assert.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -165,4 +167,42 @@ int target_spawn(char *const argv[], pid_t *pid)
 	}
 	*pid = child;
 	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+char *target_command_name(char *const argv[], char *buf, size_t n)
+{
+	assert(argv && argv[0] && n > 0);
+	const char *name = base_name(argv[0]);
+	if (!strcmp(name, "env")) {
+		/* env's own options take no argument but -u NAME, -C DIR,
+		 * -S STRING (and their long forms with '='); NAME=VALUE
+		 * words set the environment. */
+		for (size_t i = 1; argv[i]; i++) {
+			const char *a = argv[i];
+			if (!strcmp(a, "-u") || !strcmp(a, "-C") ||
+			    !strcmp(a, "-S")) {
+				if (!argv[i + 1])
+					break;
+				i++;
+				continue;
+			}
+			if (!strcmp(a, "--")) {
+				if (argv[i + 1])
+					name = base_name(argv[i + 1]);
+				break;
+			}
+			if (a[0] == '-' || strchr(a, '='))
+				continue;
+			name = base_name(a);
+			break;
+		}
+	}
+	snprintf(buf, n, "%s", name);
+	return buf;
 }

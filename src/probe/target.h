@@ -36,5 +36,11 @@ int target_descendants(struct probe *p, pid_t root, pid_t **out, size_t *n);
  * printed; exec failure is reported through a pipe so a bad command name
  * fails here, not later). */
 int target_spawn(char *const argv[], pid_t *pid);
+/* The display name of a command memtrend starts: the base name of the
+ * program that will run -- argv[0]'s, or, when argv[0] is env(1), that of
+ * the first word after env's options and NAME=VALUE assignments
+ * ("env MALLOC_ARENA_MAX=2 /usr/bin/python3 app.py" is "python3"). Into
+ * buf (n > 0), truncated; returns buf. */
+char *target_command_name(char *const argv[], char *buf, size_t n);
 
 #endif

@@ -1338,9 +1338,7 @@ static int setup_roots(struct recorder *rec, double t)
 		struct root *r = &rec->roots[rec->n_roots++];
 		r->kind = ROOT_COMMAND;
 		r->pid = pid;
-		const char *base = strrchr(o->command[0], '/');
-		base = base ? base + 1 : o->command[0];
-		snprintf(r->name, sizeof(r->name), "%s", base);
+		target_command_name(o->command, r->name, sizeof(r->name));
 		r->target_kind = "command";
 		r->target_id = target_add(rec, "command", o->command[0],
 					  r->name, 0);

@@ -39,6 +39,7 @@
 
 #include "common.h"
 #include "probe.h"
+#include "target.h"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
@@ -873,6 +874,34 @@ static void test_real_cgroup(void **state)
 	probe_free(p);
 }
 
+/* target_command_name: a table, by hand from env(1)'s synopsis. */
+static void test_command_name(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *argv[6];
+		const char *name;
+	} rows[] = {
+		{{"./my-service", "--port", "8080"}, "my-service"},
+		{{"/usr/bin/python3", "app.py"}, "python3"},
+		{{"env", "MALLOC_ARENA_MAX=2", "/usr/bin/python3", "a.py"},
+		 "python3"},
+		{{"/usr/bin/env", "-i", "A=1", "B=2", "redis-server"},
+		 "redis-server"},
+		{{"env", "-u", "HOME", "node", "s.js"}, "node"},
+		{{"env", "--", "./x=y"}, "x=y"},
+		{{"env", "A=1"}, "env"},
+		{{"env"}, "env"},
+		{{"envoy", "-c", "c.yaml"}, "envoy"},
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char buf[64];
+		assert_string_equal(target_command_name(
+			(char *const *)rows[i].argv, buf, sizeof(buf)),
+			rows[i].name);
+	}
+}
+
 int main(void)
 {
 	fixtures = getenv("FIXTURES");
@@ -899,6 +928,7 @@ int main(void)
 		cmocka_unit_test(test_real_sys),
 		cmocka_unit_test(test_real_list_pids),
 		cmocka_unit_test(test_real_cgroup),
+		cmocka_unit_test(test_command_name),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
