@@ -830,6 +830,8 @@ int stats_ar_fitter_fit(struct stats_ar_fitter *f,
 					xtx[j * q + l] = f->fin[(k * qf + bj) * qf + bl];
 					continue;
 				}
+				/* fj or fl: a free column exists (nfree == 1) */
+				assert(vfree != NULL);
 				const double *vj = fj ? vfree : fitter_col(f, bj);
 				const double *vl = fl ? vfree : fitter_col(f, bl);
 				if (kfree >= 1) {

@@ -14,6 +14,7 @@
  * compute statistics (gate.c). The recording goes to -o FILE when given
  * (for `report --html`), else to a temporary folder removed at the end.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -562,6 +563,7 @@ static int check_parse(int argc, char **argv, struct check_args *a)
 		case OPT_FWD_WORK: case OPT_FWD_WORK_LOG: case OPT_FWD_MATCH:
 		case OPT_FWD_WORK_TIMEOUT: case OPT_FWD_NO_GPU: {
 			const struct cli_option *r = row_of(c);
+			assert(r); /* every case label is a row of the table */
 			if (c == OPT_FWD_WORK_CMD || c == OPT_FWD_WORK ||
 			    c == OPT_FWD_WORK_LOG)
 				a->has_work = true;
