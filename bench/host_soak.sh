@@ -8,6 +8,8 @@
 # second memtrend's verdict on the first.
 #
 #   bench/host_soak.sh [SECONDS]     (default 3600)
+#   unshare --pid --fork --mount-proc bench/host_soak.sh   (as root: only
+#       its own processes are recorded, whatever else the machine runs)
 #
 # memtrend from $MEMTREND, or else ${BUILD:-build}; files under
 # bench/out/soak/. Takes SECONDS + ~20 s; ~2 % of one core. Not a
@@ -48,7 +50,8 @@ while kill -0 "$rec" 2>/dev/null; do
 		hwm=$(awk '/VmHWM/ {print $2}' "/proc/$rec/status") || true
 done
 wait "$rec" || true
-kill -INT "$self" 2>/dev/null; wait "$self" || true
+kill -INT "$self" 2>/dev/null || true  # it ends with its target
+wait "$self" || true
 echo "host soak: ${secs} s, 1,000 extra processes, scrapes every 15 s"
 echo "  scrapes answered: $ok (failed: $failed)"
 echo "  RSS after 2 s: $((rss0 / 1024)) MiB; at the end: $((rss1 / 1024)) MiB; peak: $((hwm / 1024)) MiB (target <= 32 MiB)"
