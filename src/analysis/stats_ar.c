@@ -414,6 +414,27 @@ static int chol_solve(double *a, double *b, size_t p)
 
 /* The transformed residuals' sum of squares of a fit, summed point by
  * point (stats_ar_fit: for near-perfect fits). */
+/* The AR(1) transform's factors for a step of d intervals (clamped to
+ * AR_MIN_STEP): rho = exp(-a d), the scale s = 1 / sqrt(r) and ln r,
+ * r = (1 - exp(-2 a d)) / (1 - exp(-2 a)). Recomputed only when d changes
+ * (a regular series computes them once); left as they are for white
+ * noise (rho 0, s 1). Shared by stats_ar_fit() and the fitter, so both
+ * give the same bits. */
+static inline void ar_step(double d, double a, double em2a, bool white,
+			   double *d_prev, double *rho, double *s, double *ln_r)
+{
+	if (d < AR_MIN_STEP)
+		d = AR_MIN_STEP;
+	if (d != *d_prev && !white) {
+		double om = -expm1(-a * d);
+		*rho = 1 - om;
+		double r = expm1(-2 * a * d) / em2a;
+		*s = 1 / sqrt(r);
+		*ln_r = log(r);
+		*d_prev = d;
+	}
+}
+
 static double ar_fit_rss(const double *t, const double *const *cols,
 			 size_t p, const double *y, size_t n, const double *b,
 			 double ym, double ys, double step, double a,
@@ -548,17 +569,8 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 		double logdet = -log(one_m_phi2);
 		double d_prev = -1, rho = 0, s = 1, ln_r = 0;
 		for (size_t i = 1; i < n; i++) {
-			double d = (t[i] - t[i - 1]) / step;
-			if (d < AR_MIN_STEP)
-				d = AR_MIN_STEP;
-			if (d != d_prev && !white) {
-				double om = -expm1(-a * d);
-				rho = 1 - om;
-				double r = expm1(-2 * a * d) / em2a;
-				s = 1 / sqrt(r);
-				ln_r = log(r);
-				d_prev = d;
-			}
+			ar_step((t[i] - t[i - 1]) / step, a, em2a, white,
+				&d_prev, &rho, &s, &ln_r);
 			for (size_t j = 0; j < p; j++)
 				v[j] = cols[j][i];
 			v[p] = (y[i] - ym) / ys;
@@ -704,17 +716,8 @@ struct stats_ar_fitter *stats_ar_fitter_new(const double *t, const double *y,
 		rho_k[0] = 0;
 		s_k[0] = 1;
 		for (size_t i = 1; i < n; i++) {
-			double d = (t[i] - t[i - 1]) / step;
-			if (d < AR_MIN_STEP)
-				d = AR_MIN_STEP;
-			if (d != d_prev && !white) {
-				double om = -expm1(-a * d);
-				rho = 1 - om;
-				double r = expm1(-2 * a * d) / em2a;
-				s = 1 / sqrt(r);
-				ln_r = log(r);
-				d_prev = d;
-			}
+			ar_step((t[i] - t[i - 1]) / step, a, em2a, white,
+				&d_prev, &rho, &s, &ln_r);
 			rho_k[i] = rho;
 			s_k[i] = s;
 			logdet += ln_r;
