@@ -420,6 +420,22 @@ static int chol_solve(double *a, double *b, size_t p)
  * (a regular series computes them once); left as they are for white
  * noise (rho 0, s 1). Shared by stats_ar_fit() and the fitter, so both
  * give the same bits. */
+/* y's scaling for the fits: centred, unit spread (*ym its mean, *ys its
+ * largest distance from it, 1 when none). The likelihood is compared
+ * across models of the same y only, so the scale is a constant; shared by
+ * stats_ar_fit() and the fitter so both scale alike. */
+static void y_scale(const double *y, size_t n, double *ym, double *ys)
+{
+	double m = 0, sp = 0;
+	for (size_t i = 0; i < n; i++)
+		m += y[i];
+	m /= (double)n;
+	for (size_t i = 0; i < n; i++)
+		sp = fmax(sp, fabs(y[i] - m));
+	*ym = m;
+	*ys = sp > 0 ? sp : 1;
+}
+
 static inline void ar_step(double d, double a, double em2a, bool white,
 			   double *d_prev, double *rho, double *s, double *ln_r)
 {
@@ -529,16 +545,8 @@ int stats_ar_fit(const double *t, const double *const *cols, size_t p,
 	double step = median_step(t, n);
 	if (!(step > 0))
 		return -1;
-	/* scale y: centred, unit spread (the likelihood is compared across
-	 * models of the same y only, so the scale is a constant) */
-	double ym = 0, ys = 0;
-	for (size_t i = 0; i < n; i++)
-		ym += y[i];
-	ym /= (double)n;
-	for (size_t i = 0; i < n; i++)
-		ys = fmax(ys, fabs(y[i] - ym));
-	if (!(ys > 0))
-		ys = 1;
+	double ym, ys;
+	y_scale(y, n, &ym, &ys);
 	double steps = (t[n - 1] - t[0]) / step;
 	double a_min = 1 / (AR_WINDOWS_MAX * (steps > 1 ? steps : 1));
 	if (a_min > AR_A_MAX / 10)
@@ -678,20 +686,11 @@ struct stats_ar_fitter *stats_ar_fitter_new(const double *t, const double *y,
 	double step = median_step(t, n);
 	if (!(step > 0))
 		return f;
-	double ym = 0, ys = 0;
-	for (size_t i = 0; i < n; i++)
-		ym += y[i];
-	ym /= (double)n;
-	for (size_t i = 0; i < n; i++)
-		ys = fmax(ys, fabs(y[i] - ym));
-	if (!(ys > 0))
-		ys = 1;
-	f->ym = ym;
-	f->ys = ys;
+	y_scale(y, n, &f->ym, &f->ys);
 	f->step = step;
 	f->vy = xmalloc(n * sizeof(double));
 	for (size_t i = 0; i < n; i++)
-		f->vy[i] = (y[i] - ym) / ys;
+		f->vy[i] = (y[i] - f->ym) / f->ys;
 	double steps = (t[n - 1] - t[0]) / step;
 	double a_min = 1 / (AR_WINDOWS_MAX * (steps > 1 ? steps : 1));
 	if (a_min > AR_A_MAX / 10)

@@ -85,19 +85,7 @@ void series_release(struct series *s)
 		free(s->labels[i].value);
 	}
 	free(s->labels);
-	free(s->t);
-	free(s->footprint);
-	free(s->inc);
-	for (int c = 0; c < COMP_COUNT; c++)
-		free(s->comp[c]);
-	free(s->requests);
-	free(s->connections);
-	free(s->pressure);
-	for (size_t g = 0; g < s->n_gauges; g++) {
-		free(s->gauges[g].name);
-		free(s->gauges[g].v);
-	}
-	free(s->gauges);
+	series_drop_points(s);
 	if (s->regions_first) {
 		regions_release(s->regions_first);
 		free(s->regions_first);
