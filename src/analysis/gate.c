@@ -127,6 +127,45 @@ void gate_measure(const struct series *s, const double *work,
 	free(t);
 }
 
+/* The chance that a rerun of k times the amount decides, for a run whose
+ * estimate lies d from the budget with side = the half-width of the
+ * interval on the budget's side and q = the resolution's widening over
+ * the amount seen. The truth is taken as the interval says: normal about
+ * the estimate with sd s = side / z; the rerun's estimate scatters about
+ * the truth with sd s_k = s k^-GATE_SHRINK, independently, so about the
+ * estimate with sd sqrt(s^2 + s_k^2); it decides when it lies farther
+ * from the budget than its own half-width, max(z s_k, q / k). */
+static double rerun_decides(double d, double side, double q, double k)
+{
+	double s = side / STATS_Z975;
+	double sk = s * pow(k, -GATE_SHRINK);
+	double h = fmax(STATS_Z975 * sk, q / k);
+	double v = sqrt(s * s + sk * sk);
+	return stats_norm_cdf((d - h) / v) + stats_norm_cdf((-d - h) / v);
+}
+
+double gate_rerun_factor(double d, double side, double q)
+{
+	assert(d >= 0 && side > 0 && q >= 0);
+	/* rerun_decides() grows with k (its derivative in s_k is
+	 * (z s^2 - d s_k) / v^3 > 0 while d < z s, i.e. inconclusive, and
+	 * q / k falls), from below 1/2 at k = 1 towards 1: bisect on log k.
+	 * 200 halvings of [0, log 1e12] leave k to a relative 1e-15. */
+	if (rerun_decides(d, side, q, 1) >= GATE_ASSURANCE)
+		return 1;
+	double lo = 0, hi = log(1e12);
+	if (rerun_decides(d, side, q, exp(hi)) < GATE_ASSURANCE)
+		return INFINITY;
+	for (int i = 0; i < 200 && hi - lo > 1e-15; i++) {
+		double mid = (lo + hi) / 2;
+		if (rerun_decides(d, side, q, exp(mid)) >= GATE_ASSURANCE)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return exp(hi);
+}
+
 void gate_judge(const struct gate_evidence *e, double budget,
 		struct gate_result *r)
 {
@@ -156,26 +195,22 @@ void gate_judge(const struct gate_evidence *e, double budget,
 		r->why = GATE_WHY_NONE;
 		return;
 	}
-	/* The budget lies inside the interval. The side of it that must
-	 * clear the budget shrinks as amount^-GATE_SHRINK (docs/check.md):
-	 * it must come down to the distance between the estimate and the
-	 * budget. Never less than the resolution leaves open either:
-	 * resolution / amount must fit in that distance too. */
+	/* The budget lies inside the interval: plan a rerun on the interval,
+	 * not on the estimate (docs/check.md, "The advice"). */
 	r->why = GATE_WHY_INTERVAL;
 	double d = fabs(budget - sl->estimate);
 	double side = sl->estimate < budget ? sl->high - sl->estimate :
 					      sl->estimate - sl->low;
-	if (!(d > 0) || !(side > 0)) {
+	if (!(side > 0)) {
 		r->why = GATE_WHY_AT_BUDGET;
 		r->needed = r->more = r->more_s = INFINITY;
 		return;
 	}
-	double needed = e->amount * pow(side / d, 1.0 / GATE_SHRINK);
 	double res = e->basis == GATE_PER_HOUR ? e->resolution * 3600 :
 						 e->resolution;
-	if (isfinite(res) && res > 0)
-		needed = fmax(needed, res / d);
-	r->needed = fmax(needed, e->amount);
+	double k = gate_rerun_factor(d, side, isfinite(res) && res > 0 ?
+				     res / e->amount : 0);
+	r->needed = e->amount * k;
 	r->more = r->needed - e->amount;
 	if (e->basis == GATE_PER_HOUR)
 		r->more_s = r->more;

@@ -76,13 +76,24 @@ enum gate_why {
 	GATE_WHY_NO_WORK,          /* per request: the counter never moved
 				      (or has no readings) after warm-up */
 	GATE_WHY_INTERVAL,         /* the budget lies inside the interval */
-	GATE_WHY_AT_BUDGET,        /* ... and the estimate sits on it: no
-				      amount of data decides at this rate */
+	GATE_WHY_AT_BUDGET,        /* ... and the interval has no width on
+				      the budget's side: no advice */
 };
 
-/* The exponent of the advice model: the interval's half-width shrinks as
- * amount^-GATE_SHRINK (docs/check.md says why 1). */
-#define GATE_SHRINK 1.0
+/* The advice model (docs/check.md, "The advice"): a rerun's interval
+ * shrinks as amount^-GATE_SHRINK (readings at a steady rate, noise
+ * stationary over the run), and the advice is the amount at which a rerun
+ * decides with chance GATE_ASSURANCE when the truth is as this run's
+ * interval says. Both chosen by the simulation tests/calibration/
+ * gate_advice.c, whose table docs/check.md keeps. */
+#define GATE_SHRINK 1.5
+#define GATE_ASSURANCE 0.7
+
+/* The factor by which the amount seen must grow for a rerun to decide
+ * with chance GATE_ASSURANCE: >= 1. d: |estimate - budget| (>= 0); side:
+ * the interval's half-width on the budget's side (> 0); q: the widening
+ * by the resolution over the amount seen (>= 0), which shrinks as 1/k. */
+double gate_rerun_factor(double d, double side, double q);
 
 struct gate_result {
 	enum gate_outcome outcome;
@@ -91,7 +102,8 @@ struct gate_result {
 	/* Inconclusive on the interval: the amount (requests or seconds)
 	 * that would decide in all, and how much more than was seen; more
 	 * as time too at the observed request rate (NAN when unknown).
-	 * INFINITY when nothing would (GATE_WHY_AT_BUDGET). NAN otherwise. */
+	 * INFINITY when it cannot be said (GATE_WHY_AT_BUDGET). NAN
+	 * otherwise. */
 	double needed, more, more_s;
 };
 

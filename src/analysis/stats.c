@@ -32,10 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* scipy.stats.norm.ppf(0.975) as scipy 1.10 returns it (1.959963984540054):
- * hard-coded so that the interval indices round exactly as scipy's do. */
-#define Z975 1.959963984540054
-
 #define SQRT2 1.41421356237309504880
 #define LOG_SQRT_2PI 0.91893853320467274178 /* log(sqrt(2 pi)) */
 
@@ -680,7 +676,7 @@ int stats_trend_compute_at(const double *t, const double *x, const double *y,
 	 * assumes independent points: kept for reference, not for verdicts. */
 	double sigsq = (1.0 / 18.0) * (nn1 * (2 * dn + 5) - tx.mk - ty.mk);
 	if (sigsq >= 0) {
-		double sigma = sqrt(sigsq), z = -Z975, nt = (double)np;
+		double sigma = sqrt(sigsq), z = -STATS_Z975, nt = (double)np;
 		double ru = rint((nt - z * sigma) / 2.0);
 		double rl = rint((nt + z * sigma) / 2.0) - 1;
 		uint64_t iu = ru > nt - 1 ? np - 1 : (uint64_t)ru;

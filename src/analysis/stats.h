@@ -85,6 +85,10 @@ double stats_median_inplace(double *v, size_t n);
 /* Sorts v ascending (-0 and +0, which compare equal, in either order).
  * Radix sort: O(n), no callbacks; for sorts that qsort() did. */
 void stats_sort_doubles(double *v, size_t n);
+/* scipy.stats.norm.ppf(0.975) as scipy 1.10 returns it (1.959963984540054):
+ * hard-coded so that the interval indices round exactly as scipy's do. */
+#define STATS_Z975 1.959963984540054
+
 /* Standard normal CDF and its inverse. */
 double stats_norm_cdf(double z);
 double stats_norm_ppf(double p);

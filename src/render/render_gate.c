@@ -94,8 +94,9 @@ char *render_gate_sentence(char *buf, size_t n, const struct gate_evidence *e,
 	if (k < 0 || (size_t)k >= n || r->outcome != GATE_INCONCLUSIVE)
 		return buf;
 	if (r->why == GATE_WHY_AT_BUDGET) {
-		snprintf(buf + k, n - (size_t)k, "; the slope sits on the "
-			 "budget: no run decides at this rate");
+		snprintf(buf + k, n - (size_t)k, "; the interval ends on "
+			 "the budget: how much more would decide cannot be "
+			 "said");
 		return buf;
 	}
 	fmt_more(more, sizeof(more), e, r);

@@ -40,6 +40,7 @@
 
 #include "analysis.h"
 #include "series.h"
+#include "sim_rng.h"
 
 #define KiB 1024.0
 #define MiB (1024.0 * KiB)
@@ -47,92 +48,6 @@
 #define PAGE 4096.0
 #define T0 1.7e9
 #define MEM_TOTAL (64 * GiB)
-
-/* ------------------------------------------------------------------ */
-/* Random numbers                                                      */
-/* ------------------------------------------------------------------ */
-
-struct rng {
-	uint64_t s[4];
-	bool has_spare;
-	double spare;
-};
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static void rng_seed(struct rng *r, uint64_t family, uint64_t seed)
-{
-	uint64_t x = family * 0x100000001b3ULL ^ (seed + 1) * 0x9e3779b97f4a7c15ULL;
-	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
-	r->has_spare = false;
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static uint64_t rng_next(struct rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t result = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
-}
-
-/* uniform in [0, 1) */
-static double rng_uniform(struct rng *r)
-{
-	return (double)(rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-static double rng_normal(struct rng *r)
-{
-	if (r->has_spare) {
-		r->has_spare = false;
-		return r->spare;
-	}
-	double u, v, q;
-	do {
-		u = 2 * rng_uniform(r) - 1;
-		v = 2 * rng_uniform(r) - 1;
-		q = u * u + v * v;
-	} while (q >= 1 || q == 0);
-	double f = sqrt(-2 * log(q) / q);
-	r->spare = v * f;
-	r->has_spare = true;
-	return u * f;
-}
-
-/* A stationary AR(1) path of n steps with marginal sd `sd`. */
-struct ar1 {
-	double phi, sd, u;
-	bool started;
-};
-
-static double ar1_next(struct ar1 *a, struct rng *r)
-{
-	if (!a->started) {
-		a->u = a->sd * rng_normal(r);
-		a->started = true;
-	} else {
-		a->u = a->phi * a->u +
-		       a->sd * sqrt(1 - a->phi * a->phi) * rng_normal(r);
-	}
-	return a->u;
-}
 
 /* ------------------------------------------------------------------ */
 /* Families                                                            */

@@ -4,7 +4,7 @@ tests of `memtrend check` (standard library only).
 
 Usage:
     leak_server.py --port PORT [--leak BYTES] [--cache-cap N --cache-item BYTES]
-                   [--noise BYTES]
+                   [--noise BYTES] [--seed N]
 
 GET / is one request: it keeps --leak BYTES for good (a bytes object
 filled with data, so its pages are touched and resident), and with
@@ -12,8 +12,9 @@ filled with data, so its pages are touched and resident), and with
 the cache fills during the first N requests, then each request replaces an
 entry of the same size (memory holds at the cap). --noise BYTES is
 allocator noise without a leak: each request replaces one of 4 slots
-(seeded random choice) with a touched buffer of a random size up to BYTES,
-so the footprint wanders by several times BYTES and comes back. GET /metrics is the work
+(seeded random choice, --seed, default 17) with a touched buffer of a
+random size up to BYTES, so the footprint wanders by several times BYTES
+and comes back; one seed gives the same noise per request in every run. GET /metrics is the work
 counter in Prometheus text format: `leak_requests_total COUNT`, the
 requests to / so far (scrapes do not count). HTTP/1.1 with keep-alive, a
 thread per connection (a scraper's kept-alive connection must not block the
@@ -32,13 +33,14 @@ ap.add_argument("--leak", type=int, default=0)
 ap.add_argument("--cache-cap", type=int, default=0)
 ap.add_argument("--cache-item", type=int, default=0)
 ap.add_argument("--noise", type=int, default=0)
+ap.add_argument("--seed", type=int, default=17)
 args = ap.parse_args()
 
 kept = []
 cache = {}
 count = 0
 noise = [b""] * 4
-rng = random.Random(17)
+rng = random.Random(args.seed)
 lock = threading.Lock()
 
 

@@ -1,10 +1,12 @@
 /*
  * test_gate.c - `memtrend check`'s judgement (src/analysis/gate.c) as a
- * table: evidence in, outcome and advice out. The advice figures are hand
- * computations from the model of docs/check.md: the side of the interval
- * that must clear the budget shrinks as 1/amount, so the amount needed is
- * amount x side / |estimate - budget|, never less than what was seen nor
- * than resolution / |estimate - budget|. Then gate_measure() on series
+ * table: evidence in, outcome and advice out. The advice figures come
+ * from the model of docs/check.md computed independently with scipy
+ * (scipy.stats.norm.cdf, scipy.optimize.brentq to 1e-15): the smallest
+ * k >= 1 with P(k) = Phi((d - h)/v) + Phi((-d - h)/v) >= 0.7, where
+ * s = side / 1.959963984540054, s_k = s k^-1.5, h = max(1.96 s_k, q / k),
+ * v = sqrt(s^2 + s_k^2), d = |estimate - budget|, q = resolution /
+ * amount; needed = amount x k. Then gate_measure() on series
  * built by hand: an exact line per request after a warm-up that is left
  * out, a counter that never moves, and the time basis.
  *
@@ -54,29 +56,35 @@ static const struct row rows[] = {
 	/* the upper end on the budget exactly is not below it */
 	{"upper end at budget", GATE_PER_REQUEST, 50, true, 1000, 1000, 100,
 	 4096, true, 512, 0, 1024, 1024, GATE_INCONCLUSIVE, GATE_WHY_INTERVAL,
-	 /* side 512, distance 512: 1000 x 1 = 1000 = what was seen */
-	 1000, 0},
+	 /* side 512, distance 512, q = 4096/1000: k = 1.29080271386 */
+	 1290.8027138632563, 2.9080271386325625},
 	/* estimate below the budget, upper end above: side = high - est =
-	 * 700, distance = 1024 - 400 = 624 -> 1000 x 700/624 = 1121.79...;
-	 * the 121.79... more at 100 requests/s */
+	 * 700, distance = 1024 - 400 = 624; 419.77 more at 100 requests/s */
 	{"below, interval reaches budget", GATE_PER_REQUEST, 50, true, 1000,
 	 1000, 100, 4096, true, 400, -300, 1100, 1024, GATE_INCONCLUSIVE,
-	 GATE_WHY_INTERVAL, 1000.0 * 700 / 624, 121.79487179487181 / 100},
+	 GATE_WHY_INTERVAL, 1419.7670876503855, 4.197670876503855},
 	/* estimate above, lower end below: side = est - low = 3000,
-	 * distance 2048 - 1024 = 1024 -> 2000 x 3000/1024 = 5859.375; more
-	 * 3859.375 requests at 50/s = 77.1875 s */
+	 * distance 2048 - 1024 = 1024, q = 4096/2000; 3047.44 more
+	 * requests at 50/s */
 	{"above, interval reaches budget", GATE_PER_REQUEST, 50, true, 2000,
 	 2000, 50, 4096, true, 2048, -952, 5000, 1024, GATE_INCONCLUSIVE,
-	 GATE_WHY_INTERVAL, 5859.375, 77.1875},
-	/* resolution floor: 4 KiB pages over a distance of 1 B/req need
-	 * 4096 requests even where the interval says 1500 */
+	 GATE_WHY_INTERVAL, 5047.442472924499, 60.94884945848999},
+	/* the resolution dominates: side 1.5, distance 1 B/req, but 4 KiB
+	 * pages over k x 1000 requests are a half-width of 4.096/k B/req,
+	 * which alone needs k > 4.096; with the chance 6460.9 */
 	{"resolution floor", GATE_PER_REQUEST, 50, true, 1000, 1000, 100,
 	 4096, true, 1023, 1022, 1024.5, 1024, GATE_INCONCLUSIVE,
-	 GATE_WHY_INTERVAL, 4096, 30.96},
-	/* the estimate on the budget: nothing decides */
+	 GATE_WHY_INTERVAL, 6460.9087484313795, 54.6090874843138},
+	/* the estimate on the budget: the truth is not known to be there,
+	 * a rerun of 2.92 x decides with chance 0.7 (side 124 below) */
 	{"at budget", GATE_PER_REQUEST, 50, true, 1000, 1000, 100, 4096, true,
-	 1024, 900, 1200, 1024, GATE_INCONCLUSIVE, GATE_WHY_AT_BUDGET,
-	 INFINITY, INFINITY},
+	 1024, 900, 1200, 1024, GATE_INCONCLUSIVE, GATE_WHY_INTERVAL,
+	 2919.0702030257567, 19.190702030257565},
+	/* no width on the budget's side (estimate = low = budget): no
+	 * advice can be planned */
+	{"no width at budget", GATE_PER_REQUEST, 50, true, 1000, 1000, 100,
+	 4096, true, 1024, 1024, 1200, 1024, GATE_INCONCLUSIVE,
+	 GATE_WHY_AT_BUDGET, INFINITY, INFINITY},
 	/* the counter never moved: no work, whatever the memory did */
 	{"no work", GATE_PER_REQUEST, 50, true, 0, NAN, 0, 4096, false,
 	 NAN, NAN, NAN, 1024, GATE_INCONCLUSIVE, GATE_WHY_NO_WORK, NAN, NAN},
@@ -94,11 +102,11 @@ static const struct row rows[] = {
 	{"time, below", GATE_PER_HOUR, 100, false, NAN, 600, NAN, 4096, true,
 	 1 * MiB, -2 * MiB, 4 * MiB, 10 * MiB, GATE_PASS, GATE_WHY_NONE, NAN,
 	 NAN},
-	/* per hour, inconclusive: side 12 MiB/h, distance 5 MiB/h: 600 s x
-	 * 12/5 = 1440 s, 840 s more */
+	/* per hour, inconclusive: side 12 MiB/h, distance 5 MiB/h, q =
+	 * 4096 x 3600 / 600 B/h: 1415.02 s in all, 815.02 s more */
 	{"time, straddles", GATE_PER_HOUR, 100, false, NAN, 600, NAN, 4096,
 	 true, 5 * MiB, -1 * MiB, 17 * MiB, 10 * MiB, GATE_INCONCLUSIVE,
-	 GATE_WHY_INTERVAL, 1440, 840},
+	 GATE_WHY_INTERVAL, 1415.0193011281872, 815.0193011281872},
 	/* per hour: a series without work is judged on time alone */
 	{"time, fail", GATE_PER_HOUR, 100, false, NAN, 600, NAN, 4096, true,
 	 40 * MiB, 30 * MiB, 50 * MiB, 10 * MiB, GATE_FAIL, GATE_WHY_NONE,
