@@ -3,6 +3,7 @@
 #   make test   - build (normal + ASan/UBSan) and run every suite in both
 #   make bench  - run the benchmarks (bench/run.sh)
 #   make calibrate - the verdicts' calibration table (every family, 400 seeds)
+#                    and check's advice table (docs/check.md, 200 seeds)
 #   make fuzz   - the libFuzzer harnesses, FUZZ_SECONDS (60) each (clang)
 #   make analyze - gcc -fanalyzer over every source file
 #   WERROR=1    - warnings are errors (CI sets it)
@@ -49,6 +50,7 @@ bench: all
 
 calibrate: all
 	./$(BUILD)/tests/calibrate --seeds 400
+	./$(BUILD)/tests/gate_advice --seeds 200 --ratio 1.5 --ratio 3 --ratio 6
 
 fuzz:
 	@./scripts/install-deps.sh --quiet
