@@ -949,6 +949,9 @@ def gpu_rows():
 FLEET_TARGETS = knob("BENCH_FLEET_TARGETS", 10000, 200)   # i: series
 FLEET_POINTS = knob("BENCH_FLEET_POINTS", 10080, 1440)    # i: 1 min each
 FLEET_TARGET_S = 60.0     # report --prometheus, 10^4 x 10,080, end to end
+FLEET_CMP_EVERY = knob("BENCH_FLEET_CMP_EVERY", 1, 1)     # i: vs CSV, every K-th
+FLEET_CMP_BY_EVERY = knob("BENCH_FLEET_CMP_BY_EVERY", 5, 1)  # i: --by app; 0 none
+FLEET_CMP_JOBS = knob("BENCH_FLEET_CMP_JOBS", 2, 2)       # i: CSV reports at once
 FLEET_RSS_TARGET = 1 << 30
 
 
@@ -1041,6 +1044,16 @@ def fleet_rows():
     ratios = sorted(float(r["value"][1]) * 3600 / mt[r["metric"]["instance"]]
                     for r in body["data"]["result"]
                     if mt.get(r["metric"]["instance"]))
+    # The restarting targets (two half-length pods of one app each),
+    # merged with --by app, for the comparison with CSV below.
+    by = None
+    if FLEET_CMP_BY_EVERY:
+        by = run("fleet-report-by", [MEMTREND, "report", "--prometheus", url,
+                                     "--query", "fleet_memory_bytes{app!=\"\"}",
+                                     "--by", "app", "--start", start, "--end",
+                                     end, "--step", "60s", "--json"])
+        detail("i) --by app report (%d targets): %.1f s" % (
+            len(json.loads(by.out)["targets"]), by.wall))
     prom.p.kill()
     prom.wait(ok=None)
     if ratios:
@@ -1050,6 +1063,49 @@ def fleet_rows():
             passmiss(abs(med - 1) <= 0.01))
         detail("i) deriv()/slope: min %.4f, median %.4f, max %.4f" % (
             ratios[0], med, ratios[-1]))
+    fleet_csv_rows(rep, "instance", FLEET_CMP_EVERY, end, step)
+    if by is not None:
+        fleet_csv_rows(by, "app", FLEET_CMP_BY_EVERY, end, step)
+
+
+def fleet_csv_rows(rep, key, every, end, step):
+    """i) the fleet report against memtrend's report of the same series
+    read from CSV (issue 16: equal verdicts, slopes within 1 %), through
+    tests/e2e/fleet_compare.py, as tests/e2e/fleet_prometheus.sh does at 1
+    and 50 series: each target's CSV written by fleet_gen's own functions
+    (deterministic per index) into a temporary folder, reported, deleted."""
+    tmp = os.path.join(OUT, "fleet-csv-tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    summary = os.path.join(OUT, "fleet-csv-%s.json" % key)
+    try:
+        cmp = run("fleet-csv-" + key, [
+            PY, os.path.join(ROOT, "tests", "e2e", "fleet_compare.py"),
+            "--fleet", rep.out_path, "--key", key, "--memtrend", MEMTREND,
+            "--generate", FLEET_POINTS, step, end, "--tmp-dir", tmp,
+            "--every", every, "--jobs", FLEET_CMP_JOBS, "--summary",
+            summary], ok=(0, 1))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    with open(summary) as f:
+        r = json.load(f)
+    n = r["compared"]
+    what = "{:,}".format(n)
+    if n < r["targets"]:
+        what += " of {:,} (every {}-th)".format(r["targets"], every)
+    what += " series" if key == "instance" else " restarts, --by app"
+    row("vs CSV report, %s: verdicts equal; slopes within 1 %% (worst)"
+        % what, "%d/%d; %d/%d (%.2g %%)" % (
+            r["verdicts_equal"], n, r["slopes_within"], n,
+            r["worst_rel"] * 100), "—", "—", "all agree",
+        passmiss(r["all_agree"]))
+    detail("i) vs CSV (%s): %d/%d sample counts equal; worst slope "
+           "difference %s (%.3g %% of max(|slope|, 1 KiB/h)); %.0f s, CPU "
+           "%.0f s (CSVs written and reported %d at a time)%s" % (
+               key, r["samples_equal"], n, r["worst_name"],
+               r["worst_rel"] * 100, cmp.wall, cmp.cpu, FLEET_CMP_JOBS,
+               "" if r["all_agree"] else "; differences: " +
+               cmp.out.strip().replace("\n", " / ")[:400]))
 
 
 def table():

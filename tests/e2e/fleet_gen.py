@@ -59,6 +59,22 @@ def series(i, points, step, end):
     return out
 
 
+def csv_name(parts):
+    """The name of target i's CSV (without .csv): its instance, or for a
+    restart its app (the label --by merges its pods on)."""
+    labels0 = parts[0][0]
+    return labels0.get("instance") or labels0["app"]
+
+
+def write_csv(path, parts):
+    """One target's series as the CSV report reads; a restart's pods are
+    pids 1 and 2 (its incarnations)."""
+    with open(path, "w") as f:
+        f.write("time,footprint,pid\n")
+        for n, (_, pts) in enumerate(parts):
+            f.write("".join("%d,%d,%d\n" % (t, v, n + 1) for t, v in pts))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--targets", type=int, required=True)
@@ -78,13 +94,7 @@ def main():
                 prefix = "%s{%s} " % (a.metric, lab)
                 om.write("".join("%s%d %d\n" % (prefix, v, t) for t, v in pts))
             if a.csv_dir:
-                # One CSV per target; a restart's pods are pids 1 and 2.
-                labels0 = parts[0][0]
-                name = labels0.get("instance") or labels0["app"]
-                with open(os.path.join(a.csv_dir, name + ".csv"), "w") as f:
-                    f.write("time,footprint,pid\n")
-                    for n, (_, pts) in enumerate(parts):
-                        f.write("".join("%d,%d,%d\n" % (t, v, n + 1) for t, v in pts))
+                write_csv(os.path.join(a.csv_dir, csv_name(parts) + ".csv"), parts)
         om.write("# EOF\n")
 
 
