@@ -40,7 +40,8 @@ struct trend_result {
 	double ar_phi;             /* lag-one correlation per median step */
 	double corr_time;          /* correlation time, units of t */
 	double se_iid;             /* OLS standard error, independent points */
-	double sen_low, sen_high;  /* Sen's textbook interval (independent
+	double sen_low, sen_high;  /* Sen's textbook interval, only from
+				      stats_trend_compute_sen() (independent
 				      points; scipy's theilslopes) */
 	double mk_s;               /* Mann-Kendall S */
 	double mk_var_s;           /* tie-corrected Var(S), uncorrected for ACF */
@@ -67,6 +68,11 @@ int stats_trend_compute(const double *x, const double *y, size_t n,
  * t == NULL or t == x: x is the time. */
 int stats_trend_compute_at(const double *t, const double *x, const double *y,
 		     size_t n, struct trend_result *out);
+/* stats_trend_compute() plus Sen's textbook interval (sen_low/sen_high,
+ * NAN from the others): for the tests against scipy.stats.theilslopes;
+ * it costs two more slope selections and no verdict uses it. */
+int stats_trend_compute_sen(const double *x, const double *y, size_t n,
+			    struct trend_result *out);
 
 /* Building blocks, exposed for tests. */
 

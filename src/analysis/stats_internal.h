@@ -28,6 +28,20 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+/* The inversion count of slope selection takes a popcount per point; on
+ * x86-64 without -mpopcnt that is a call into libgcc (a byte table). A
+ * clone of the counting function built for the POPCNT instruction is
+ * chosen at load time where the CPU has it (GCC/clang target_clones, an
+ * ifunc); the arithmetic is the same in both. */
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__)
+#define STATS_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#endif
+#endif
+#ifndef STATS_POPCNT_CLONES
+#define STATS_POPCNT_CLONES
+#endif
+
 /* Series with at most this many pairs get their slopes enumerated and
  * sorted outright; slope selection takes over above it. Kept small so
  * that the selection code is what runs (and is tested) on mid-size

@@ -258,6 +258,7 @@ static void build_keys(struct stats_slope_sel *sel, double t, double t2)
  * so the result is the one sort_count() gives). Then the inversions of
  * the x positions in that order, by a Fenwick tree.
  */
+STATS_POPCNT_CLONES
 static uint64_t sort_count_fast(struct stats_slope_sel *sel, bool ties_below)
 {
 	size_t n = sel->n;

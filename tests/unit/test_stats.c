@@ -321,7 +321,7 @@ static void test_trend_hand(void **state)
 	check_exact(stats_mann_kendall_s(y, 5), 6.0);
 	check_close(stats_mann_kendall_var(y, 5), 50.0 / 3, 1e-15);
 	struct trend_result r;
-	assert_int_equal(stats_trend_compute(x, y, 5, &r), 0);
+	assert_int_equal(stats_trend_compute_sen(x, y, 5, &r), 0);
 	assert_int_equal(r.n_raw, 5);
 	assert_int_equal(r.n, 5);
 	assert_false(r.bucketed);
@@ -359,7 +359,7 @@ static void test_trend_scipy_ties(void **state)
 {
 	(void)state;
 	struct trend_result r;
-	assert_int_equal(stats_trend_compute(tie_x, tie_y, 30, &r), 0);
+	assert_int_equal(stats_trend_compute_sen(tie_x, tie_y, 30, &r), 0);
 	/* scipy.stats.theilslopes(y, x, 0.95, method='joint')
 	 * -> 2.8461538461538463 3.3461538461538454 2.3157894736842106 3.4 */
 	check_exact(r.slope, 2.8461538461538463);
@@ -754,8 +754,16 @@ static void test_trend_mid_vs_brute(void **state)
 	lcg_series(n, 11, 0.9, 0.02, 5.0, x, y);
 	for (size_t i = 0; i < n; i++) /* quantise: ties in y */
 		y[i] = floor(y[i] * 4) / 4;
-	struct trend_result r;
-	assert_int_equal(stats_trend_compute(x, y, n, &r), 0);
+	struct trend_result r, plain;
+	assert_int_equal(stats_trend_compute_sen(x, y, n, &r), 0);
+	/* without Sen's interval: the same figures, bit for bit, and NAN
+	 * where Sen's would be */
+	assert_int_equal(stats_trend_compute(x, y, n, &plain), 0);
+	check_exact(plain.slope, r.slope);
+	check_exact(plain.ci_low, r.ci_low);
+	check_exact(plain.ci_high, r.ci_high);
+	check_exact(plain.p_value, r.p_value);
+	assert_true(isnan(plain.sen_low) && isnan(plain.sen_high));
 	uint64_t np;
 	double *s = brute_slopes(x, y, n, &np);
 	assert_int_equal(r.n_pairs, np);
@@ -911,7 +919,7 @@ static void test_trend_invalid(void **state)
 	assert_int_equal(stats_trend_compute(x, y, 0, &r), -1);
 	/* two points: one slope */
 	double x2[] = {0, 10}, y2[] = {100, 150};
-	assert_int_equal(stats_trend_compute(x2, y2, 2, &r), 0);
+	assert_int_equal(stats_trend_compute_sen(x2, y2, 2, &r), 0);
 	check_exact(r.slope, 5.0);
 	check_exact(r.intercept, 100.0); /* residuals 100 - 0, 150 - 50 */
 	check_exact(r.sen_low, 5.0);
