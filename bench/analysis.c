@@ -3,7 +3,8 @@
  * `report --prometheus` pays it per series (issue 16: <= 10 ms at 10^4):
  * t_i = i * 60 s (a 1-minute step), footprint = 1 GiB + slope * t + AR(1)
  * noise (phi 0.9, sd 4 MiB) rounded to 4 KiB, the shape bench_synth
- * writes. Prints the median of REPS runs per size.
+ * writes. Prints the median of REPS runs per size. The heap is kept as
+ * report keeps it (mallopt, cmd_report.c).
  *
  *   bench_analysis [N ...]        (default 1000 10000 100000)
  */
@@ -11,6 +12,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __GLIBC__ /* defined by the headers above */
+#include <malloc.h>
+#endif
 
 #include "analysis.h"
 #include "common.h"
@@ -71,6 +75,12 @@ static double time_one(size_t n, double slope_bph, int reps)
 
 int main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+	/* the heap as `report` keeps it (cmd_report.c): scratch is reused
+	 * from one analysis to the next, not faulted in again */
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
 	size_t sizes[16] = {1000, 10000, 100000};
 	size_t k = 3;
 	if (argc > 1) {
