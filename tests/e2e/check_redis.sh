@@ -32,11 +32,10 @@ SH
 chmod +x "$T/load.sh"
 run() {
 	local port; port=$(free_port)
-	local work="redis-cli -p $port info commandstats | sed -n 's/^cmdstat_set:calls=\([0-9]*\).*/\1/p' | grep . || echo 0"
+	redis_server "$port"
 	PY=$PY timeout 60 "$MEMTREND" check -q --json --interval 100ms \
-		--work-cmd "$work" --work-timeout 1s --load "$T/load.sh $port" \
-		"$@" -- redis-server --port "$port" --bind 127.0.0.1 --save '' \
-		--appendonly no --dir "$T" --logfile "$T/redis.log"
+		--work-cmd "$(redis_set_calls "$port")" --work-timeout 1s \
+		--load "$T/load.sh $port" "$@" -- "${REDIS_SERVER[@]}"
 }
 run --max-per-request 4KiB > "$T/pass.json" 2> "$T/pass.err"
 rc=$?

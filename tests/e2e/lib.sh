@@ -71,3 +71,13 @@ listen_url() {
 	done
 	sed -n 's/.*serving the figures at \(http[^ ]*\).*/\1/p' "$1"
 }
+# redis_server PORT: REDIS_SERVER=(argv of a throwaway redis-server on
+# 127.0.0.1:PORT: no persistence, its files in $T). redis_set_calls PORT:
+# a shell command printing the server's SET calls so far (a work counter).
+redis_server() {
+	REDIS_SERVER=(redis-server --port "$1" --bind 127.0.0.1 --save '' \
+		--appendonly no --dir "$T" --logfile "$T/redis.log")
+}
+redis_set_calls() {
+	echo "redis-cli -p $1 info commandstats | sed -n 's/^cmdstat_set:calls=\([0-9]*\).*/\1/p' | grep . || echo 0"
+}

@@ -9,11 +9,11 @@
 . "$E2E_LIB"
 need redis-server redis-cli
 PORT=$(free_port)
-bg redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no \
-	--dir "$T" --logfile "$T/redis.log"
+redis_server "$PORT"
+bg "${REDIS_SERVER[@]}"
 R=$LAST_BG
 wait_port "$PORT" 10
-WORK="redis-cli -p $PORT info commandstats | sed -n 's/^cmdstat_set:calls=\([0-9]*\).*/\1/p' | grep . || echo 0"
+WORK=$(redis_set_calls "$PORT")
 bg "$MEMTREND" record -q -o "$T/run.db" -p "$R" -i 200ms \
 	--work-cmd "$WORK" --work-timeout 1s --conn-port "$PORT"
 REC=$LAST_BG
