@@ -433,8 +433,13 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		goto out;
 	}
 	if (!o.append && lstat(o.output, &out_st) == 0) {
-		error("'%s' already exists (use --append to add to it, or "
-		      "choose another file)", o.output);
+		/* check keeps one run's recording: it has no --append */
+		if (strcmp(verb, "check") == 0)
+			error("'%s' already exists (choose another file, or "
+			      "remove it first)", o.output);
+		else
+			error("'%s' already exists (use --append to add to "
+			      "it, or choose another file)", o.output);
 		goto out;
 	}
 	if (o.interval_s < 0.001) {

@@ -854,6 +854,18 @@ static int request(struct prom_client *c, const char *path, const char *form,
 		char msg[200];
 		error_message(a.ps, msg, sizeof(msg));
 		prom_parser_free(a.ps);
+		for (size_t l = strlen(msg); l && msg[l - 1] == ' '; l--)
+			msg[l - 1] = '\0';
+		if (status == 404 || status == 405) {
+			/* Not Prometheus' API there: a page of its UI, an
+			 * exporter's /metrics, a path after the base URL */
+			error("%s: HTTP %ld from %s: %s (is --prometheus the "
+			      "base URL of a Prometheus server, e.g. "
+			      "http://127.0.0.1:9090?)", what, status, url,
+			      msg);
+			rc = PROM_BAD_QUERY;
+			goto out;
+		}
 		if (status < 500) {
 			error("%s: Prometheus says (HTTP %ld): %s", what,
 			      status, msg);

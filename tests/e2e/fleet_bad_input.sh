@@ -48,6 +48,8 @@ class H(BaseHTTPRequestHandler):
         if mode == "bad":
             return self.reply(400, {"status": "error", "errorType": "bad_data",
                 "error": "1:9: parse error: unexpected end of input"})
+        if mode == "graph":  # a page of the UI, not the API: plain text
+            return self.reply(404, None, raw=b"404 page not found\n")
         if mode == "err5":
             return self.reply(503, {"status": "error", "errorType": "unavailable", "error": "overloaded"})
         if mode == "empty":
@@ -99,6 +101,10 @@ expect 3 "timed out" "$T/e" "hung"
 FR --prometheus "$B/bad" --query 'rate(m_bytes[' > /dev/null 2> "$T/e"; rc=$?
 expect 2 "parse error: unexpected end of input" "$T/e" "PromQL error"
 [ "$(grep -c '^bad ' "$T/requests.log")" = 1 ] || fail "a 400 was retried"
+
+FR --prometheus "$B/graph" --query 'm_bytes' > /dev/null 2> "$T/e"; rc=$?
+expect 2 "base URL of a Prometheus server" "$T/e" "not the API (404)"
+grep -q "$B/graph/api/v1/series" "$T/e" || fail "404: the URL tried not shown: $(cat "$T/e")"
 
 FR --prometheus "$B/err5" --query 'm_bytes' > /dev/null 2> "$T/e"; rc=$?
 expect 3 "HTTP 503: overloaded" "$T/e" "503"
