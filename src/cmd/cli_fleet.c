@@ -35,6 +35,7 @@
  * What it does not do: any statistics (analysis/), any HTTP (probe/
  * prometheus.c), any output format (render/).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -214,6 +215,48 @@ static int on_listed(void *arg, const struct prom_label *l, size_t nl,
 }
 
 /* The listed series cut into batches (probe/prom_plan.h), each a query. */
+/* The label names the series s[0..n) carry, for a message: "a, b, c",
+ * sorted, at most 16 distinct and ~200 bytes (then "..."); a name's bytes
+ * outside Prometheus' [A-Za-z0-9_:] as '?', since a server sends them.
+ * Not reentrant: a static buffer. O(n x labels x 16). */
+static const char *label_names_of(const struct prom_lset *s, size_t n)
+{
+	static char buf[256];
+	const char *seen[16];
+	size_t ns = 0;
+	bool more = false;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < s[i].n; j++) {
+			const char *name = s[i].l[j].name;
+			size_t k = 0;
+			while (k < ns && strcmp(seen[k], name))
+				k++;
+			if (k < ns || !strcmp(name, "__name__"))
+				continue;
+			if (ns == 16) {
+				more = true;
+				continue;
+			}
+			/* insertion, sorted */
+			for (k = ns++; k > 0 && strcmp(seen[k - 1], name) > 0; k--)
+				seen[k] = seen[k - 1];
+			seen[k] = name;
+		}
+	size_t k = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ns && k + 40 < sizeof(buf); i++) {
+		if (k)
+			k += (size_t)snprintf(buf + k, sizeof(buf) - k, ", ");
+		for (const char *c = seen[i]; *c && k + 8 < sizeof(buf); c++)
+			buf[k++] = isalnum((unsigned char)*c) || *c == '_' ||
+				   *c == ':' ? *c : '?';
+		buf[k] = '\0';
+	}
+	if (more && k + 5 < sizeof(buf))
+		snprintf(buf + k, sizeof(buf) - k, ", ...");
+	return ns ? buf : "none";
+}
+
 static void plan_batches(struct fleet *fl, const struct listing *ls,
 			 size_t max_series, size_t chunk_points)
 {
@@ -359,6 +402,20 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 			fl.names_differ = strcmp(
 				prom_lset_get(&ls.s[i], "__name__"),
 				prom_lset_get(&ls.s[0], "__name__"));
+		/* A --by label no series carries would merge every series
+		 * into one target: a typo, not a fleet (exit 2). */
+		for (size_t b = 0; b < fo->n_by; b++) {
+			size_t has = 0;
+			for (size_t i = 0; i < ls.n && !has; i++)
+				has = *prom_lset_get(&ls.s[i], fo->by[b]) != 0;
+			if (!has) {
+				error("--by: no series of '%s' has the label "
+				      "'%s' (its labels: %s)", fo->query,
+				      fo->by[b], label_names_of(ls.s, ls.n));
+				rc = EXIT_USAGE;
+				goto out;
+			}
+		}
 		double by_resp = fl.pc.body_max / 2.0 / FLEET_BYTES_PER_POINT /
 				 (double)chunk_points;
 		double by_mem = FLEET_BATCH_MEMORY / FLEET_POINT_BYTES /

@@ -6,7 +6,8 @@
 # 1 % (they are the same points, so in fact equal). With 1 target and
 # with 50; --by app merges the restart's two pods into one target with
 # two incarnations, as a CSV with two pids; --top, --json's labels and
-# rank, the HTML overview; a query that matches nothing exits 2.
+# rank, the HTML overview; a query that matches nothing, and a --by label
+# no series has, exit 2.
 . "$E2E_LIB"
 need prometheus promtool
 HERE=$(cd "$(dirname "$E2E_LIB")" && pwd)
@@ -110,4 +111,10 @@ grep -q "no series match" "$T/none.err" || fail "no series: $(cat "$T/none.err")
 FR --query 'rate(fleet_memory_bytes[' > /dev/null 2> "$T/bad.err"; rc=$?
 [ $rc = 2 ] || fail "bad PromQL: exit $rc"
 grep -q "Prometheus says (HTTP 400)" "$T/bad.err" || fail "bad PromQL: $(cat "$T/bad.err")"
-ok "no series and a PromQL error exit 2 with Prometheus' message"
+# A --by label no series has (a typo) would merge the fleet into one
+# target: exit 2, naming the labels there are.
+FR --query 'fleet_memory_bytes' --by instanse > /dev/null 2> "$T/by.err"; rc=$?
+[ $rc = 2 ] || fail "--by typo: exit $rc"
+grep -q "no series of 'fleet_memory_bytes' has the label 'instanse' (its labels: .*instance" "$T/by.err" ||
+	fail "--by typo: $(cat "$T/by.err")"
+ok "no series, a PromQL error and a --by typo exit 2 with a message"
