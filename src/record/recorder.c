@@ -1535,9 +1535,17 @@ int recorder_run(const struct recorder_options *o,
 				break;
 			/* A command: let it end first, so its exit status
 			 * can be passed on. A terminal's Ctrl-C reached it
-			 * already; other signals are forwarded. */
-			if (stop != SIGINT)
+			 * already; other signals are forwarded -- after this
+			 * tick's readings of the sources, taken while the
+			 * command still serves them (a work counter's last
+			 * value; bounded by the source timeout). From then
+			 * on a failing source is the command going away, by
+			 * our hand: a gap, not news. */
+			if (stop != SIGINT) {
+				sources_collect(&rec, true);
 				kill(rec.command_pid, stop);
+			}
+			source_set_cancel(rec.sources);
 			stop_at = mono + STOP_GRACE_S;
 		}
 		if (stopping && mono >= stop_at) {
