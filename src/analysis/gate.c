@@ -88,6 +88,7 @@ void gate_measure(const struct series *s, const double *work,
 			if (isnan(w_first))
 				w_first = work[i];
 			w_last = work[i];
+			e->work_readings++;
 		}
 	}
 	e->points = m;
@@ -174,6 +175,12 @@ void gate_judge(const struct gate_evidence *e, double budget,
 		.outcome = GATE_INCONCLUSIVE, .why = GATE_WHY_TOO_FEW,
 		.budget = budget, .needed = NAN, .more = NAN, .more_s = NAN,
 	};
+	/* A counter read fewer than twice after the warm-up (a fast load
+	 * against a slow interval, an endpoint failing) cannot say whether
+	 * work was done: too few readings, not "no work". */
+	if (e->basis == GATE_PER_REQUEST && e->work_recorded &&
+	    e->points >= 3 && e->work_readings < 2)
+		return;
 	/* No work after the warm-up: memory that grows per request cannot
 	 * show, whatever the time slope says (verdicts.md, rule 2). */
 	if (e->basis == GATE_PER_REQUEST && e->work_recorded &&

@@ -43,6 +43,8 @@ struct gate_evidence {
 	bool work_recorded;        /* the series has a work counter */
 	double requests;           /* work done after the warm-up; NAN when
 				      the counter has no readings there */
+	size_t work_readings;      /* readings of the counter among them
+				      (a failed reading is none) */
 	double span_s;             /* time after the warm-up */
 	double from;               /* where the warm-up ended (Unix s) */
 	double resolution;         /* of the readings used */
@@ -72,9 +74,11 @@ const char *gate_outcome_name(enum gate_outcome o);
 enum gate_why {
 	GATE_WHY_NONE,             /* decided */
 	GATE_WHY_TOO_FEW,          /* fewer than 3 readings after the
-				      warm-up, or no slope */
-	GATE_WHY_NO_WORK,          /* per request: the counter never moved
-				      (or has no readings) after warm-up */
+				      warm-up, fewer than 2 of the counter
+				      (per request), or no slope */
+	GATE_WHY_NO_WORK,          /* per request: the counter, read at
+				      least twice after the warm-up, never
+				      moved */
 	GATE_WHY_INTERVAL,         /* the budget lies inside the interval */
 	GATE_WHY_AT_BUDGET,        /* ... and the interval has no width on
 				      the budget's side: no advice */

@@ -79,11 +79,18 @@ char *render_gate_sentence(char *buf, size_t n, const struct gate_evidence *e,
 		return buf;
 	}
 	if (r->why == GATE_WHY_TOO_FEW || !e->found) {
-		snprintf(buf, n, "too few readings after the warm-up (%zu; "
-			 "at least 3 with %s): record longer or leave less "
-			 "out; budget %s", e->points,
-			 e->basis == GATE_PER_REQUEST ? "the counter moving" :
-			 "a time span", bud);
+		if (e->basis == GATE_PER_REQUEST && e->work_recorded)
+			snprintf(buf, n, "too few readings after the warm-up: "
+				 "%zu of memory, %zu of the work counter (a "
+				 "slope per request needs 3, the counter moving "
+				 "between them): sample more often "
+				 "(--interval) or run the load longer; budget "
+				 "%s", e->points, e->work_readings, bud);
+		else
+			snprintf(buf, n, "too few readings after the warm-up "
+				 "(%zu; a slope needs 3 over a time span): "
+				 "sample more often (--interval) or record "
+				 "longer; budget %s", e->points, bud);
 		return buf;
 	}
 	fmt_slope(est, sizeof(est), e->slope.estimate, e->basis);

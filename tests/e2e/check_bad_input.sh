@@ -52,6 +52,13 @@ cat "$T/out"
 [ $rc = 1 ] || fail "no work: exit $rc: $(cat "$T/err")"
 grep -q "^INCONCLUSIVE .*no work: the work counter did not move" "$T/out" || fail "no work: $(cat "$T/out")"
 grep -q '<failure type="inconclusive"' "$T/nowork.xml" || fail "JUnit: $(cat "$T/nowork.xml")"
+# A counter that cannot be read: too few readings of it, not "no work".
+chk --max-per-request 1KiB --work-cmd 'exit 1' --load 'sleep 2' \
+	-- "$GROWER" --base 4 > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc = 1 ] || fail "an unreadable counter: exit $rc: $(cat "$T/err")"
+grep -q "^INCONCLUSIVE .*too few readings after the warm-up: [0-9]* of memory, 0 of the work counter" "$T/out" ||
+	fail "an unreadable counter: $(cat "$T/out")"
 chk --max-per-request 1KiB --work-cmd 'echo 5' --load 'sleep 2' \
 	--allow-inconclusive --junit "$T/allowed.xml" -- "$GROWER" --base 4 \
 	> "$T/out" 2> "$T/err"

@@ -88,9 +88,10 @@ static const struct row rows[] = {
 	/* the counter never moved: no work, whatever the memory did */
 	{"no work", GATE_PER_REQUEST, 50, true, 0, NAN, 0, 4096, false,
 	 NAN, NAN, NAN, 1024, GATE_INCONCLUSIVE, GATE_WHY_NO_WORK, NAN, NAN},
-	/* a counter with no readings after the warm-up: no work either */
+	/* a counter with no readings after the warm-up: too few readings
+	 * (it cannot say that no work was done) */
 	{"no readings", GATE_PER_REQUEST, 50, true, NAN, NAN, NAN, 4096,
-	 false, NAN, NAN, NAN, 1024, GATE_INCONCLUSIVE, GATE_WHY_NO_WORK, NAN,
+	 false, NAN, NAN, NAN, 1024, GATE_INCONCLUSIVE, GATE_WHY_TOO_FEW, NAN,
 	 NAN},
 	/* two readings: too few, never a pass */
 	{"too few", GATE_PER_REQUEST, 2, true, 100, 100, 10, 4096, true, 0,
@@ -138,6 +139,10 @@ static void test_table(void **state)
 			.basis = w->basis, .points = w->points,
 			.work_recorded = w->work_recorded,
 			.requests = w->requests, .span_s = 600, .from = 0,
+			/* every reading read the counter, unless it has
+			 * none (requests NAN) */
+			.work_readings = w->work_recorded &&
+					 isfinite(w->requests) ? w->points : 0,
 			.resolution = w->resolution, .found = w->found,
 			.slope = {w->est, w->low, w->high, 0.01},
 			.amount = w->amount, .rate_per_s = w->rate_per_s,
@@ -241,6 +246,26 @@ static void test_measure(void **state)
 	assert_int_equal(e.points, 0);
 	gate_judge(&e, 1024, &r);
 	assert_int_equal(r.outcome, GATE_INCONCLUSIVE);
+	free(work);
+	series_release(&s);
+
+	/* a moving counter read only once (the other readings failed: NAN):
+	 * too few readings of the counter, not "no work" */
+	fill(&s, true);
+	for (size_t i = 0; i < s.n; i++)
+		if (i != 50)
+			s.requests[i] = NAN;
+	work = malloc(s.n * sizeof(double));
+	idle_work_increase(s.requests, s.n, work);
+	gate_measure(&s, work, GATE_PER_REQUEST, &none, &e);
+	assert_int_equal(e.points, 100);
+	assert_int_equal(e.work_readings, 1);
+	gate_judge(&e, 1024, &r);
+	assert_int_equal(r.outcome, GATE_INCONCLUSIVE);
+	assert_int_equal(r.why, GATE_WHY_TOO_FEW);
+	render_gate_sentence(line, sizeof(line), &e, &r);
+	assert_non_null(strstr(line, "100 of memory, 1 of the work counter"));
+	assert_null(strstr(line, "no work"));
 	free(work);
 	series_release(&s);
 }
