@@ -217,6 +217,11 @@ void gate_judge(const struct gate_evidence *e, double budget,
 						 e->resolution;
 	double k = gate_rerun_factor(d, side, isfinite(res) && res > 0 ?
 				     res / e->amount : 0);
+	if (!isfinite(k)) { /* not within 10^12 times: nothing to plan */
+		r->why = GATE_WHY_AT_BUDGET;
+		r->needed = r->more = r->more_s = INFINITY;
+		return;
+	}
 	r->needed = e->amount * k;
 	r->more = r->needed - e->amount;
 	if (e->basis == GATE_PER_HOUR)
