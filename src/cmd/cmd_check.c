@@ -37,6 +37,7 @@
 #include "recorder.h"
 #include "render.h"
 #include "store.h"
+#include "target.h"
 #include "units.h"
 
 extern char **environ;
@@ -297,50 +298,76 @@ static void status_text(char *buf, size_t n, int st)
 		snprintf(buf, n, "status %d", st);
 }
 
-/* Whether the run can be judged; else a message and EXIT_RUNTIME. */
+/* Whether the run can be judged: EXIT_OK, or EXIT_RUNTIME with the
+ * reason in why (at most n-1 bytes, no "check: " prefix). */
 static int check_run_outcome(const struct check_run *c,
 			     const struct recorder_options *o,
-			     const struct recorder_result *res)
+			     const struct recorder_result *res,
+			     char *why, size_t n)
 {
 	char st[96];
-	if (c->load_pid < 0) {
-		error("check: cannot start the load command: %s",
-		      strerror(c->spawn_errno));
-		return EXIT_RUNTIME;
-	}
-	if (check_signal && c->stop == STOP_NONE) {
-		error("check: interrupted by signal %d: no judgement",
-		      (int)check_signal);
-		return EXIT_RUNTIME;
-	}
-	if (c->stop == STOP_LOAD_DONE && (!WIFEXITED(c->load_status) ||
-					  WEXITSTATUS(c->load_status))) {
+	if (c->load_pid < 0)
+		snprintf(why, n, "cannot start the load command: %s",
+			 strerror(c->spawn_errno));
+	else if (check_signal && c->stop == STOP_NONE)
+		snprintf(why, n, "interrupted by signal %d: no judgement",
+			 (int)check_signal);
+	else if (c->stop == STOP_LOAD_DONE && (!WIFEXITED(c->load_status) ||
+					       WEXITSTATUS(c->load_status))) {
 		status_text(st, sizeof(st), c->load_status);
-		error("check: the load command failed (%s): no judgement on "
-		      "a load that did not run", st);
-		return EXIT_RUNTIME;
-	}
-	if (c->stop == STOP_NONE) {
+		snprintf(why, n, "the load command failed (%s): no judgement "
+			 "on a load that did not run", st);
+	} else if (c->stop == STOP_NONE) {
 		/* The recorder ended on its own: every target is gone. */
 		if (o->command && res->command_status >= 0)
-			error("check: the service exited (%s%d) before the "
-			      "load finished",
-			      res->command_status > 128 ? "signal " :
-			      "exit status ",
-			      res->command_status > 128 ?
-			      res->command_status - 128 :
-			      res->command_status);
+			snprintf(why, n, "the service exited (%s%d) before "
+				 "the load finished",
+				 res->command_status > 128 ? "signal " :
+				 "exit status ",
+				 res->command_status > 128 ?
+				 res->command_status - 128 :
+				 res->command_status);
 		else
-			error("check: the service is gone before the load "
-			      "finished");
-		return EXIT_RUNTIME;
+			snprintf(why, n, "the service is gone before the load "
+				 "finished");
+	} else if (!c->load_pid)
+		snprintf(why, n, "the service was never sampled: the load "
+			 "did not run");
+	else
+		return EXIT_OK;
+	return EXIT_RUNTIME;
+}
+
+/* What the JUnit testcase of a failed run is called: the service, as
+ * the recording would have named it, or the target given. */
+static void check_run_name(char *buf, size_t n, const struct recorder_options *o)
+{
+	if (o->command && o->command[0])
+		target_command_name(o->command, buf, n);
+	else if (o->n_pids)
+		snprintf(buf, n, "pid %ld", (long)o->pids[0]);
+	else if (o->name_regex)
+		snprintf(buf, n, "%s", o->name_regex);
+	else
+		snprintf(buf, n, "service");
+}
+
+/* The run failed (exit 3): still give --json and --junit their report,
+ * as a CI job reads them whatever the exit code. */
+static void check_report_error(const struct recorder_options *o, bool json,
+			       const char *junit, const char *why,
+			       double elapsed_s)
+{
+	if (json && (render_gate_json_error(stdout, why) || fflush(stdout)))
+		error("cannot write the result");
+	if (junit) {
+		char name[256];
+		check_run_name(name, sizeof(name), o);
+		FILE *f = fopen(junit, "w");
+		if (!f || render_gate_junit_error(f, name, why, elapsed_s) ||
+		    fclose(f))
+			error("--junit: cannot write '%s': %m", junit);
 	}
-	if (!c->load_pid) {
-		error("check: the service was never sampled: the load did "
-		      "not run");
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
 }
 
 /* Judge every target of the recording at path and write the outputs.
@@ -664,8 +691,17 @@ int cmd_check(int argc, char **argv)
 	rc = check_record(&cli.o, &a.run, &res);
 	cli_record_handed_over(&cli);
 	double elapsed = now_monotonic() - t0;
-	if (rc == EXIT_OK)
-		rc = check_run_outcome(&a.run, &cli.o, &res);
+	char why[512] = "";
+	if (rc == EXIT_OK) {
+		rc = check_run_outcome(&a.run, &cli.o, &res, why, sizeof(why));
+		if (rc != EXIT_OK)
+			error("check: %s", why);
+	} else if (rc == EXIT_RUNTIME) {
+		snprintf(why, sizeof(why), "the recording failed (memtrend's "
+			 "messages before this say why)");
+	}
+	if (rc == EXIT_RUNTIME)
+		check_report_error(&cli.o, a.json, a.junit, why, elapsed);
 	if (rc == EXIT_OK) {
 		struct gate_window w = {a.run.warmup_s, a.run.warmup_requests};
 		rc = check_judge(path, a.basis, a.budget, &w, a.json, a.junit,

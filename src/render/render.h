@@ -270,5 +270,13 @@ int render_gate_json(FILE *out, const struct gate_row *rows, size_t n,
  * allow_inconclusive, <skipped>; the sentence is the message. */
 int render_gate_junit(FILE *out, const struct gate_row *rows, size_t n,
 		      double time_s, bool allow_inconclusive);
+/* When the run itself failed (exit 3: the load failed, the service
+ * died) there is no judgement, but a CI job still wants its report:
+ * {"outcome": "error", "message": ..., "targets": []}, and a JUnit file
+ * with one testcase named name holding an <error type="run">. message
+ * is the reason, unescaped. */
+int render_gate_json_error(FILE *out, const char *message);
+int render_gate_junit_error(FILE *out, const char *name, const char *message,
+			    double time_s);
 
 #endif

@@ -199,6 +199,28 @@ int render_gate_json(FILE *out, const struct gate_row *rows, size_t n,
 	return rc;
 }
 
+/* The XML declaration and the two opening elements, with their counts
+ * (the same on both: one suite). */
+static int junit_open(FILE *out, size_t tests, size_t failures,
+		      size_t errors, size_t skipped, double time_s)
+{
+	for (int level = 0; level < 2; level++)
+		if (fprintf(out, "%s%s<%s name=\"memtrend check\" "
+			    "tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" "
+			    "skipped=\"%zu\" time=\"%.3f\">\n",
+			    level ? "" : "<?xml version=\"1.0\" "
+			    "encoding=\"UTF-8\"?>\n", level ? "  " : "",
+			    level ? "testsuite" : "testsuites", tests,
+			    failures, errors, skipped, time_s) < 0)
+			return -1;
+	return 0;
+}
+
+static int junit_close(FILE *out)
+{
+	return fprintf(out, "  </testsuite>\n</testsuites>\n") < 0 ? -1 : 0;
+}
+
 int render_gate_junit(FILE *out, const struct gate_row *rows, size_t n,
 		      double time_s, bool allow_inconclusive)
 {
@@ -215,14 +237,7 @@ int render_gate_junit(FILE *out, const struct gate_row *rows, size_t n,
 	}
 	if (!isfinite(time_s) || time_s < 0)
 		time_s = 0;
-	if (fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		    "<testsuites name=\"memtrend check\" tests=\"%zu\" "
-		    "failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
-		    "time=\"%.3f\">\n"
-		    "  <testsuite name=\"memtrend check\" tests=\"%zu\" "
-		    "failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
-		    "time=\"%.3f\">\n", n, failures, skipped, time_s, n,
-		    failures, skipped, time_s) < 0)
+	if (junit_open(out, n, failures, 0, skipped, time_s))
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		const struct gate_result *r = rows[i].r;
@@ -252,5 +267,38 @@ int render_gate_junit(FILE *out, const struct gate_row *rows, size_t n,
 		if (k < 0)
 			return -1;
 	}
-	return fprintf(out, "  </testsuite>\n</testsuites>\n") < 0 ? -1 : 0;
+	return junit_close(out);
+}
+
+int render_gate_json_error(FILE *out, const char *message)
+{
+	char msg[2048];
+	render_escape_utf8(msg, sizeof(msg), message);
+	json_t *root = json_object();
+	json_object_set_new(root, "outcome", json_string("error"));
+	json_object_set_new(root, "message", json_string(msg));
+	json_object_set_new(root, "targets", json_array());
+	int rc = render_json_dump(root, out);
+	json_decref(root);
+	return rc;
+}
+
+int render_gate_junit_error(FILE *out, const char *name, const char *message,
+			    double time_s)
+{
+	char trimmed[256], esc_name[6 * 256 + 4], msg[6 * 1024 + 4];
+	char line[1024];
+	snprintf(trimmed, sizeof(trimmed), "%s", name);
+	snprintf(line, sizeof(line), "%s", message);
+	render_escape_html(esc_name, sizeof(esc_name), trimmed);
+	render_escape_html(msg, sizeof(msg), line);
+	if (!isfinite(time_s) || time_s < 0)
+		time_s = 0;
+	if (junit_open(out, 1, 0, 1, 0, time_s) ||
+	    fprintf(out, "    <testcase classname=\"memtrend.check\" "
+		    "name=\"%s\" time=\"%.3f\">\n      <error type=\"run\" "
+		    "message=\"%s\">%s</error>\n    </testcase>\n", esc_name,
+		    time_s, msg, msg) < 0)
+		return -1;
+	return junit_close(out);
 }

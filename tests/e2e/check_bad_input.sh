@@ -42,6 +42,23 @@ rc=$?
 [ $rc = 3 ] || fail "a dying service: exit $rc: $(cat "$T/err")"
 grep -q "the service exited (exit status 5) before the load finished" "$T/err" || fail "$(cat "$T/err")"
 echo "dying service: $(cat "$T/err")"
+# The same with --json and --junit: a CI job still gets its reports,
+# an "error" outcome and a JUnit <error> naming the service (grower).
+chk --max-growth 1MiB/h --load 'sleep 20' --json --junit "$T/died.xml" \
+	-- "$GROWER" --base 1 --exit-after 1 --exit-code 5 > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc = 3 ] || fail "a dying service, --json: exit $rc: $(cat "$T/err")"
+python3 - "$T/out" <<'PY' || fail "JSON of a failed run: $(cat "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["outcome"] == "error", d
+assert d["message"] == "the service exited (exit status 5) before the load finished", d
+assert d["targets"] == [], d
+PY
+grep -q '<testcase classname="memtrend.check" name="grower" ' "$T/died.xml" &&
+	grep -q '<error type="run" message="the service exited (exit status 5) before the load finished">' "$T/died.xml" &&
+	grep -q 'tests="1" failures="0" errors="1" skipped="0"' "$T/died.xml" ||
+	fail "JUnit of a failed run: $(cat "$T/died.xml")"
 
 # A counter that never moves: inconclusive, "no work", exit 1; allowed:
 # exit 0 with a warning, and a skipped testcase in JUnit.
@@ -67,7 +84,8 @@ rc=$?
 grep -q "warning: check: inconclusive, allowed by --allow-inconclusive" "$T/err" || fail "no warning: $(cat "$T/err")"
 grep -q '<skipped message=".*no work' "$T/allowed.xml" || fail "JUnit: $(cat "$T/allowed.xml")"
 if command -v xmllint > /dev/null; then
-	xmllint --noout --schema "$XSD" "$T/nowork.xml" "$T/allowed.xml" || fail "JUnit not valid"
+	xmllint --noout --schema "$XSD" "$T/nowork.xml" "$T/allowed.xml" \
+		"$T/died.xml" || fail "JUnit not valid"
 fi
 
 # The time basis: 9,000 MiB/h of growth fails a 1 GiB/h budget and passes
