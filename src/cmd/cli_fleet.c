@@ -49,6 +49,7 @@
 #include "fleet.h"
 #include "http.h"
 #include "prom_auth.h"
+#include "prom_group.h"
 #include "prom_plan.h"
 #include "prometheus.h"
 #include "units.h"
@@ -478,18 +479,28 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 			"points after the next one starts are left out",
 			fl.overlap_targets);
 
+	/* Labels every target has say nothing about any one of them. */
+	char *shared = prom_targets_unshare(fl.targets, fl.n_targets,
+					    fl.names_differ);
+
 	/* The dataset, by name (the same order on every run). */
 	char src[512];
 	snprintf(src, sizeof(src), "%s %s", fo->url, fo->query);
 	dataset_init(&d, src);
 	have_d = true;
 	d.interval_s = fl.step;
-	char a[40], b[40], note_s[256];
+	char a[40], b[40], note_s[1024];
 	snprintf(note_s, sizeof(note_s), "Prometheus range %s to %s, step "
 		 "%gs, %zu targets", units_format_time(a, sizeof(a), fl.start),
 		 units_format_time(b, sizeof(b), fl.end), fl.step,
 		 fl.n_targets);
 	dataset_add_note(&d, note_s);
+	if (shared) {
+		snprintf(note_s, sizeof(note_s), "every target has the labels "
+			 "%.900s: left out of the names", shared);
+		dataset_add_note(&d, note_s);
+		free(shared);
+	}
 	size_t n = fl.n_targets;
 	size_t *order = xmalloc(n * sizeof(*order));
 	for (size_t i = 0; i < n; i++)

@@ -52,4 +52,15 @@ char *prom_group_name(const struct prom_group *g, bool keep_name);
  * __name__. Owned. */
 char *prom_group_member_name(const struct prom_group *g, size_t i);
 
+/* Names without what every target shares (docs/fleet.md, "Targets"):
+ * a fleet read with `{namespace="llm",job="kubelet"}` would repeat both
+ * in every row. When n >= 2 and labels other than __name__ have one
+ * value in all of t[0..n)'s label sets (series.labels), each target is
+ * renamed `{...}` of its other labels (__name__ among them only when
+ * keep_name) and the shared labels are returned as `{...}` (owned).
+ * NULL, names untouched, when nothing is shared or when a name would
+ * be left empty (a target whose labels are all shared). */
+struct series;
+char *prom_targets_unshare(struct series *const *t, size_t n, bool keep_name);
+
 #endif

@@ -103,6 +103,18 @@ grep -q 'class="overview"' "$T/f.html" || fail "--html: no overview"
 [ "$(grep -c '<svg' "$T/f.html")" -ge 10 ] || fail "--html: no plots"
 ok "--top 3 in text; --html --top 5: an overview and 5 sections with plots"
 
+# A label every target has (shape="grow" here) names none of them: it
+# leaves the names, a note says which, and --json keeps it.
+FR --query 'fleet_memory_bytes{shape="grow"}' > "$T/grow.txt" 2>&1 || fail "shared: $(cat "$T/grow.txt")"
+grep -q 'every target has the labels {shape="grow"}: left out of the names' "$T/grow.txt" ||
+	fail "shared: no note: $(head -8 "$T/grow.txt")"
+grep -q 'instance="host[0-9]*"' "$T/grow.txt" || fail "shared: no instance in the names"
+! grep -q 'instance="host[0-9]*",shape=' "$T/grow.txt" || fail "shared: shape still in the names"
+FR --query 'fleet_memory_bytes{shape="grow"}' --json > "$T/grow.json" 2>/dev/null || fail "shared --json"
+[ "$(jget "$T/grow.json" 'set(t["labels"]["shape"] for t in d["targets"])')" = "{'grow'}" ] ||
+	fail "shared: --json lost the label"
+ok "a label every target has: left out of the names, noted, kept in --json"
+
 # Nothing matches: exit 2, "no series".
 FR --query 'no_such_metric_bytes' > /dev/null 2> "$T/none.err"; rc=$?
 [ $rc = 2 ] || fail "no series: exit $rc"

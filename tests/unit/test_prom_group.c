@@ -16,6 +16,10 @@
  * first). --by app,zone: ("","") {4}, (a,"") {0,2,5}, (b,"") {1},
  * (b,z) {3}. The order inside a group is qsort's (not stable), so the
  * tests compare each group's members sorted.
+ *
+ * test_unshare: labels every target of a fleet has are left out of the
+ * names and said once (a table: targets' labels, keep __name__, the
+ * shared labels expected, each name expected; worked out by hand).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +32,7 @@
 #include <cmocka.h>
 
 #include "prom_group.h"
+#include "series.h"
 
 #define N 6
 static struct prom_lset store[N];
@@ -164,11 +169,97 @@ static void test_names(void **state)
 	free(s);
 }
 
+#define UNSHARE_MAX 4
+static const struct unshare_case {
+	const char *labels[UNSHARE_MAX]; /* "a=x b=y", NULL ends */
+	bool keep_name;
+	const char *shared;              /* NULL: none, names untouched */
+	const char *names[UNSHARE_MAX];
+} unshare_cases[] = {
+	/* namespace and job repeat; container tells them apart */
+	{{"job=k namespace=llm container=a", "job=k namespace=llm container=b",
+	  NULL}, false, "{job=\"k\",namespace=\"llm\"}",
+	 {"{container=\"a\"}", "{container=\"b\"}"}},
+	/* __name__ is never among the shared; kept only when asked */
+	{{"__name__=m i=1 j=x", "__name__=m i=2 j=x", NULL}, false,
+	 "{j=\"x\"}", {"{i=\"1\"}", "{i=\"2\"}"}},
+	{{"__name__=m i=1 j=x", "__name__=n i=2 j=x", NULL}, true,
+	 "{j=\"x\"}", {"{__name__=\"m\",i=\"1\"}",
+			 "{__name__=\"n\",i=\"2\"}"}},
+	/* the same label with different values is not shared */
+	{{"i=1 j=x", "i=2 j=y", NULL}, false, NULL,
+	 {"{i=\"1\",j=\"x\"}", "{i=\"2\",j=\"y\"}"}},
+	/* a label one target lacks is not shared */
+	{{"i=1 j=x", "i=2", "i=3 j=x", NULL}, false, NULL,
+	 {"{i=\"1\",j=\"x\"}", "{i=\"2\"}", "{i=\"3\",j=\"x\"}"}},
+	/* a target whose labels are all shared: the full names stay */
+	{{"j=x", "i=2 j=x", NULL}, false, NULL,
+	 {"{j=\"x\"}", "{i=\"2\",j=\"x\"}"}},
+	/* one target: nothing to compare with */
+	{{"i=1 j=x", NULL}, false, NULL, {"{i=\"1\",j=\"x\"}"}},
+	/* values escaped as in the names */
+	{{"q=a\"b i=1", "q=a\"b i=2", NULL}, false, "{q=\"a\\\"b\"}",
+	 {"{i=\"1\"}", "{i=\"2\"}"}},
+};
+
+/* A target as fleet_run.c builds it: labels added, named in full. */
+static struct series *unshare_target(const char *spec)
+{
+	struct series *t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	series_init(t, "");
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", spec);
+	struct prom_label l[8];
+	for (char *tok = strtok(buf, " "); tok; tok = strtok(NULL, " ")) {
+		char *eq = strchr(tok, '=');
+		assert_non_null(eq);
+		*eq = 0;
+		assert_true(t->n_labels < 8);
+		series_add_label(t, tok, eq + 1);
+	}
+	for (size_t k = 0; k < t->n_labels; k++)
+		l[k] = (struct prom_label){t->labels[k].name,
+					   t->labels[k].value};
+	free(t->name);
+	t->name = prom_labels_format(l, t->n_labels, NULL, NULL);
+	return t;
+}
+
+static void test_unshare(void **state)
+{
+	(void)state;
+	for (size_t c = 0; c < sizeof(unshare_cases) / sizeof(*unshare_cases);
+	     c++) {
+		const struct unshare_case *uc = &unshare_cases[c];
+		struct series *t[UNSHARE_MAX];
+		size_t n = 0;
+		while (n < UNSHARE_MAX && uc->labels[n]) {
+			t[n] = unshare_target(uc->labels[n]);
+			n++;
+		}
+		char *shared = prom_targets_unshare(t, n, uc->keep_name);
+		if (uc->shared) {
+			assert_non_null(shared);
+			assert_string_equal(shared, uc->shared);
+		} else {
+			assert_null(shared);
+		}
+		free(shared);
+		for (size_t i = 0; i < n; i++) {
+			assert_string_equal(t[i]->name, uc->names[i]);
+			series_release(t[i]);
+			free(t[i]);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_unshare),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
