@@ -136,6 +136,7 @@ struct reason {
 		struct {
 			double time, recovered, before, after;
 			long long old_pid, new_pid;
+			uint32_t old_inc, new_inc; /* incarnation indices */
 			const char *floor_rule; /* static text */
 		} restart;
 		struct {

@@ -310,6 +310,8 @@ static void restart_reasons(struct target_findings *f)
 		r->u.restart.after = rs->after;
 		r->u.restart.old_pid = (long long)rs->old_pid;
 		r->u.restart.new_pid = (long long)rs->new_pid;
+		r->u.restart.old_inc = rs->old_inc;
+		r->u.restart.new_inc = rs->new_inc;
 		r->u.restart.floor_rule = rs->floor_rule;
 	}
 }

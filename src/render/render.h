@@ -62,6 +62,18 @@ char *render_p_value(char *buf, size_t n, double p, int digits);
  * medium. Return 0, or -1 when out could not be written. */
 int render_reason(FILE *out, const struct target_findings *f,
 		  const struct reason *r);
+/* How incarnation inc of s is called in a sentence: "pid N" when the pid
+ * is known, else its command (a Prometheus series merged by --by: the
+ * labels that tell its member apart, e.g. pod="app-7f9c"), else
+ * "incarnation K" (1-based). Into buf (cut to n - 1 bytes), returned;
+ * not escaped: the caller escapes it for its medium. */
+const char *render_incarnation_name(char *buf, size_t n,
+				    const struct series *s, size_t inc);
+/* "pid A -> B" when both pids are known, else "NAME_A -> NAME_B"
+ * (render_incarnation_name()); the same contract. */
+const char *render_incarnation_pair(char *buf, size_t n,
+				    const struct series *s, size_t from,
+				    size_t to);
 int render_settle(FILE *out, const struct target_findings *f);
 /* The same as strings (malloc'd, the caller frees; never cut short).
  * render_settle_string() returns NULL for SETTLE_NONE. */

@@ -331,8 +331,12 @@ static void draw_restarts(struct ctx *c, const struct panel *p, bool labels)
 			"restart", right ? x - 3 : x + 3,
 			p->top + 12 + 13 * (double)(k++ % 2),
 			right ? " text-anchor=\"end\"" : "");
-		if (in->pid >= 0)
+		if (in->pid >= 0) {
 			fprintf(c->out, ": pid %lld", (long long)in->pid);
+		} else if (in->comm && *in->comm) {
+			fputs(": ", c->out);
+			put_esc(c->out, in->comm);
+		}
 		if (r && isfinite(r->recovered)) {
 			char b[64];
 			fprintf(c->out, ", recovered %s",

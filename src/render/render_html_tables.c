@@ -361,11 +361,18 @@ static void restarts_table(struct ctx *c)
 		const struct restart *r = &rf->r[i];
 		fprintf(out, "<tr><td>%s</td><td class=\"n\">", time_s(b1,
 			sizeof(b1), r->time));
-		if (r->old_pid >= 0)
-			fprintf(out, "%lld", (long long)r->old_pid);
-		fputs(" \u2192 ", out);
-		if (r->new_pid >= 0)
-			fprintf(out, "%lld", (long long)r->new_pid);
+		char who[160];
+		if (r->old_pid >= 0 && r->new_pid >= 0) {
+			fprintf(out, "%lld \u2192 %lld", (long long)r->old_pid,
+				(long long)r->new_pid);
+		} else {
+			/* no pids (a series from Prometheus): the names */
+			put_esc(out, render_incarnation_name(
+				who, sizeof(who), c->f->series, r->old_inc));
+			fputs(" \u2192 ", out);
+			put_esc(out, render_incarnation_name(
+				who, sizeof(who), c->f->series, r->new_inc));
+		}
 		fprintf(out, "</td><td class=\"n\">%s</td>"
 			"<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
 			dur_s(b2, sizeof(b2), r->gap_s),

@@ -235,8 +235,14 @@ static json_t *restarts_json(const struct target_findings *f)
 		const struct restart *r = &f->restarts.r[i];
 		json_t *o = json_object();
 		json_object_set_new(o, "time", time_or_null(r->time));
-		json_object_set_new(o, "old_pid", json_integer(r->old_pid));
-		json_object_set_new(o, "new_pid", json_integer(r->new_pid));
+		json_object_set_new(o, "old_pid", r->old_pid >= 0 ?
+				    json_integer(r->old_pid) : json_null());
+		json_object_set_new(o, "new_pid", r->new_pid >= 0 ?
+				    json_integer(r->new_pid) : json_null());
+		json_object_set_new(o, "old_incarnation",
+				    json_integer((json_int_t)r->old_inc));
+		json_object_set_new(o, "new_incarnation",
+				    json_integer((json_int_t)r->new_inc));
 		json_object_set_new(o, "before_bytes", bytes_or_null(r->before));
 		json_object_set_new(o, "after_bytes", bytes_or_null(r->after));
 		json_object_set_new(o, "recovered_bytes",

@@ -10,6 +10,7 @@
  * header, so each renderer escapes it for its medium. Sentences are built
  * on a stream (open_memstream for a string), never cut to a size.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +217,38 @@ static void say_attribution(FILE *out, struct words *w,
 		size_w(w, 0, r->u.attribution.unattributed));
 }
 
+const char *render_incarnation_name(char *buf, size_t n,
+				    const struct series *s, size_t inc)
+{
+	assert(n > 0);
+	const struct incarnation *in = inc < s->n_incs ? &s->incs[inc] : NULL;
+	if (in && in->pid >= 0)
+		snprintf(buf, n, "pid %lld", (long long)in->pid);
+	else if (in && in->comm && *in->comm)
+		snprintf(buf, n, "%s", in->comm);
+	else
+		snprintf(buf, n, "incarnation %zu", inc + 1);
+	return buf;
+}
+
+const char *render_incarnation_pair(char *buf, size_t n,
+				    const struct series *s, size_t from,
+				    size_t to)
+{
+	if (from < s->n_incs && to < s->n_incs && s->incs[from].pid >= 0 &&
+	    s->incs[to].pid >= 0) {
+		snprintf(buf, n, "pid %lld -> %lld",
+			 (long long)s->incs[from].pid,
+			 (long long)s->incs[to].pid);
+	} else {
+		char a[128], b[128];
+		snprintf(buf, n, "%s -> %s",
+			 render_incarnation_name(a, sizeof(a), s, from),
+			 render_incarnation_name(b, sizeof(b), s, to));
+	}
+	return buf;
+}
+
 static void say_restart(FILE *out, struct words *w, const struct reason *r)
 {
 	double rec = r->u.restart.recovered;
@@ -224,8 +257,11 @@ static void say_restart(FILE *out, struct words *w, const struct reason *r)
 		fprintf(out, "released %s", size_w(w, 1, rec));
 	else
 		fprintf(out, "ended %s higher", size_w(w, 1, -rec));
-	fprintf(out, " (pid %lld -> %lld: %s before, %s after warm-up, by "
-		"the %s)", r->u.restart.old_pid, r->u.restart.new_pid,
+	char pair[288];
+	fprintf(out, " (%s: %s before, %s after warm-up, by the %s)",
+		render_incarnation_pair(pair, sizeof(pair), w->f->series,
+					r->u.restart.old_inc,
+					r->u.restart.new_inc),
 		size_w(w, 2, r->u.restart.before),
 		size_w(w, 3, r->u.restart.after), r->u.restart.floor_rule);
 }
@@ -423,13 +459,17 @@ int render_reason(FILE *out, const struct target_findings *f,
 	case REASON_TREND:
 		say_trend(out, &w, r);
 		break;
-	case REASON_INCARNATIONS:
+	case REASON_INCARNATIONS: {
+		char who[160];
 		fprintf(out, "%zu incarnations (restarts); the slope is taken "
-			"from incarnation %zu (pid %lld, %zu samples), never "
+			"from incarnation %zu (%s, %zu samples), never "
 			"across a restart", r->u.incarnations.count,
-			r->u.incarnations.analysed, r->u.incarnations.pid,
+			r->u.incarnations.analysed,
+			render_incarnation_name(who, sizeof(who), f->series,
+						r->u.incarnations.analysed - 1),
 			r->u.incarnations.samples);
 		break;
+	}
 	case REASON_LEVEL_REJECTED:
 		fprintf(out, "it levelled off at %s since %s, but %s: not a "
 			"plateau", size_w(&w, 0, r->u.rejected.level),

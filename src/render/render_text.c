@@ -233,9 +233,11 @@ static void print_incarnations(FILE *out, const struct target_findings *f)
 		const struct incarnation_summary *is = &f->per_inc[i];
 		if (!is->samples)
 			continue;
-		fprintf(out, "  %-12spid %lld from %s, %s, %zu samples: %s -> "
+		char who[160], esc[4 * 160 + 4];
+		render_incarnation_name(who, sizeof(who), s, i);
+		fprintf(out, "  %-12s%s from %s, %s, %zu samples: %s -> "
 			"%s, slope %s\n", i == first ? "lifetimes" : "",
-			(long long)s->incs[i].pid,
+			render_escape_terminal(esc, sizeof(esc), who),
 			units_format_time(b1, sizeof(b1), is->start),
 			dur_or_na(b2, sizeof(b2), is->end - is->start),
 			is->samples, size_or_na(b3, sizeof(b3), is->fp_first),
@@ -251,10 +253,13 @@ static void print_diagnosis(FILE *out, const struct target_findings *f)
 	char b1[64], b2[64], b3[64], b4[64];
 	for (size_t i = 0; i < f->restarts.n && i < 5; i++) {
 		const struct restart *r = &f->restarts.r[i];
-		fprintf(out, "  %-12s%s pid %lld -> %lld: %s -> %s (%s), "
+		char pair[288], esc[4 * 288 + 4];
+		render_incarnation_pair(pair, sizeof(pair), f->series,
+					r->old_inc, r->new_inc);
+		fprintf(out, "  %-12s%s %s: %s -> %s (%s), "
 			"recovered %s\n", i ? "" : "restart",
 			units_format_time(b1, sizeof(b1), r->time),
-			(long long)r->old_pid, (long long)r->new_pid,
+			render_escape_terminal(esc, sizeof(esc), pair),
 			size_or_na(b2, sizeof(b2), r->before),
 			size_or_na(b3, sizeof(b3), r->after), r->floor_rule,
 			size_or_na(b4, sizeof(b4), r->recovered));

@@ -92,7 +92,15 @@ FR --query 'fleet_memory_bytes{app!=""}' --by app --json > "$T/by.json" 2> "$T/b
 [ "$(jget "$T/by.json" 'set(len(t["incarnations"]) for t in d["targets"])')" = "{2}" ] ||
 	fail "--by: incarnations $(jget "$T/by.json" '[len(t["incarnations"]) for t in d["targets"]]')"
 compare "$T/by.json" "$T/csv50" app
-ok "--by app: each app one target, its two pods incarnations, as a CSV with two pids"
+# Series have no pids: restarts name the pods (their comm), never "pid -1".
+[ "$(jget "$T/by.json" 'sorted(set((r["old_pid"], r["new_pid"], d["targets"][0]["incarnations"][r["new_incarnation"]]["comm"] is not None) for t in d["targets"][:1] for r in t["restarts"]))')" = "[(None, None, True)]" ] ||
+	fail "--by: restart pids in --json: $(jget "$T/by.json" 'd["targets"][0]["restarts"]')"
+FR --query 'fleet_memory_bytes{app!=""}' --by app --top 1 --html "$T/by.html" > "$T/by.txt" 2>&1 ||
+	fail "--by (text): $(cat "$T/by.txt")"
+! grep -q "pid -1" "$T/by.txt" "$T/by.html" || fail "--by: 'pid -1': $(grep "pid -1" "$T/by.txt" | head -3)"
+grep -q '{pod="app[0-9]*-1"} -> {pod="app[0-9]*-2"}' "$T/by.txt" ||
+	fail "--by: the restart does not name the pods: $(grep -i restart "$T/by.txt" | head -3)"
+ok "--by app: each app one target, its two pods incarnations, as a CSV with two pids; restarts name the pods"
 
 # Text with --top, and the HTML overview.
 FR --query 'fleet_memory_bytes{instance!=""}' --top 3 > "$T/top.txt" 2>&1 || fail "--top: $(cat "$T/top.txt")"
