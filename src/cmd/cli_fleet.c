@@ -489,6 +489,7 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 	dataset_init(&d, src);
 	have_d = true;
 	d.interval_s = fl.step;
+	d.footprint_what = xstrdup("the query's value");
 	char a[40], b[40], note_s[1024];
 	snprintf(note_s, sizeof(note_s), "Prometheus range %s to %s, step "
 		 "%gs, %zu targets", units_format_time(a, sizeof(a), fl.start),

@@ -251,6 +251,7 @@ void dataset_release(struct dataset *d)
 	free(d->notes);
 	free(d->gpu_devices);
 	free(d->gpu_sources);
+	free(d->footprint_what);
 	free(d->source);
 	memset(d, 0, sizeof(*d));
 }

@@ -120,6 +120,10 @@ struct dataset {
 	char *gpu_sources;         /* what the recorder could read, e.g.
 				      "DRM fdinfo; NVML: not loaded (...)";
 				      owned; NULL when not recorded */
+	char *footprint_what;      /* what the footprint is, when not what
+				      the recorder reads (anon + swap +
+				      shmem): "the query's value" for
+				      Prometheus; owned; NULL otherwise */
 };
 
 void series_init(struct series *s, const char *name);

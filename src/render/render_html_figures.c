@@ -507,7 +507,10 @@ static void figure_footprint(struct ctx *c)
 	svg_scale_set(&p.sy, lo, hi, p.bottom, p.top);
 
 	fputs("<figure class=\"fig-footprint\">\n<figcaption>Footprint over "
-	      "time (anon + swap + shmem)</figcaption>\n", out);
+	      "time (", out);
+	put_esc(out, c->d->footprint_what ? c->d->footprint_what :
+		"anon + swap + shmem");
+	fputs(")</figcaption>\n", out);
 	svg_open(out, h, "Footprint over time", &p.sx, SVG_AXIS_TIME, NULL);
 	char clip[32];
 	snprintf(clip, sizeof(clip), "c%zu-fp", c->ti);

@@ -98,6 +98,8 @@ compare "$T/by.json" "$T/csv50" app
 FR --query 'fleet_memory_bytes{app!=""}' --by app --top 1 --html "$T/by.html" > "$T/by.txt" 2>&1 ||
 	fail "--by (text): $(cat "$T/by.txt")"
 ! grep -q "pid -1" "$T/by.txt" "$T/by.html" || fail "--by: 'pid -1': $(grep "pid -1" "$T/by.txt" | head -3)"
+grep -q "Footprint over time (the query&#39;s value)\|Footprint over time (the query's value)" "$T/by.html" ||
+	fail "--by: the plot does not say what the footprint is"
 grep -q '{pod="app[0-9]*-1"} -> {pod="app[0-9]*-2"}' "$T/by.txt" ||
 	fail "--by: the restart does not name the pods: $(grep -i restart "$T/by.txt" | head -3)"
 ok "--by app: each app one target, its two pods incarnations, as a CSV with two pids; restarts name the pods"
