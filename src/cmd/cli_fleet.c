@@ -492,9 +492,9 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 	d.footprint_what = xstrdup("the query's value");
 	char a[40], b[40], note_s[1024];
 	snprintf(note_s, sizeof(note_s), "Prometheus range %s to %s, step "
-		 "%gs, %zu targets", units_format_time(a, sizeof(a), fl.start),
+		 "%gs, %zu target%s", units_format_time(a, sizeof(a), fl.start),
 		 units_format_time(b, sizeof(b), fl.end), fl.step,
-		 fl.n_targets);
+		 fl.n_targets, fl.n_targets == 1 ? "" : "s");
 	dataset_add_note(&d, note_s);
 	if (shared) {
 		snprintf(note_s, sizeof(note_s), "every target has the labels "

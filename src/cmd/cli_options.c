@@ -41,6 +41,32 @@ void cli_options_getopt(const struct cli_option *t, const char *prefix,
 	*shortopts = so;
 }
 
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	int idx = -1;
+	int c = getopt_long(argc, argv, shortopts, longopts, &idx);
+	if (c == -1 || c == '?' || c == ':' || idx < 0)
+		return c;
+	/* The element that named the option: the one before its separate
+	 * argument ("--load CMD"), else the last one read ("--load=CMD",
+	 * "--json"). */
+	int at = optind - 1;
+	if (optarg && at >= 1 && optarg == argv[at])
+		at--;
+	assert(at >= 1 && at < argc);
+	const char *typed = argv[at];
+	if (strncmp(typed, "--", 2) != 0)
+		return c;  /* a short option: nothing to check */
+	typed += 2;
+	size_t len = strcspn(typed, "=");
+	const char *name = longopts[idx].name;
+	if (strlen(name) == len && strncmp(typed, name, len) == 0)
+		return c;
+	optind = at + 1;
+	return '?';
+}
+
 /* Help text from column HELP_COLUMN, wrapped at spaces to HELP_WIDTH; the
  * first line continues the current one (at column col). */
 static void help_wrapped(FILE *out, const char *s, int col)

@@ -51,6 +51,14 @@ struct cli_option {
 void cli_options_getopt(const struct cli_option *t, const char *prefix,
 			struct option **longopts, char **shortopts);
 
+/* getopt_long() without abbreviations: a long option must be spelt out.
+ * getopt_long takes any unambiguous prefix, so `check --all` silently
+ * meant --allow-inconclusive (a gate that passes what it cannot decide);
+ * a prefix is instead returned as '?' with optind just past it, so the
+ * caller's "unknown option: argv[optind - 1]" names what was typed. */
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
 /* The options part of --help: for each row in order, a heading line
  * ("\ntargets:"), a text line, or "  -o, --output FILE" padded to column
  * 25 with the help wrapped at 78 columns under it. */

@@ -210,7 +210,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	int rc = EXIT_USAGE, c;
 	optind = 1;
 	opterr = 0;  /* our own message, naming the command */
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	while ((c = cli_getopt(argc, argv, shortopts, longopts)) !=
 	       -1) {
 		switch (c) {
 		case 'o':
@@ -410,8 +410,12 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		goto out;
 	}
 	if (!n_pids && !o.name_regex && !o.command && !o.all) {
-		error("%s: what to record? give -p PID, --name REGEX, --all "
-		      "or -- COMMAND", verb);
+		if (strcmp(verb, "check") == 0) /* one service: no --all */
+			error("check: which service? give -p PID, --name "
+			      "REGEX or -- SERVICE ARGS...");
+		else
+			error("%s: what to record? give -p PID, --name REGEX, "
+			      "--all or -- COMMAND", verb);
 		goto out;
 	}
 	if (o.all) {

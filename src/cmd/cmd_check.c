@@ -50,6 +50,10 @@ enum { OPT_LOAD = 256, OPT_WARMUP, OPT_REQUESTS, OPT_MAX_PER_REQUEST,
        OPT_FWD_NO_GPU };
 
 #define CHECK_DEFAULT_INTERVAL "1s"
+/* How long check waits for a first sample of the service (a --name that
+ * matches nothing yet) before it gives up: a gate must end, not hang
+ * until the CI job's own timeout. */
+#define CHECK_TARGET_WAIT_S 30
 
 /* check's options: getopt_long, --help and the man page check all read
  * this table (cli_options.h). Rows from OPT_FWD on are record's, with
@@ -127,7 +131,8 @@ static void check_usage(FILE *out)
 
 /* ---- the run --------------------------------------------------------- */
 
-enum check_stop { STOP_NONE, STOP_LOAD_DONE, STOP_REQUESTS, STOP_DURATION };
+enum check_stop { STOP_NONE, STOP_LOAD_DONE, STOP_REQUESTS, STOP_DURATION,
+		  STOP_NO_TARGET };
 
 struct check_run {
 	const char *load;
@@ -144,6 +149,8 @@ struct check_run {
 	bool warm;                          /* the warm-up is over */
 	double t_warm, w_warm;
 	enum check_stop stop;
+	const char *name_regex;             /* --name, or NULL */
+	bool wait_noted;
 };
 
 static volatile sig_atomic_t check_signal;
@@ -189,6 +196,16 @@ static void check_on_tick(void *ctx, const struct recorder_tick *k)
 	const struct recorder_first *f = k->first;
 	if (!c->load_pid && f && f->sampled)
 		load_start(c, k->t);
+	if (!c->load_pid && k->elapsed_s >= CHECK_TARGET_WAIT_S) {
+		c->stop = STOP_NO_TARGET;
+		return;
+	}
+	if (!c->load_pid && c->name_regex && !c->wait_noted &&
+	    k->elapsed_s >= 1) {
+		note("check: no process matches --name '%s' yet; waiting at "
+		     "most %d s", c->name_regex, CHECK_TARGET_WAIT_S);
+		c->wait_noted = true;
+	}
 	if (c->load_pid <= 0)
 		return;
 	if (c->has_work && f && f->sources_read && f->n_sources &&
@@ -316,7 +333,7 @@ static int check_run_outcome(const struct check_run *c,
 					       WEXITSTATUS(c->load_status))) {
 		status_text(st, sizeof(st), c->load_status);
 		snprintf(why, n, "the load command failed (%s): no judgement "
-			 "on a load that did not run", st);
+			 "on a load that did not complete", st);
 	} else if (c->stop == STOP_NONE) {
 		/* The recorder ended on its own: every target is gone. */
 		if (o->command && res->command_status >= 0)
@@ -330,7 +347,11 @@ static int check_run_outcome(const struct check_run *c,
 		else
 			snprintf(why, n, "the service is gone before the load "
 				 "finished");
-	} else if (!c->load_pid)
+	} else if (c->stop == STOP_NO_TARGET && o->name_regex)
+		snprintf(why, n, "no process matched --name '%s' within %d s: "
+			 "nothing to check (is the service running?)",
+			 o->name_regex, CHECK_TARGET_WAIT_S);
+	else if (!c->load_pid)
 		snprintf(why, n, "the service was never sampled: the load "
 			 "did not run");
 	else
@@ -494,7 +515,13 @@ static int parse_budget(int opt, const char *arg, struct check_args *a)
 	if (opt == OPT_MAX_PER_REQUEST) {
 		struct rate r;
 		double q;
-		if (!units_parse_size(arg, &a->budget, &q) && a->budget > 0) {
+		if (!units_parse_size(arg, &a->budget, &q)) {
+			if (!(a->budget > 0)) {
+				a->budget = 0;
+				return error("--max-per-request: the budget "
+					     "must be more than 0 (a run "
+					     "never shows exactly none)");
+			}
 			a->basis = GATE_PER_REQUEST;
 			return 0;
 		}
@@ -509,6 +536,10 @@ static int parse_budget(int opt, const char *arg, struct check_args *a)
 			     "per request (e.g. 1KiB, 512)", arg);
 	}
 	struct rate r;
+	if (!units_parse_rate(arg, &r) && r.basis == RATE_PER_HOUR &&
+	    !(r.bytes > 0))
+		return error("--max-growth: the budget must be more than 0 "
+			     "(a run never shows exactly none)");
 	if (units_parse_rate(arg, &r) || r.basis != RATE_PER_HOUR ||
 	    !(r.bytes > 0))
 		return error("--max-growth: cannot read '%s' as a rate over "
@@ -534,7 +565,7 @@ static int check_parse(int argc, char **argv, struct check_args *a)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	while ((c = cli_getopt(argc, argv, shortopts, longopts)) !=
 	       -1) {
 		switch (c) {
 		case OPT_LOAD:
@@ -686,6 +717,7 @@ int cmd_check(int argc, char **argv)
 		rc = rc == CLI_RECORD_HELP ? EXIT_OK : rc;
 		goto out;
 	}
+	a.run.name_regex = cli.o.name_regex;
 	double t0 = now_monotonic();
 	struct recorder_result res;
 	rc = check_record(&cli.o, &a.run, &res);

@@ -589,7 +589,7 @@ int cmd_probe(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	while ((c = cli_getopt(argc, argv, shortopts, longopts)) !=
 	       -1) {
 		long v;
 		double q;

@@ -214,7 +214,7 @@ int cmd_report(int argc, char **argv)
 	double q;
 	optind = 1;
 	opterr = 0;  /* our own message, naming the command */
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) !=
+	while ((c = cli_getopt(argc, argv, shortopts, longopts)) !=
 	       -1) {
 		switch (c) {
 		case OPT_JSON:

@@ -9,13 +9,22 @@
 XSD=$(cd "$(dirname "$E2E_LIB")/../fixtures/junit" && pwd)/junit.xsd
 chk() { timeout 60 "$MEMTREND" check -q --interval 100ms "$@"; }
 
+# A --name that matches nothing: check waits at most 30 s for it, then
+# exits 3 saying so (a gate must end, not hang until the CI's timeout).
+# In the background, while the rest runs; collected at the end.
+NOMATCH="memtrend-no-such-servic[e]-$$"   # [e]: matches no command line holding it
+( chk --max-growth 1MiB/h --load 'sleep 1' --name "$NOMATCH" --junit "$T/nomatch.xml" \
+	> "$T/nomatch.out" 2> "$T/nomatch.err"; echo $? > "$T/nomatch.rc" ) &
+NOMATCH_PID=$!
+
 # Bad input: exit 2, nothing started.
 for args in "--max-per-request lots --work-cmd true" \
 	    "--max-per-request 1KiB/h --work-cmd true" \
 	    "--max-growth 1KiB/req" "--max-growth fast" \
 	    "--max-per-request 1KiB" "--max-growth 1MiB/h --warmup 100" \
 	    "--max-growth 1MiB/h --max-per-request 1KiB --work-cmd true" \
-	    "--warmup soon --max-growth 1MiB/h"; do
+	    "--warmup soon --max-growth 1MiB/h" \
+	    "--max-growth 1MiB/h --allow" "--max-growth 1MiB/h --all"; do
 	# shellcheck disable=SC2086
 	chk $args --load true -- "$GROWER" --base 1 > "$T/out" 2> "$T/err"
 	rc=$?
@@ -23,6 +32,9 @@ for args in "--max-per-request lots --work-cmd true" \
 	grep -q "error" "$T/err" || fail "check $args: no message"
 done
 echo "a bad budget: $(chk --max-per-request lots --work-cmd true --load true -- true 2>&1)"
+# Options are not abbreviated: --all is not --allow-inconclusive.
+chk --max-growth 1MiB/h --all --load true -- true > /dev/null 2> "$T/err"
+grep -q "unknown option or missing value: '--all'" "$T/err" || fail "--all: $(cat "$T/err")"
 chk --max-growth 1MiB/h -- "$GROWER" --base 1 > /dev/null 2> "$T/err"
 rc=$?; [ $rc = 2 ] || fail "no --load: exit $rc"
 grep -q -- "--load" "$T/err" || fail "no --load: $(cat "$T/err")"
@@ -104,4 +116,10 @@ chk --max-growth 1GiB/h --warmup 1s --load 'sleep 4' -- "$GROWER" --base 4 \
 	> "$T/out" 2> "$T/err"
 rc=$?; cat "$T/out"
 [ $rc = 0 ] || fail "no growth under a time budget: exit $rc: $(cat "$T/out" "$T/err")"
+wait "$NOMATCH_PID"
+[ "$(cat "$T/nomatch.rc")" = 3 ] || fail "--name matching nothing: exit $(cat "$T/nomatch.rc"): $(cat "$T/nomatch.err")"
+grep -qF "no process matched --name '$NOMATCH' within 30 s" "$T/nomatch.err" ||
+	fail "--name matching nothing: $(cat "$T/nomatch.err")"
+grep -q '<error type="run"' "$T/nomatch.xml" || fail "--name matching nothing: JUnit $(cat "$T/nomatch.xml")"
+ok "a --name that matches nothing ends after 30 s with exit 3"
 ok "bad budgets exit 2; a failing load and a dying service exit 3; no work is inconclusive; the time basis judges"
