@@ -429,7 +429,7 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 		 * fleet_size_whole()). */
 		size_t chunk;
 		if ((prc = fleet_size_whole(&fl, pc, "--query", fo->query,
-					       &chunk))) {
+					    true, &chunk))) {
 			rc = exit_of(prc);
 			goto out;
 		}

@@ -76,7 +76,7 @@ const struct cli_option report_options[] = {
 	CLI_OPT(0, "work-query", FLEET_OPT_WORK_QUERY, "PROMQL", "a work "
 		"counter per target (requests), matched on its labels"),
 	CLI_OPT(0, "range", FLEET_OPT_RANGE, "DUR", "how far back (default "
-		"7d, up to now or --end)"),
+		"7d, up to now or --end), or forward from --start"),
 	CLI_OPT(0, "start", FLEET_OPT_START, "TIME", "the start (RFC 3339 or "
 		"Unix seconds)"),
 	CLI_OPT(0, "end", FLEET_OPT_END, "TIME", "the end (default now)"),

@@ -73,9 +73,11 @@ void fleet_say_once(struct fleet *fl, const char *key, const char *text);
 /* How many series an expression gives (a cheap query, a few points per
  * series), and the points per request that keep a response bounded;
  * refused (PROM_BAD_QUERY, a message naming opt) when the whole would
- * exceed FLEET_WHOLE_MAX. */
+ * exceed FLEET_WHOLE_MAX, or, with check_by, when a --by label is on
+ * none of its series. */
 int fleet_size_whole(struct fleet *fl, struct prom_client *pc,
-		     const char *opt, const char *query, size_t *chunk);
+		     const char *opt, const char *query, bool check_by,
+		     size_t *chunk);
 /* --work-query: every work series, values on the grid of the range. */
 int fleet_fetch_work(struct fleet *fl, struct prom_client *pc);
 /* A worker thread (arg: the fleet): batches taken in turn until none is

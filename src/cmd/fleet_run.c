@@ -33,22 +33,53 @@ static struct prom_grid grid_of(const struct fleet *fl)
 	return (struct prom_grid){fl->start, fl->step, fl->points};
 }
 
+struct count_arg {
+	size_t count;
+	const char *const *by;     /* --by's labels, or NULL */
+	size_t n_by;
+	bool *seen;                /* [n_by]: some series carries it */
+};
+
 static int on_count(void *arg, const struct prom_label *l, size_t nl,
 		    const double *t, const double *v, size_t n)
 {
-	(void)l, (void)nl, (void)t, (void)v, (void)n;
-	(*(size_t *)arg)++;
+	(void)t, (void)v, (void)n;
+	struct count_arg *a = arg;
+	a->count++;
+	for (size_t b = 0; b < a->n_by; b++)
+		for (size_t j = 0; j < nl && !a->seen[b]; j++)
+			a->seen[b] = !strcmp(l[j].name, a->by[b]) &&
+				     *l[j].value;
 	return 0;
 }
 
 int fleet_size_whole(struct fleet *fl, struct prom_client *pc,
-		     const char *opt, const char *query, size_t *chunk)
+		     const char *opt, const char *query, bool check_by,
+		     size_t *chunk)
 {
 	double span = fl->end - fl->start;
 	double coarse = fmax(fl->step, ceil(span / 8 / fl->step) * fl->step);
-	size_t count = 0;
+	struct count_arg a = {0};
+	if (check_by && fl->fo->n_by) {
+		a.by = (const char *const *)fl->fo->by;
+		a.n_by = fl->fo->n_by;
+		a.seen = xcalloc(a.n_by, sizeof(*a.seen));
+	}
 	int rc = prom_query_range(pc, query, fl->start, fl->end, coarse,
-				  on_count, &count);
+				  on_count, &a);
+	/* A --by label no series carries would merge every series into
+	 * one target: a typo, or a label the expression aggregated away
+	 * (exit 2, as for a selector). */
+	for (size_t b = 0; !rc && a.count && b < a.n_by; b++)
+		if (!a.seen[b]) {
+			error("--by: no series of '%s' has the label '%s' (an "
+			      "expression keeps only the labels it names, "
+			      "e.g. max by (%s) (...))", query, a.by[b],
+			      a.by[b]);
+			rc = PROM_BAD_QUERY;
+		}
+	free(a.seen);
+	size_t count = a.count;
 	if (rc)
 		return rc;
 	size_t n = count ? count : 1;
@@ -74,7 +105,7 @@ int fleet_fetch_work(struct fleet *fl, struct prom_client *pc)
 {
 	size_t chunk;
 	int rc = fleet_size_whole(fl, pc, "--work-query", fl->fo->work_query,
-				  &chunk);
+				  false, &chunk);
 	if (rc)
 		return rc;
 	struct prom_fetch fx = {.stop = &fl->stop};
@@ -101,8 +132,15 @@ int fleet_fetch_work(struct fleet *fl, struct prom_client *pc)
 		}
 	}
 	prom_fetch_release(&fx);
-	if (!fl->n_work)
-		warning("--work-query: no series; the report has no work");
+	if (!fl->n_work) {
+		/* A typo most likely: asked for work, it gets none. */
+		char a[40], b[40];
+		error("--work-query: no series match '%s' from %s to %s",
+		      fl->fo->work_query,
+		      units_format_time(a, sizeof(a), fl->start),
+		      units_format_time(b, sizeof(b), fl->end));
+		return PROM_BAD_QUERY;
+	}
 	return 0;
 }
 

@@ -174,4 +174,14 @@ FR --query 'fleet_memory_bytes' --by instanse > /dev/null 2> "$T/by.err"; rc=$?
 [ $rc = 2 ] || fail "--by typo: exit $rc"
 grep -q "no series of 'fleet_memory_bytes' has the label 'instanse' (its labels: .*instance" "$T/by.err" ||
 	fail "--by typo: $(cat "$T/by.err")"
-ok "no series, a PromQL error and a --by typo exit 2 with a message"
+# The same for an expression, whose labels are what it keeps.
+FR --query 'max by (instance) (fleet_memory_bytes)' --by app > /dev/null 2> "$T/byx.err"; rc=$?
+[ $rc = 2 ] || fail "--by on an expression without the label: exit $rc: $(cat "$T/byx.err")"
+grep -q "no series of 'max by (instance) (fleet_memory_bytes)' has the label 'app'" "$T/byx.err" ||
+	fail "--by on an expression: $(cat "$T/byx.err")"
+# A --work-query that matches nothing: asked for work, it gets none.
+FR --query one_memory_bytes --work-query 'no_such_requests_total' > /dev/null 2> "$T/work.err"; rc=$?
+[ $rc = 2 ] || fail "--work-query matching nothing: exit $rc: $(cat "$T/work.err")"
+grep -q "work-query: no series match 'no_such_requests_total'" "$T/work.err" ||
+	fail "--work-query matching nothing: $(cat "$T/work.err")"
+ok "no series, a PromQL error, a --by typo (selector, expression), a --work-query matching nothing: exit 2 with a message"
