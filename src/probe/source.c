@@ -246,6 +246,10 @@ struct source_set {
 	bool *failing;
 	unsigned long long *gaps;  /* failed readings in the current (or
 				      last) spell of failure */
+	bool *answered;            /* has read well at least once */
+	unsigned long long *startup_gaps; /* quiet failures before that */
+	char (*startup_errs)[256]; /* the last quiet failure's reason */
+	double grace_until;        /* stamp; -INFINITY: no grace */
 };
 
 static void *reading_thread(void *arg)
@@ -295,6 +299,9 @@ static void source_set_free_parts(struct source_set *ss)
 	free(ss->errs);
 	free(ss->failing);
 	free(ss->gaps);
+	free(ss->answered);
+	free(ss->startup_gaps);
+	free(ss->startup_errs);
 	free(ss);
 }
 
@@ -311,6 +318,10 @@ struct source_set *source_set_new(struct source **sources, size_t n,
 	ss->errs = xcalloc(n, sizeof(*ss->errs));
 	ss->failing = xcalloc(n, sizeof(*ss->failing));
 	ss->gaps = xcalloc(n, sizeof(*ss->gaps));
+	ss->answered = xcalloc(n, sizeof(*ss->answered));
+	ss->startup_gaps = xcalloc(n, sizeof(*ss->startup_gaps));
+	ss->startup_errs = xcalloc(n, sizeof(*ss->startup_errs));
+	ss->grace_until = -INFINITY;
 	pthread_mutex_init(&ss->mu, NULL);
 	pthread_cond_init(&ss->cond, NULL);
 	int rc = pthread_create(&ss->thread, NULL, reading_thread, ss);
@@ -358,6 +369,38 @@ static const char *role_text(const struct source *s)
 	return s->role == SOURCE_WORK ? "work counter" : "gauge";
 }
 
+void source_set_startup_grace(struct source_set *ss, double until)
+{
+	pthread_mutex_lock(&ss->mu);
+	ss->grace_until = until;
+	pthread_mutex_unlock(&ss->mu);
+}
+
+size_t source_set_never_answered(struct source_set *ss,
+				 struct source_event *events)
+{
+	size_t k = 0;
+	pthread_mutex_lock(&ss->mu);
+	for (size_t i = 0; i < ss->n; i++) {
+		if (ss->answered[i] || ss->failing[i] || !ss->startup_gaps[i])
+			continue;
+		const struct source *s = ss->sources[i];
+		struct source_event *e = &events[k++];
+		e->index = i;
+		e->failed = true;
+		e->note = false;
+		snprintf(e->text, sizeof(e->text), "%s '%s' (%s %s) never "
+			 "answered: %llu reading%s, all gaps (the last: %s)",
+			 role_text(s), s->name, source_kind(s), s->spec,
+			 ss->startup_gaps[i],
+			 ss->startup_gaps[i] == 1 ? "" : "s",
+			 ss->startup_errs[i][0] ? ss->startup_errs[i] :
+			 "no reason given");
+	}
+	pthread_mutex_unlock(&ss->mu);
+	return k;
+}
+
 bool source_set_collect(struct source_set *ss, bool wait, double *t,
 			double *values, struct source_event *events,
 			size_t *n_events)
@@ -376,6 +419,33 @@ bool source_set_collect(struct source_set *ss, bool wait, double *t,
 	for (size_t i = 0; i < ss->n; i++) {
 		const struct source *s = ss->sources[i];
 		bool failed = isnan(values[i]);
+		if (failed && !ss->answered[i] && !ss->failing[i] &&
+		    *t < ss->grace_until) {
+			/* still starting: expected (a reading cut short by
+			 * the stop says nothing about why) */
+			ss->startup_gaps[i]++;
+			if (!atomic_load(&ss->cancel))
+				memcpy(ss->startup_errs[i], ss->errs[i],
+				       sizeof(ss->startup_errs[i]));
+			continue;
+		}
+		if (!failed && !ss->answered[i]) {
+			ss->answered[i] = true;
+			if (ss->startup_gaps[i] && !ss->failing[i]) {
+				struct source_event *e =
+					&events[(*n_events)++];
+				e->index = i;
+				e->failed = false;
+				e->note = true;
+				snprintf(e->text, sizeof(e->text),
+					 "%s '%s' answers (its first %llu "
+					 "reading%s were gaps while the "
+					 "service started)", role_text(s),
+					 s->name, ss->startup_gaps[i],
+					 ss->startup_gaps[i] == 1 ? "" : "s");
+				continue;
+			}
+		}
 		if (failed && !ss->failing[i])
 			ss->gaps[i] = 0;  /* count this spell's gaps */
 		if (failed)
@@ -388,6 +458,7 @@ bool source_set_collect(struct source_set *ss, bool wait, double *t,
 		struct source_event *e = &events[(*n_events)++];
 		e->index = i;
 		e->failed = failed;
+		e->note = false;
 		if (failed)
 			snprintf(e->text, sizeof(e->text),
 				 "%s '%s' (%s %s) fails: %s; gaps are "

@@ -58,10 +58,12 @@ int source_read(struct source *s, double timeout_s, const atomic_bool *cancel,
 		double *value, char *err, size_t errlen);
 
 /* A change of state of one source, for the recorder to print and store:
- * it failed (with the reason) or it works again. */
+ * it failed (with the reason) or it works again; note: news, not a
+ * problem (a service that was starting answers now). */
 struct source_event {
 	size_t index;
 	bool failed;
+	bool note;
 	char text[320];
 };
 
@@ -80,6 +82,18 @@ bool source_set_request(struct source_set *ss, double t);
 /* True while a reading is in flight (a work command or a scrape may hold a
  * connection to the service right now). */
 bool source_set_busy(struct source_set *ss);
+
+/* A service the recorder started is not answering yet: until the stamp
+ * until, a source that has never read well fails quietly (gaps, no
+ * event); its first good reading is then a note saying how many readings
+ * were gaps. Still failing at until: the usual failure event. Without a
+ * call, every failure is an event. */
+void source_set_startup_grace(struct source_set *ss, double until);
+/* At the end of a recording shorter than the grace: an event (into
+ * events, at most n) for each source that failed quietly and never read
+ * well, so that a wrong URL is not silent. Returns how many. */
+size_t source_set_never_answered(struct source_set *ss,
+				 struct source_event *events);
 
 /* Take a finished reading, if there is one: *t its stamp, values[0..n-1]
  * the figures (NAN = failed), events[0..*n_events-1] the state changes

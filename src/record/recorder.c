@@ -59,6 +59,9 @@
 #define NAME_SCAN_MIN_S 0.25
 #define SLOPE_BUF 1024
 #define STOP_GRACE_S 10.0
+/* A service the recorder starts may take this long to answer its work
+ * counter or gauges before a failure is warned about (source.h). */
+#define RECORDER_STARTUP_GRACE_S 30.0
 #define SYSTEM_INTERVAL_S 1.0
 
 struct proc_watch {
@@ -646,7 +649,10 @@ static void sources_collect(struct recorder *rec, bool wait)
 	rec->first.source_values = rec->source_values;
 	rec->first.n_sources = n;
 	for (size_t e = 0; e < n_events; e++) {
-		warning("%s", rec->source_events[e].text);
+		if (rec->source_events[e].note)
+			note("%s", rec->source_events[e].text);
+		else
+			warning("%s", rec->source_events[e].text);
 		store_note_add(rec->store, t, 0, rec->source_events[e].text);
 	}
 }
@@ -1406,6 +1412,11 @@ static int setup_sources(struct recorder *rec)
 	rec->source_set_taken = true;  /* it owns the sources from here */
 	rec->sources = source_set_new(o->sources, o->n_sources,
 				      o->source_timeout_s);
+	/* A service started here needs a moment before it answers on its
+	 * metrics port or to its CLI: not a failure to warn about. */
+	if (rec->sources && rec->command_pid)
+		source_set_startup_grace(rec->sources, now_wall() +
+					 RECORDER_STARTUP_GRACE_S);
 	return rec->sources ? EXIT_OK : EXIT_RUNTIME;
 }
 
@@ -1416,6 +1427,13 @@ static void recorder_release(struct recorder *rec, double t)
 		 * (systemd would SIGKILL us); the reading in flight is a gap */
 		source_set_cancel(rec->sources);
 		sources_collect(rec, true);
+		size_t k = source_set_never_answered(rec->sources,
+						     rec->source_events);
+		for (size_t e = 0; e < k; e++) {
+			warning("%s", rec->source_events[e].text);
+			store_note_add(rec->store, t, 0,
+				       rec->source_events[e].text);
+		}
 		source_set_free(rec->sources);
 	} else if (rec->o->n_sources && !rec->source_set_taken) {
 		/* Never started: the sources are still ours to free. */

@@ -34,3 +34,22 @@ done
 [ $rc = 2 ] || fail "missing pid: exit $rc"
 [ ! -e "$T/nofile.db" ] || fail "a failed start (no such pid) left $T/nofile.db"
 ok "-d ends the command; a failed start leaves no file"
+# The work counter of a service memtrend starts may not answer at once:
+# those first gaps are expected (a note when it answers, no warning); a
+# counter that never answers is still warned about, at the end.
+"$MEMTREND" record -o "$T/late.db" -i 200ms -d 3s --work-cmd "cat '$T/count'" \
+	-- sh -c "sleep 1; echo 5 > '$T/count'; exec sleep 30" 2> "$T/late.err"; rc=$?
+[ $rc = 0 ] || fail "a counter answering late: exit $rc: $(cat "$T/late.err")"
+! grep -q "warning" "$T/late.err" || fail "a starting service's counter was warned about: $(cat "$T/late.err")"
+grep -q "work counter 'requests' answers (its first [0-9]* readings were gaps while the service started)" \
+	"$T/late.err" || fail "no note when the counter answered: $(cat "$T/late.err")"
+r=$(sql "$T/late.db" "SELECT count(*) - count(value), count(value) FROM source_sample")
+case "$r" in 0\|*|*\|0) fail "gaps|readings = $r: expected both" ;; esac
+"$MEMTREND" record -o "$T/never.db" -i 200ms -d 2s --work-cmd "cat '$T/none'" \
+	-- sleep 30 2> "$T/never.err"; rc=$?
+[ $rc = 0 ] || fail "a counter never answering: exit $rc: $(cat "$T/never.err")"
+grep -q "warning: work counter 'requests' (command .*) never answered: [0-9]* readings, all gaps (the last: " \
+	"$T/never.err" || fail "a counter that never answered was not warned about: $(cat "$T/never.err")"
+[ "$(sql "$T/never.db" "SELECT count(*) FROM note WHERE text LIKE '%never answered%'")" = 1 ] ||
+	fail "the warning is not in the recording's notes"
+ok "a starting service's counter: gaps and a note; one never answering: a warning ($r gaps|readings)"
