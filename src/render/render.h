@@ -54,6 +54,11 @@ char *render_size1(char *buf, size_t n, double bytes, bool signed_);
 char *render_rate(char *buf, size_t n, double bph, bool decimal);
 char *render_per_request(char *buf, size_t n, double bytes, bool decimal);
 char *render_duration(char *buf, size_t n, double s);
+/* A minimum observation (the division, docs/statistics.md): "under 1 s"
+ * below a second, where "0.0084 s" would read as advice (fine readings,
+ * e.g. whole bytes: the resolution is no limit, the noise is); else
+ * render_duration(). */
+char *render_min_watch(char *buf, size_t n, double s);
 /* A p-value as "%.*g" with that many significant digits. */
 char *render_p_value(char *buf, size_t n, double p, int digits);
 /* A reason of f (reason.h) as an English sentence, and what would settle

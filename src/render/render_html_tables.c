@@ -103,10 +103,10 @@ static void figures_table(struct ctx *c)
 	kv_row(out, "slope of concern", v);
 	if (f->has_trend) {
 		snprintf(v, sizeof(v), "%s for the %s slope; %s for the slope "
-			 "of concern", dur_s(b1, sizeof(b1),
-					     f->min_observation_s),
+			 "of concern", render_min_watch(b1, sizeof(b1),
+						       f->min_observation_s),
 			 f->concern_is_suspect ? "suspected" : "measured",
-			 dur_s(b2, sizeof(b2), f->needed_span_s));
+			 render_min_watch(b2, sizeof(b2), f->needed_span_s));
 		kv_row(out, "minimum observation", v);
 	}
 	if (f->plateau.found) {

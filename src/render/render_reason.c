@@ -88,6 +88,15 @@ char *render_duration(char *buf, size_t n, double s)
 	return units_format_duration(buf, n, s);
 }
 
+char *render_min_watch(char *buf, size_t n, double s)
+{
+	if (s >= 0 && s < 1) {
+		snprintf(buf, n, "under 1 s");
+		return buf;
+	}
+	return render_duration(buf, n, s);
+}
+
 char *render_p_value(char *buf, size_t n, double p, int digits)
 {
 	if (!isfinite(p))
@@ -175,11 +184,11 @@ static void say_trend(FILE *out, struct words *w, const struct reason *r)
 		fputs("the readings vary independently", out);
 	else if (isinf(ct))
 		fprintf(out, "the readings wander together over longer than "
-			"the window, which widens the interval x%.2g",
+			"the window, which widens the interval x%.3g",
 			sqrt(vi));
 	else
 		fprintf(out, "the readings wander together over about %s, "
-			"which widens the interval x%.2g", span_w(w, 4, ct),
+			"which widens the interval x%.3g", span_w(w, 4, ct),
 			sqrt(vi));
 }
 
@@ -433,10 +442,13 @@ int render_reason(FILE *out, const struct target_findings *f,
 		break;
 	case REASON_DIVISION:
 		fprintf(out, "the division: resolution %s / %s = %s of "
-			"observation at least",
+			"observation at least%s",
 			size_w(&w, 0, r->u.division.resolution),
 			rate_w(&w, 1, r->u.division.concern_bph),
-			dur_w(&w, 2, r->u.division.min_s));
+			r->u.division.min_s < 1 ? "under 1 s" :
+			dur_w(&w, 2, r->u.division.min_s),
+			r->u.division.min_s < 1 ? " (the resolution is no "
+			"limit here: the noise is)" : "");
 		break;
 	case REASON_UNSEEN_PER_REQUEST:
 		fprintf(out, "per request it could not have seen less than %s, "

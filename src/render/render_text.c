@@ -395,10 +395,12 @@ static void print_target(FILE *out, const struct target_findings *f,
 		rate(b1, sizeof(b1), f->concern_bph), f->concern_source);
 	if (f->has_trend)
 		fprintf(out, "  min. watch  %s for the %s slope; %s for "
-			"the slope of concern\n",
-			dur_or_na(b1, sizeof(b1), f->min_observation_s),
+			"the slope of concern%s\n",
+			render_min_watch(b1, sizeof(b1), f->min_observation_s),
 			f->concern_is_suspect ? "suspected" : "measured",
-			dur_or_na(b2, sizeof(b2), f->needed_span_s));
+			render_min_watch(b2, sizeof(b2), f->needed_span_s),
+			f->min_observation_s < 1 && f->needed_span_s < 1 ?
+			" (fine readings: the resolution is no limit)" : "");
 	if (f->plateau.found)
 		fprintf(out, "  plateau     %s since %s%s%s\n",
 			size_or_na(b1, sizeof(b1), f->plateau.level),
