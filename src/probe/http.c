@@ -199,8 +199,9 @@ int http_get(struct http_client *c, const char *url, const char **body,
 {
 	long status = 0;
 	c->body_max = HTTP_BODY_MAX;
-	if (fetch(c, url, &status, err, errlen))
-		return -1;
+	int rc = fetch(c, url, &status, err, errlen);
+	if (rc)
+		return rc;
 	if (status >= 400) {
 		snprintf(err, errlen, "HTTP %ld", status);
 		return -1;
@@ -243,6 +244,8 @@ int http_request_stream(struct http_client *c, const struct http_request *r,
 	c->aborted = 0;
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, stream_body);
 	int rc = fetch(c, r->url, status, err, errlen);
+	if (rc == HTTP_UNREACHABLE)
+		rc = -1;  /* this call's contract: -2 is the overflow */
 	if (rc && c->aborted)
 		rc = -3;
 	else if (rc && c->overflow)
@@ -296,11 +299,12 @@ static int fetch(struct http_client *c, const char *url, long *status,
 		else if (rc == CURLE_OPERATION_TIMEDOUT)
 			snprintf(err, errlen, "timed out after %.3g s",
 				 c->total_ms / 1000.0);
-		else if (rc == CURLE_COULDNT_CONNECT)
+		else if (rc == CURLE_COULDNT_CONNECT) {
 			snprintf(err, errlen, "cannot connect: %s",
 				 c->curl_err[0] ? c->curl_err :
 				 curl_easy_strerror(rc));
-		else
+			return HTTP_UNREACHABLE;
+		} else
 			snprintf(err, errlen, "%s", c->curl_err[0] ?
 				 c->curl_err : curl_easy_strerror(rc));
 		return -1;

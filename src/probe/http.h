@@ -40,8 +40,11 @@ void http_client_set_cancel(struct http_client *c, const atomic_bool *cancel);
 
 /* GET url. Returns 0 with the body in *body (owned by the client, valid
  * until the next fetch or free; NUL-terminated; *len bytes), or -1 with a
- * one-line reason in err ("connection refused", "timed out after 2 s",
- * "HTTP 500", "body larger than 16 MiB"). Only http and https. */
+ * one-line reason in err ("timed out after 2 s", "HTTP 500", "body larger
+ * than 16 MiB"), or HTTP_UNREACHABLE (-2) with one when no connection
+ * could be made ("cannot connect: ..."): nothing listens there (yet).
+ * Only http and https. */
+#define HTTP_UNREACHABLE (-2)
 int http_get(struct http_client *c, const char *url, const char **body,
 	     size_t *len, char *err, size_t errlen);
 

@@ -199,8 +199,9 @@ static int metric_read(struct source *s, double timeout_s,
 	http_client_set_cancel(s->http, cancel);
 	const char *body;
 	size_t len;
-	if (http_get(s->http, s->url, &body, &len, err, errlen))
-		return -1;
+	int hr = http_get(s->http, s->url, &body, &len, err, errlen);
+	if (hr)
+		return hr == HTTP_UNREACHABLE ? SOURCE_DOWN : -1;
 	size_t matched;
 	int rc = openmetrics_sum(s->selector, body, len, value, &matched, err,
 				 errlen);
@@ -213,9 +214,11 @@ int source_read(struct source *s, double timeout_s, const atomic_bool *cancel,
 	*value = NAN;
 	err[0] = '\0';
 	switch (s->kind) {
-	case KIND_COMMAND:
-		return source_command_run(s->command, timeout_s, cancel, value,
-					  err, errlen);
+	case KIND_COMMAND: {
+		int rc = source_command_run(s->command, timeout_s, cancel,
+					    value, err, errlen);
+		return rc == SOURCE_COMMAND_DOWN ? SOURCE_DOWN : rc ? -1 : 0;
+	}
 	case KIND_METRIC:
 		return metric_read(s, timeout_s, cancel, value, err, errlen);
 	case KIND_LOG:
@@ -242,6 +245,7 @@ struct source_set {
 	double t;                  /* stamp of the request in the slot */
 	double *values;            /* results of the request in the slot */
 	char (*errs)[256];
+	bool *down;                /* the failure was SOURCE_DOWN */
 	/* The recorder thread's view, for events. */
 	bool *failing;
 	unsigned long long *gaps;  /* failed readings in the current (or
@@ -257,6 +261,7 @@ static void *reading_thread(void *arg)
 	struct source_set *ss = arg;
 	double *values = xcalloc(ss->n, sizeof(*values));
 	char (*errs)[256] = xcalloc(ss->n, sizeof(*errs));
+	bool *down = xcalloc(ss->n, sizeof(*down));
 	pthread_mutex_lock(&ss->mu);
 	for (;;) {
 		while (!ss->stop && ss->state != SLOT_PENDING)
@@ -267,9 +272,11 @@ static void *reading_thread(void *arg)
 		pthread_mutex_unlock(&ss->mu);
 		for (size_t i = 0; i < ss->n; i++) {
 			errs[i][0] = '\0';
-			if (source_read(ss->sources[i], ss->timeout_s,
-					&ss->cancel, &values[i], errs[i],
-					sizeof(errs[i])))
+			int rc = source_read(ss->sources[i], ss->timeout_s,
+					     &ss->cancel, &values[i], errs[i],
+					     sizeof(errs[i]));
+			down[i] = rc == SOURCE_DOWN;
+			if (rc)
 				values[i] = NAN;
 			else if (!isfinite(values[i])) {
 				snprintf(errs[i], sizeof(errs[i]),
@@ -280,12 +287,14 @@ static void *reading_thread(void *arg)
 		pthread_mutex_lock(&ss->mu);
 		memcpy(ss->values, values, ss->n * sizeof(*values));
 		memcpy(ss->errs, errs, ss->n * sizeof(*errs));
+		memcpy(ss->down, down, ss->n * sizeof(*down));
 		ss->state = SLOT_DONE;
 		pthread_cond_broadcast(&ss->cond);
 	}
 	pthread_mutex_unlock(&ss->mu);
 	free(values);
 	free(errs);
+	free(down);
 	return NULL;
 }
 
@@ -297,6 +306,7 @@ static void source_set_free_parts(struct source_set *ss)
 	free(ss->sources);
 	free(ss->values);
 	free(ss->errs);
+	free(ss->down);
 	free(ss->failing);
 	free(ss->gaps);
 	free(ss->answered);
@@ -316,6 +326,7 @@ struct source_set *source_set_new(struct source **sources, size_t n,
 	ss->timeout_s = timeout_s;
 	ss->values = xcalloc(n, sizeof(*ss->values));
 	ss->errs = xcalloc(n, sizeof(*ss->errs));
+	ss->down = xcalloc(n, sizeof(*ss->down));
 	ss->failing = xcalloc(n, sizeof(*ss->failing));
 	ss->gaps = xcalloc(n, sizeof(*ss->gaps));
 	ss->answered = xcalloc(n, sizeof(*ss->answered));
@@ -419,8 +430,8 @@ bool source_set_collect(struct source_set *ss, bool wait, double *t,
 	for (size_t i = 0; i < ss->n; i++) {
 		const struct source *s = ss->sources[i];
 		bool failed = isnan(values[i]);
-		if (failed && !ss->answered[i] && !ss->failing[i] &&
-		    *t < ss->grace_until) {
+		if (failed && ss->down[i] && !ss->answered[i] &&
+		    !ss->failing[i] && *t < ss->grace_until) {
 			/* still starting: expected (a reading cut short by
 			 * the stop says nothing about why) */
 			ss->startup_gaps[i]++;

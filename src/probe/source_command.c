@@ -431,7 +431,7 @@ static int parse_output(char *data, size_t total, double *value, char *err,
 	trim(&s, &len);
 	if (len == 0) {
 		snprintf(err, errlen, "printed nothing");
-		return -1;
+		return SOURCE_COMMAND_DOWN;
 	}
 	char shown[SHOW_MAX * 4 + 8];
 	if (!is_decimal(s, len)) {
@@ -608,6 +608,10 @@ int source_command_run(const char *cmd, double timeout_s,
 		escape_bytes(shown, sizeof(shown), line, len);
 		snprintf(err, errlen, "exited with status %d%s%s",
 			 WEXITSTATUS(st), len ? ": " : "", shown);
+		/* 126, 127: the shell could not run it; else the command
+		 * ran and found nothing to ask, most likely */
+		result = WEXITSTATUS(st) == 126 || WEXITSTATUS(st) == 127 ?
+			 -1 : SOURCE_COMMAND_DOWN;
 	} else {
 		result = parse_output(out.data, out.len, value, err, errlen);
 	}

@@ -32,7 +32,12 @@
  * reason in err: "timed out after 2 s", "exited with status 3: <first
  * stderr line>", "killed by signal 9", "printed no number: \"abc\"" (what
  * the command printed is escaped and trimmed: it is untrusted), "printed
- * nothing", "printed more than 64 KiB". Never exits, never leaves a
+ * nothing", "printed more than 64 KiB"; or SOURCE_COMMAND_DOWN (-2), the
+ * same with a reason, when what it asks looks not up yet: it printed
+ * nothing, or exited with a status other than 0, 126 and 127 (a CLI
+ * that cannot connect: redis-cli, curl -f) -- source.h's startup grace
+ * waits on those, and warns at once about the rest (garbage, a command
+ * not found). Never exits, never leaves a
  * zombie, never leaks an fd. Must not disturb a caller that has SIGCHLD
  * handlers or other children: it waits only for its own pid.
  *
@@ -51,6 +56,7 @@
  * 100 ms ("cancelled: memtrend is stopping").
  * Cost: a fork of memtrend and a fork+exec of /bin/sh (a millisecond or
  * two) and at most timeout_s of waiting. */
+#define SOURCE_COMMAND_DOWN (-2)
 int source_command_run(const char *cmd, double timeout_s,
 		       const atomic_bool *cancel, double *value, char *err,
 		       size_t errlen);

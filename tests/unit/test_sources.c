@@ -492,6 +492,19 @@ static void want_error(const char *cmd, const char *want)
 	}
 }
 
+/* The command ran and found nothing to ask (not up yet): the startup
+ * grace's kind of failure (SOURCE_COMMAND_DOWN), with its reason. */
+static void want_down(const char *cmd, const char *want)
+{
+	double v = 1;
+	if (run(cmd, 5, &v) != SOURCE_COMMAND_DOWN ||
+	    strcmp(cmd_err, want) != 0 || !isnan(v)) {
+		print_error("%s: want 'down' with '%s', got '%s' (%g)\n", cmd,
+			    want, cmd_err, v);
+		fail();
+	}
+}
+
 static void test_command_values(void **state)
 {
 	(void)state;
@@ -519,8 +532,8 @@ static void test_command_values(void **state)
 	want_error("echo 1e", "printed no number: \"1e\"");
 	want_error("echo -", "printed no number: \"-\"");
 	want_error("echo 1e999", "printed a number out of range: \"1e999\"");
-	want_error("true", "printed nothing");
-	want_error("printf ' \\r\\n\\t'", "printed nothing");
+	want_down("true", "printed nothing");
+	want_down("printf ' \\r\\n\\t'", "printed nothing");
 	/* untrusted output: escaped, never raw control bytes */
 	want_error("printf 'a\\033[31m\"b\\\\\\001\\n2'",
 		     "printed no number: \"a\\x1b[31m\\\"b\\\\\\x01\\n2\"");
@@ -536,11 +549,12 @@ static void test_command_failures(void **state)
 {
 	(void)state;
 	int fds = count_open_fds();
-	want_error("echo 'no such table' >&2; echo more >&2; exit 3",
+	want_down("echo 'no such table' >&2; echo more >&2; exit 3",
 		     "exited with status 3: no such table");
-	want_error("exit 3", "exited with status 3");
-	want_error("echo 5; exit 1", "exited with status 1");
-	want_error("printf 'bad\\033]0;x\\007\\r\\n' >&2; exit 2",
+	want_down("exit 3", "exited with status 3");
+	want_error("exit 127", "exited with status 127");
+	want_down("echo 5; exit 1", "exited with status 1");
+	want_down("printf 'bad\\033]0;x\\007\\r\\n' >&2; exit 2",
 		     "exited with status 2: bad\\x1b]0;x\\x07");
 	want_error("kill -9 $$", "killed by signal 9");
 	want_error("kill -TERM $$", "killed by signal 15");
