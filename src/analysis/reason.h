@@ -114,7 +114,6 @@ struct reason {
 		struct { double detectable_bph, concern_bph; } detectable;
 		struct {
 			size_t count, analysed; /* analysed: 1-based */
-			long long pid;
 			size_t samples;
 		} incarnations;
 		struct {
@@ -135,8 +134,8 @@ struct reason {
 		struct { size_t count; double recovered; } restarts;
 		struct {
 			double time, recovered, before, after;
-			long long old_pid, new_pid;
-			uint32_t old_inc, new_inc; /* incarnation indices */
+			uint32_t old_inc, new_inc; /* incarnation indices:
+						      the renderer names them */
 			const char *floor_rule; /* static text */
 		} restart;
 		struct {

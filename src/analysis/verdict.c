@@ -177,7 +177,6 @@ static void incarnation_reason(struct target_findings *f)
 	struct reason *r = add(f, REASON_INCARNATIONS);
 	r->u.incarnations.count = f->n_incarnations;
 	r->u.incarnations.analysed = f->analysed_inc + 1;
-	r->u.incarnations.pid = (long long)s->incs[f->analysed_inc].pid;
 	r->u.incarnations.samples = f->analysed_samples;
 }
 
@@ -308,8 +307,6 @@ static void restart_reasons(struct target_findings *f)
 		r->u.restart.recovered = rs->recovered;
 		r->u.restart.before = rs->before;
 		r->u.restart.after = rs->after;
-		r->u.restart.old_pid = (long long)rs->old_pid;
-		r->u.restart.new_pid = (long long)rs->new_pid;
 		r->u.restart.old_inc = rs->old_inc;
 		r->u.restart.new_inc = rs->new_inc;
 		r->u.restart.floor_rule = rs->floor_rule;

@@ -536,14 +536,12 @@ static int parse_budget(int opt, const char *arg, struct check_args *a)
 			     "per request (e.g. 1KiB, 512)", arg);
 	}
 	struct rate r;
-	if (!units_parse_rate(arg, &r) && r.basis == RATE_PER_HOUR &&
-	    !(r.bytes > 0))
-		return error("--max-growth: the budget must be more than 0 "
-			     "(a run never shows exactly none)");
-	if (units_parse_rate(arg, &r) || r.basis != RATE_PER_HOUR ||
-	    !(r.bytes > 0))
+	if (units_parse_rate(arg, &r) || r.basis != RATE_PER_HOUR)
 		return error("--max-growth: cannot read '%s' as a rate over "
 			     "time (e.g. 10MiB/h, 500KiB/min)", arg);
+	if (!(r.bytes > 0))
+		return error("--max-growth: the budget must be more than 0 "
+			     "(a run never shows exactly none)");
 	a->budget = r.bytes;
 	a->basis = GATE_PER_HOUR;
 	return 0;

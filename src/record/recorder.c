@@ -630,6 +630,20 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 	}
 }
 
+/* Print the sources' events[0..n) (a note or a warning) and keep them in
+ * the recording's notes, stamped t. */
+static void source_events_say(struct recorder *rec, double t,
+			      const struct source_event *events, size_t n)
+{
+	for (size_t e = 0; e < n; e++) {
+		if (events[e].note)
+			note("%s", events[e].text);
+		else
+			warning("%s", events[e].text);
+		store_note_add(rec->store, t, 0, events[e].text);
+	}
+}
+
 /* Store what the source thread finished, print and store its state
  * changes. With wait, the reading in flight is waited for (at the end). */
 static void sources_collect(struct recorder *rec, bool wait)
@@ -648,13 +662,7 @@ static void sources_collect(struct recorder *rec, bool wait)
 	rec->first.source_t = t;
 	rec->first.source_values = rec->source_values;
 	rec->first.n_sources = n;
-	for (size_t e = 0; e < n_events; e++) {
-		if (rec->source_events[e].note)
-			note("%s", rec->source_events[e].text);
-		else
-			warning("%s", rec->source_events[e].text);
-		store_note_add(rec->store, t, 0, rec->source_events[e].text);
-	}
+	source_events_say(rec, t, rec->source_events, n_events);
 }
 
 /* Ask the source thread for this tick's readings; while it is still
@@ -1427,13 +1435,9 @@ static void recorder_release(struct recorder *rec, double t)
 		 * (systemd would SIGKILL us); the reading in flight is a gap */
 		source_set_cancel(rec->sources);
 		sources_collect(rec, true);
-		size_t k = source_set_never_answered(rec->sources,
-						     rec->source_events);
-		for (size_t e = 0; e < k; e++) {
-			warning("%s", rec->source_events[e].text);
-			store_note_add(rec->store, t, 0,
-				       rec->source_events[e].text);
-		}
+		source_events_say(rec, t, rec->source_events,
+				  source_set_never_answered(rec->sources,
+							    rec->source_events));
 		source_set_free(rec->sources);
 	} else if (rec->o->n_sources && !rec->source_set_taken) {
 		/* Never started: the sources are still ours to free. */
