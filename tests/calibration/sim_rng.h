@@ -1,8 +1,11 @@
 /*
  * sim_rng.h - the seeded random numbers of the simulations in
  * tests/calibration (calibrate.c, gate_advice.c): xoshiro256** seeded by
- * splitmix64 from (family, seed), uniform and normal draws, stationary AR(1) paths. Deterministic
- * on any machine with IEEE doubles; header-only (static functions), no I/O.
+ * splitmix64 from (family, seed), uniform and normal draws, stationary AR(1) paths, and the
+ * draws of the newer families (exponential, gamma, Student t, Poisson, a continuous-time
+ * Ornstein-Uhlenbeck step). Deterministic on any machine with IEEE doubles (and the same libm:
+ * log, exp, pow); header-only (static functions), no I/O. Adding a function here changes no
+ * existing stream: each draws only when called.
  */
 #ifndef MEMTREND_SIM_RNG_H
 #define MEMTREND_SIM_RNG_H
@@ -92,6 +95,81 @@ static inline double ar1_next(struct ar1 *a, struct rng *r)
 		       a->sd * sqrt(1 - a->phi * a->phi) * rng_normal(r);
 	}
 	return a->u;
+}
+
+/* Exponential with mean 1 (inversion; 1 - u is never 0). */
+static inline double rng_exp(struct rng *r)
+{
+	return -log(1 - rng_uniform(r));
+}
+
+/* Gamma(shape a, scale 1): Marsaglia & Tsang (2000) for a >= 1, and
+ * Gamma(a + 1) * U^(1/a) below 1. */
+static inline double rng_gamma(struct rng *r, double a)
+{
+	if (a < 1)
+		return rng_gamma(r, a + 1) * pow(rng_uniform(r), 1 / a);
+	double d = a - 1.0 / 3, c = 1 / sqrt(9 * d);
+	for (;;) {
+		double x, v;
+		do {
+			x = rng_normal(r);
+			v = 1 + c * x;
+		} while (v <= 0);
+		v = v * v * v;
+		double u = rng_uniform(r);
+		if (u < 1 - 0.0331 * x * x * x * x)
+			return d * v;
+		if (u > 0 && log(u) < 0.5 * x * x + d * (1 - v + log(v)))
+			return d * v;
+	}
+}
+
+/* Student t with df degrees of freedom, scaled to unit variance (df > 2):
+ * Z / sqrt(chi2_df / df) * sqrt((df - 2) / df). */
+static inline double rng_student_unit(struct rng *r, double df)
+{
+	double z = rng_normal(r), chi2 = 2 * rng_gamma(r, df / 2);
+	return z / sqrt(chi2 / df) * sqrt((df - 2) / df);
+}
+
+/* Poisson(lambda), exact: Knuth's product of uniforms on pieces of at
+ * most 30 (a sum of independent Poissons is Poisson), so exp(-piece)
+ * never underflows. */
+static inline double rng_poisson(struct rng *r, double lambda)
+{
+	double k = 0;
+	while (lambda > 0) {
+		double piece = fmin(lambda, 30), lim = exp(-piece), p = 1;
+		lambda -= piece;
+		for (;;) {
+			p *= rng_uniform(r);
+			if (p <= lim)
+				break;
+			k++;
+		}
+	}
+	return k;
+}
+
+/* A stationary Ornstein-Uhlenbeck process (correlation time tau, marginal
+ * sd `sd`) read at arbitrary steps: the exact transition over dt, so
+ * irregular and bursty sampling see the same process. */
+struct ou {
+	double tau, sd, x;
+	bool started;
+};
+
+static inline double ou_next(struct ou *o, struct rng *r, double dt)
+{
+	if (!o->started) {
+		o->x = o->sd * rng_normal(r);
+		o->started = true;
+	} else {
+		double phi = exp(-dt / o->tau);
+		o->x = phi * o->x + o->sd * sqrt(1 - phi * phi) * rng_normal(r);
+	}
+	return o->x;
 }
 
 #endif
