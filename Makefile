@@ -2,7 +2,7 @@
 #   make demo   - install missing Debian build deps, build, run the demo
 #   make test   - build (normal + ASan/UBSan) and run every suite in both
 #   make bench  - run the benchmarks (bench/run.sh)
-#   make calibrate - the verdicts' calibration table (every family, 400 seeds)
+#   make calibrate - the verdicts' calibration table (both groups, 500 seeds)
 #                    and check's advice table (docs/check.md, 200 seeds)
 #   make fuzz   - the libFuzzer harnesses, FUZZ_SECONDS (60) each (clang)
 #   make analyze - gcc -fanalyzer over every source file
@@ -49,7 +49,7 @@ bench: all
 	./bench/run.sh
 
 calibrate: all
-	./$(BUILD)/tests/calibrate --seeds 400
+	./$(BUILD)/tests/calibrate
 	./$(BUILD)/tests/gate_advice --seeds 200 --ratio 1.5 --ratio 3 --ratio 6
 
 fuzz:
