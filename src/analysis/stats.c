@@ -22,6 +22,7 @@
 #include "stats_internal.h"
 
 #include "stats.h"
+#include "stats_lowfreq.h"
 #include "stats_ar.h"
 
 #include "common.h"
@@ -711,26 +712,31 @@ static int trend_compute(const double *t, const double *x, const double *y,
 	free(all);
 	stats_slope_sel_free(sel);
 
-	/* The interval and test that verdicts use: autocorrelation-aware
-	 * (stats_ar.h), centred on the Theil-Sen slope. */
-	struct stats_ar_result ar;
+	/* The interval and test that verdicts use: from the residuals'
+	 * low-frequency variation under a family of noise models
+	 * (stats_lowfreq.h), centred on the Theil-Sen slope. With x apart
+	 * from t, x is cumulative work: what each request keeps may vary. */
+	struct stats_lf_options lo = {NULL, 0, ts != xs};
+	struct stats_lf_result lf;
 	r.ci_low = r.ci_high = NAN;
 	r.p_value = 1;
 	r.variance_inflation = 1;
 	r.ar_phi = r.corr_time = r.se_iid = NAN;
-	if (stats_ar_slope_interval(ts, xs, ys, m, r.slope, 0.95, &ar) == 0) {
-		r.ci_low = ar.ci_low;
-		r.ci_high = ar.ci_high;
-		r.p_value = ar.p_value;
-		r.variance_inflation = ar.inflation;
-		r.ar_phi = ar.phi;
-		r.corr_time = ar.corr_time;
-		r.se_iid = ar.se_iid;
+	if (stats_lf_slope_interval(ts, xs, ys, m, r.slope, 0.95, &lo,
+				    &lf) == 0) {
+		r.ci_low = lf.ci_low;
+		r.ci_high = lf.ci_high;
+		r.p_value = lf.p_value;
+		r.variance_inflation = lf.inflation;
+		r.corr_time = lf.corr_time;
+		r.se_iid = lf.se_iid;
 	}
 	/* Mann-Kendall's z, its variance widened as much as the interval */
 	if (r.mk_var_s > 0) {
 		double s = r.mk_s, cc = s > 0 ? 1 : (s < 0 ? -1 : 0);
-		r.mk_z = (s - cc) / sqrt(r.mk_var_s * r.variance_inflation);
+		double vi = isfinite(r.variance_inflation) &&
+			    r.variance_inflation > 1 ? r.variance_inflation : 1;
+		r.mk_z = (s - cc) / sqrt(r.mk_var_s * vi);
 	}
 	free(xb);
 	free(yb);

@@ -1,0 +1,813 @@
+/*
+ * stats_lowfreq.c - the slope's interval and test from the residuals'
+ * low-frequency projections under a family of noise models (contract and
+ * method in stats_lowfreq.h; why in docs/statistics.md).
+ *
+ * What it does not do: estimate the slope (the caller's Theil-Sen is the
+ * centre), find steps (the caller names them as nuisance columns), or
+ * decide anything.
+ *
+ * Numerics. Times are taken in windows (0 at the first point, 1 at the
+ * last), x and the residuals centred and divided by their largest
+ * deviation, so every sum stays near 1 whatever the units. The basis is
+ * made orthonormal by modified Gram-Schmidt, twice (one pass loses
+ * orthogonality when a cosine is nearly a combination of the columns
+ * before it; such a cosine is dropped). A model's covariance of the
+ * projections is a weighted sum of one small matrix per noise component,
+ * each computed once per series:
+ *
+ *   Ornstein-Uhlenbeck at scale s:  A' K A, K_ij = exp(-|t_i - t_j| / s),
+ *       K A by one forward and one backward recursion (O(m) a column);
+ *   a random walk in t (or in x):   K_ij = min(t_i, t_j); A' K A =
+ *       sum_l (t_l - t_{l-1}) S_l S_l', S_l the suffix sums of A's rows
+ *       (the constant part of min() is orthogonal to A, which is
+ *       orthogonal to the constant);
+ *   white noise:                    A' diag(1 / bucket size) A.
+ *
+ * Each component is scaled to a unit trace of its projections' block, so
+ * a model's weights are shares of the low-frequency variance.
+ */
+#include "stats_lowfreq.h"
+
+#include <assert.h>
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "stats.h"
+
+/* Residuals further than this many robust standard deviations (1.4826 x
+ * MAD) from their median are pulled back to it before the projection:
+ * a spike moves the Theil-Sen slope by one rank at most, and should not
+ * move its spread by its square. Normal noise reaches 5 sd once in 1.7
+ * million readings. */
+#define LF_CLIP 5.0
+/* Ornstein-Uhlenbeck scales, in windows: from LF_SCALE_MIN_SPACINGS
+ * bucket spacings (anything faster is white noise at the buckets) up to
+ * LF_SCALE_MAX windows (beyond that the random walk component), a factor
+ * of two apart. */
+#define LF_SCALE_MIN_SPACINGS 2.0
+#define LF_SCALE_MAX 8.0
+#define LF_SCALES_MAX 24
+/* components: white, random walk in t, random walk in x, the scales */
+enum { COMP_WHITE, COMP_WALK, COMP_WORK, COMP_OU };
+#define LF_COMPONENTS (COMP_OU + LF_SCALES_MAX)
+#define LF_COLS (LF_BASIS_MAX + 1)
+/* Prior mass of each family of noise models, shared evenly among its
+ * members: white noise; one time scale (an Ornstein-Uhlenbeck process or
+ * the random walk); one time scale beside white noise; power laws. The
+ * mixtures of a slow scale with white noise get less: with q projections
+ * a small share of slow wander hides behind white noise, every one of
+ * them fits white data as well as white noise does, and at full mass
+ * their number alone (4 shares x 14 scales) widened intervals on
+ * independent readings by half (tuned on the tuned group only:
+ * docs/statistics.md). */
+static const double lf_family_mass[4] = {1, 1, 0.3, 1};
+
+/* ------------------------------------------------------------------ */
+/* Student t with a whole number of degrees of freedom                */
+/* ------------------------------------------------------------------ */
+
+/* The closed form for integer nu (Abramowitz & Stegun 26.7.3/26.7.4): with
+ * theta = atan(t / sqrt(nu)), a finite series in cos^2 theta. O(nu), exact
+ * to rounding; the mixture quantiles evaluate it thousands of times. */
+static double t_cdf_int(double t, unsigned nu)
+{
+	if (isinf(t))
+		return t > 0 ? 1 : 0;
+	double th = atan(t / sqrt((double)nu));
+	double s = sin(th), c2 = cos(th) * cos(th);
+	double a;
+	if (nu % 2 == 0) {
+		double term = 1, sum = 1;
+		for (unsigned k = 2; k < nu; k += 2) {
+			term *= c2 * (double)(k - 1) / (double)k;
+			sum += term;
+		}
+		a = s * sum;
+	} else {
+		double sum = 0;
+		if (nu > 1) {
+			double term = 1;
+			sum = 1;
+			for (unsigned k = 3; k < nu; k += 2) {
+				term *= c2 * (double)(k - 1) / (double)k;
+				sum += term;
+			}
+		}
+		a = (2 / M_PI) * (th + s * cos(th) * sum);
+	}
+	double p = 0.5 + 0.5 * a;
+	return p < 0 ? 0 : p > 1 ? 1 : p;
+}
+
+static double t_quantile_int(double p, unsigned nu)
+{
+	double lo = -1e3, hi = 1e3;
+	for (int it = 0; it < 200 && hi - lo > 1e-12; it++) {
+		double mid = (lo + hi) / 2;
+		if (t_cdf_int(mid, nu) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* ------------------------------------------------------------------ */
+/* The points: bucket means of time, x, clipped residuals, nuisance    */
+/* ------------------------------------------------------------------ */
+
+struct lf_points {
+	size_t m;
+	double *tau;    /* windows, non-decreasing */
+	double *x;      /* scaled */
+	double *r;      /* clipped residuals, scaled */
+	double *white;  /* 1 / points in the bucket */
+	double *nuis[LF_NUISANCE_MAX];
+	size_t n_nuis;
+};
+
+static void points_release(struct lf_points *p)
+{
+	free(p->tau);
+	memset(p, 0, sizeof(*p));
+}
+
+static int points_build(const double *t, const double *x, const double *y,
+			size_t n, double slope,
+			const struct stats_lf_options *opt,
+			struct lf_points *p, double *x_scale, double *r_scale)
+{
+	memset(p, 0, sizeof(*p));
+	size_t nn = opt ? opt->n_nuisance : 0;
+	if (nn > LF_NUISANCE_MAX)
+		nn = LF_NUISANCE_MAX;
+	size_t m = n < LF_POINTS_MAX ? n : LF_POINTS_MAX;
+	p->m = m;
+	p->n_nuis = nn;
+	double *buf = xmalloc((4 + nn) * m * sizeof(double));
+	p->tau = buf;
+	p->x = buf + m;
+	p->r = buf + 2 * m;
+	p->white = buf + 3 * m;
+	for (size_t k = 0; k < nn; k++)
+		p->nuis[k] = buf + (4 + k) * m;
+
+	/* residuals, their median and MAD over every point */
+	double *res = xmalloc(n * sizeof(double));
+	double *tmp = xmalloc(n * sizeof(double));
+	for (size_t i = 0; i < n; i++)
+		res[i] = y[i] - slope * x[i];
+	memcpy(tmp, res, n * sizeof(double));
+	double med = stats_median_inplace(tmp, n);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = fabs(res[i] - med);
+	double mad = stats_median_inplace(tmp, n) * 1.482602218505602;
+	free(tmp);
+	double lim = LF_CLIP * mad;
+
+	double t0 = t[0], span = t[n - 1] - t[0];
+	bool by_index = !(span > 0);
+	double xm = 0;
+	for (size_t i = 0; i < n; i++)
+		xm += x[i];
+	xm /= (double)n;
+	double xs = 0, rs = 0;
+	for (size_t i = 0; i < n; i++) {
+		xs = fmax(xs, fabs(x[i] - xm));
+		double d = res[i] - med;
+		if (lim > 0)
+			d = d > lim ? lim : d < -lim ? -lim : d;
+		res[i] = d;
+		rs = fmax(rs, fabs(d));
+	}
+	if (!(rs > 0))
+		rs = 1;
+	*x_scale = xs;
+	*r_scale = rs;
+	for (size_t b = 0; b < m; b++) {
+		size_t lo = b * n / m, hi = (b + 1) * n / m;
+		double st = 0, sx = 0, sr = 0, sn[LF_NUISANCE_MAX] = {0};
+		for (size_t i = lo; i < hi; i++) {
+			st += by_index ? (double)i / (double)(n - 1)
+				       : (t[i] - t0) / span;
+			sx += (x[i] - xm) / xs;
+			sr += res[i] / rs;
+			for (size_t k = 0; k < nn; k++)
+				sn[k] += opt->nuisance[k][i];
+		}
+		double cnt = (double)(hi - lo);
+		p->tau[b] = st / cnt;
+		p->x[b] = sx / cnt;
+		p->r[b] = sr / cnt;
+		p->white[b] = 1 / cnt;
+		for (size_t k = 0; k < nn; k++)
+			p->nuis[k][b] = sn[k] / cnt;
+	}
+	free(res);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The basis                                                           */
+/* ------------------------------------------------------------------ */
+
+/* Orthogonalise v (m values) against the k unit columns of U (column j at
+ * U + j * m), twice; returns the norm left. */
+static double orthogonalise(const double *U, size_t k, size_t m, double *v)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t j = 0; j < k; j++) {
+			const double *u = U + j * m;
+			double d = 0;
+			for (size_t i = 0; i < m; i++)
+				d += u[i] * v[i];
+			for (size_t i = 0; i < m; i++)
+				v[i] -= d * u[i];
+		}
+	double s = 0;
+	for (size_t i = 0; i < m; i++)
+		s += v[i] * v[i];
+	return sqrt(s);
+}
+
+static double norm(const double *v, size_t m)
+{
+	double s = 0;
+	for (size_t i = 0; i < m; i++)
+		s += v[i] * v[i];
+	return sqrt(s);
+}
+
+/* A (m rows of cols values, row-major): column 0 the slope's direction
+ * (x orthogonal to the constant and the nuisance, unit norm; its norm
+ * before that in *xnorm), columns 1..q the projections. Returns q, or 0
+ * when x is not free of the other columns. */
+static size_t basis_build(const struct lf_points *p, double *A, double *xnorm)
+{
+	size_t m = p->m, nfix = 1 + p->n_nuis;
+	size_t cap = nfix + 1 + LF_BASIS_MAX;
+	double *U = xmalloc(cap * m * sizeof(double));
+	size_t k = 0;
+	double *v = U;
+	for (size_t i = 0; i < m; i++)
+		v[i] = 1 / sqrt((double)m);
+	k = 1;
+	for (size_t j = 0; j < p->n_nuis; j++) {
+		v = U + k * m;
+		memcpy(v, p->nuis[j], m * sizeof(double));
+		double before = norm(v, m);
+		double after = orthogonalise(U, k, m, v);
+		if (!(after > 1e-9 * before))
+			continue; /* a step at the window's edge: no column */
+		for (size_t i = 0; i < m; i++)
+			v[i] /= after;
+		k++;
+	}
+	v = U + k * m;
+	memcpy(v, p->x, m * sizeof(double));
+	double before = norm(v, m);
+	double after = orthogonalise(U, k, m, v);
+	if (!(after > 1e-9 * before)) {
+		free(U);
+		return 0;
+	}
+	for (size_t i = 0; i < m; i++)
+		v[i] /= after;
+	*xnorm = after;
+	size_t kx = k++;
+	size_t q = 0, qmax = m > k ? m - k : 0;
+	if (qmax > LF_BASIS_MAX)
+		qmax = LF_BASIS_MAX;
+	double *c1 = xmalloc(m * sizeof(double));
+	for (size_t i = 0; i < m; i++)
+		c1[i] = cos(M_PI * p->tau[i]);
+	double *prev = xmalloc(2 * m * sizeof(double));
+	double *pm1 = prev, *pm2 = prev + m;
+	for (size_t i = 0; i < m; i++) {
+		pm2[i] = 1;
+		pm1[i] = c1[i];
+	}
+	for (size_t j = 1; q < qmax && j <= 4 * LF_BASIS_MAX; j++) {
+		if (j > 1)
+			for (size_t i = 0; i < m; i++) {
+				double c = 2 * c1[i] * pm1[i] - pm2[i];
+				pm2[i] = pm1[i];
+				pm1[i] = c;
+			}
+		v = U + k * m;
+		memcpy(v, pm1, m * sizeof(double));
+		before = norm(v, m);
+		after = orthogonalise(U, k, m, v);
+		if (!(after > 1e-6 * before))
+			continue;
+		for (size_t i = 0; i < m; i++)
+			v[i] /= after;
+		k++;
+		q++;
+	}
+	size_t cols = q + 1;
+	for (size_t i = 0; i < m; i++) {
+		A[i * cols] = U[kx * m + i];
+		for (size_t j = 0; j < q; j++)
+			A[i * cols + 1 + j] = U[(kx + 1 + j) * m + i];
+	}
+	free(prev);
+	free(c1);
+	free(U);
+	return q;
+}
+
+/* ------------------------------------------------------------------ */
+/* Components                                                          */
+/* ------------------------------------------------------------------ */
+
+/* A' K A for the Ornstein-Uhlenbeck kernel at scale s (windows); f is
+ * scratch of m * cols. */
+static void comp_ou(const double *A, const double *tau, size_t m,
+		    size_t cols, double s, double *f, double *om)
+{
+	memcpy(f, A, cols * sizeof(double));
+	for (size_t i = 1; i < m; i++) {
+		double rho = exp(-(tau[i] - tau[i - 1]) / s);
+		for (size_t k = 0; k < cols; k++)
+			f[i * cols + k] = A[i * cols + k] +
+					  rho * f[(i - 1) * cols + k];
+	}
+	double g[LF_COLS];
+	memset(om, 0, cols * cols * sizeof(double));
+	for (size_t ii = m; ii-- > 0;) {
+		double rho = ii + 1 < m ? exp(-(tau[ii + 1] - tau[ii]) / s) : 0;
+		double ka[LF_COLS];
+		for (size_t k = 0; k < cols; k++) {
+			double a = A[ii * cols + k];
+			g[k] = a + (ii + 1 < m ? rho * g[k] : 0);
+			ka[k] = f[ii * cols + k] + g[k] - a;
+		}
+		const double *a = A + ii * cols;
+		for (size_t j = 0; j < cols; j++)
+			for (size_t k = j; k < cols; k++)
+				om[j * cols + k] += a[j] * ka[k];
+	}
+}
+
+/* A' min(v_i, v_j) A for non-decreasing v: sum_l (v_l - v_{l-1}) S_l S_l'
+ * with S_l the sum of rows l..m-1 (S_0 is zero: A is orthogonal to the
+ * constant). */
+static void comp_walk(const double *A, const double *v, size_t m,
+		      size_t cols, double *om)
+{
+	double S[LF_COLS] = {0};
+	memset(om, 0, cols * cols * sizeof(double));
+	for (size_t l = m; l-- > 1;) {
+		for (size_t k = 0; k < cols; k++)
+			S[k] += A[l * cols + k];
+		double d = v[l] - v[l - 1];
+		if (!(d > 0))
+			continue;
+		for (size_t j = 0; j < cols; j++)
+			for (size_t k = j; k < cols; k++)
+				om[j * cols + k] += d * S[j] * S[k];
+	}
+}
+
+static void comp_white(const double *A, const double *w, size_t m,
+		       size_t cols, double *om)
+{
+	memset(om, 0, cols * cols * sizeof(double));
+	for (size_t i = 0; i < m; i++) {
+		const double *a = A + i * cols;
+		for (size_t j = 0; j < cols; j++)
+			for (size_t k = j; k < cols; k++)
+				om[j * cols + k] += w[i] * a[j] * a[k];
+	}
+}
+
+/* Fill the lower triangle and scale to a unit trace of the projections'
+ * block; false when the component leaves the projections no variance. */
+static bool comp_finish(double *om, size_t cols)
+{
+	double tr = 0;
+	for (size_t j = 1; j < cols; j++)
+		tr += om[j * cols + j];
+	if (!(tr > 0) || !isfinite(tr))
+		return false;
+	for (size_t j = 0; j < cols; j++)
+		for (size_t k = j; k < cols; k++) {
+			om[j * cols + k] /= tr;
+			om[k * cols + j] = om[j * cols + k];
+		}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Models                                                              */
+/* ------------------------------------------------------------------ */
+
+struct lf_model {
+	double w[LF_COMPONENTS];
+	double scale;       /* its longest time scale, windows (INFINITY:
+			       random walk; 0: white) */
+	double work;        /* share of the work's random walk */
+	double prior;
+	int family;         /* 0 white, 1 one scale, 2 scale + white, 3 power law */
+	/* results */
+	double loglik, centre, se, weight;
+};
+
+/* Evaluate one model: its covariance of (e0, Z), the scale-free
+ * likelihood of Z, and the slope's error under it. */
+static void model_eval(struct lf_model *md, double om[][LF_COLS * LF_COLS],
+		       const bool *usable, size_t n_comp, size_t q,
+		       const double *Z)
+{
+	size_t cols = q + 1;
+	double S[LF_COLS * LF_COLS];
+	memset(S, 0, cols * cols * sizeof(double));
+	double tot = 0;
+	for (size_t c = 0; c < n_comp; c++) {
+		if (md->w[c] == 0)
+			continue;
+		if (!usable[c]) {
+			md->loglik = -INFINITY;
+			return;
+		}
+		tot += md->w[c];
+		for (size_t i = 0; i < cols * cols; i++)
+			S[i] += md->w[c] * om[c][i];
+	}
+	if (!(tot > 0)) {
+		md->loglik = -INFINITY;
+		return;
+	}
+	/* Cholesky of the projections' block, in place (rows 1..q) */
+	double L[LF_BASIS_MAX * LF_BASIS_MAX];
+	for (size_t i = 0; i < q; i++)
+		for (size_t j = 0; j < q; j++)
+			L[i * q + j] = S[(i + 1) * cols + (j + 1)];
+	double ridge = 1e-12;
+	for (size_t i = 0; i < q; i++)
+		L[i * q + i] += ridge;
+	double logdet = 0;
+	for (size_t j = 0; j < q; j++) {
+		double d = L[j * q + j];
+		for (size_t k = 0; k < j; k++)
+			d -= L[j * q + k] * L[j * q + k];
+		if (!(d > 0)) {
+			md->loglik = -INFINITY;
+			return;
+		}
+		d = sqrt(d);
+		L[j * q + j] = d;
+		logdet += 2 * log(d);
+		for (size_t i = j + 1; i < q; i++) {
+			double s = L[i * q + j];
+			for (size_t k = 0; k < j; k++)
+				s -= L[i * q + k] * L[j * q + k];
+			L[i * q + j] = s / d;
+		}
+	}
+	/* forward solves: L a = Z, L b = omega_0Z */
+	double a[LF_BASIS_MAX], b[LF_BASIS_MAX];
+	double quad = 0, bb = 0, ab = 0;
+	for (size_t i = 0; i < q; i++) {
+		double sa = Z[i], sb = S[i + 1];
+		for (size_t k = 0; k < i; k++) {
+			sa -= L[i * q + k] * a[k];
+			sb -= L[i * q + k] * b[k];
+		}
+		a[i] = sa / L[i * q + i];
+		b[i] = sb / L[i * q + i];
+		quad += a[i] * a[i];
+		bb += b[i] * b[i];
+		ab += a[i] * b[i];
+	}
+	if (!(quad > 0)) {
+		md->loglik = -INFINITY;
+		return;
+	}
+	md->loglik = -0.5 * logdet - 0.5 * (double)q * log(quad);
+	/* The slope's error e0 given Z: mean ab, variance (omega_00 - bb)
+	 * sigma^2, sigma^2 estimated by quad / q (t with q degrees of
+	 * freedom). */
+	double v = S[0] - bb;
+	if (v < 0)
+		v = 0;
+	md->centre = ab;
+	md->se = sqrt(v * quad / (double)q);
+}
+
+static double mix_cdf(const struct lf_model *md, size_t nm, unsigned nu,
+		      double b)
+{
+	double p = 0;
+	for (size_t k = 0; k < nm; k++) {
+		if (!(md[k].weight > 0))
+			continue;
+		double d = b - md[k].centre;
+		p += md[k].weight * (md[k].se > 0 ? t_cdf_int(d / md[k].se, nu)
+						  : (d >= 0 ? 1.0 : 0.0));
+	}
+	return p;
+}
+
+static double mix_quantile(const struct lf_model *md, size_t nm,
+			   unsigned nu, double p, double tq)
+{
+	/* the mixture's quantile lies between its models' own */
+	double lo = INFINITY, hi = -INFINITY, se_max = 0;
+	for (size_t k = 0; k < nm; k++) {
+		if (!(md[k].weight > 0))
+			continue;
+		lo = fmin(lo, md[k].centre - tq * md[k].se);
+		hi = fmax(hi, md[k].centre + tq * md[k].se);
+		se_max = fmax(se_max, md[k].se);
+	}
+	lo -= 1e-9 * se_max;
+	hi += 1e-9 * se_max;
+	for (int it = 0; it < 100 && hi - lo > 1e-10 * se_max; it++) {
+		double mid = (lo + hi) / 2;
+		if (mix_cdf(md, nm, nu, mid) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* The family of noise models (stats_lowfreq.h), over the components
+ * that exist. Returns the count. */
+static size_t models_build(struct lf_model *md, size_t cap,
+			   const double *scales, size_t n_scales,
+			   bool work)
+{
+	static const double nugget[] = {0, 0.3, 0.6, 0.9};
+	static const double dexp[] = {0.05, 0.15, 0.25, 0.35, 0.45};
+	static const double cut[] = {0.25, 1, LF_SCALE_MAX};
+	static const double pl_nugget[] = {0, 0.5};
+	static const double work_share[] = {0.25, 0.5, 0.75};
+	size_t n = 0;
+#define NEW() (assert(n < cap), memset(&md[n], 0, sizeof(md[n])), &md[n++])
+	struct lf_model *m = NEW();
+	m->w[COMP_WHITE] = 1;
+	m->scale = 0;
+	m->family = 0;
+	/* one scale (or the walk), with white noise beside it */
+	for (size_t s = 0; s <= n_scales; s++)
+		for (size_t k = 0; k < sizeof(nugget) / sizeof(*nugget); k++) {
+			m = NEW();
+			size_t c = s < n_scales ? COMP_OU + s : COMP_WALK;
+			m->w[c] = 1 - nugget[k];
+			m->w[COMP_WHITE] = nugget[k];
+			m->scale = s < n_scales ? scales[s] : INFINITY;
+			m->family = nugget[k] > 0 ? 2 : 1;
+		}
+	/* power laws over the scales: variance per octave ~ s^(2d - 1),
+	 * spectral density ~ omega^(-2d) between the cut-offs */
+	for (size_t di = 0; di < sizeof(dexp) / sizeof(*dexp); di++)
+		for (size_t ci = 0; ci < sizeof(cut) / sizeof(*cut); ci++)
+			for (size_t k = 0; k < 2; k++) {
+				m = NEW();
+				double tot = 0, top = 0;
+				for (size_t s = 0; s < n_scales; s++)
+					if (scales[s] <= cut[ci] * 1.0001) {
+						m->w[COMP_OU + s] = pow(scales[s],
+							2 * dexp[di] - 1);
+						tot += m->w[COMP_OU + s];
+						top = scales[s];
+					}
+				if (!(tot > 0)) {
+					n--;
+					continue;
+				}
+				for (size_t s = 0; s < n_scales; s++)
+					m->w[COMP_OU + s] *= (1 - pl_nugget[k]) / tot;
+				m->w[COMP_WHITE] = pl_nugget[k];
+				m->scale = top;
+				m->family = 3;
+			}
+	size_t base = n;
+	size_t fam_n[4] = {0};
+	for (size_t k = 0; k < base; k++)
+		fam_n[md[k].family]++;
+	for (size_t k = 0; k < base; k++)
+		md[k].prior = lf_family_mass[md[k].family] /
+			      (double)fam_n[md[k].family];
+	if (work) {
+		/* each of the above with a random walk in the work beside
+		 * it, and that walk alone */
+		for (size_t j = 0; j < sizeof(work_share) / sizeof(*work_share); j++)
+			for (size_t k = 0; k < base; k++) {
+				m = NEW();
+				*m = md[k];
+				for (size_t c = 0; c < LF_COMPONENTS; c++)
+					m->w[c] *= 1 - work_share[j];
+				m->w[COMP_WORK] = work_share[j];
+				m->work = work_share[j];
+			}
+		m = NEW();
+		m->w[COMP_WORK] = 1;
+		m->work = 1;
+		m->scale = 0;
+		/* as much prior mass for "with the work's walk" as without */
+		for (size_t k = base; k < n; k++)
+			md[k].prior = (double)base / (double)(n - base);
+	}
+#undef NEW
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* The interval                                                        */
+/* ------------------------------------------------------------------ */
+
+static int cmp_scale(const void *a, const void *b)
+{
+	double x = ((const struct lf_model *)a)->scale;
+	double y = ((const struct lf_model *)b)->scale;
+	return (x > y) - (x < y);
+}
+
+int stats_lf_slope_interval(const double *t, const double *x,
+			    const double *y, size_t n, double slope,
+			    double level, const struct stats_lf_options *opt,
+			    struct stats_lf_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->ci_low = out->ci_high = out->p_value = NAN;
+	out->se_iid = out->inflation = out->corr_time = NAN;
+	out->dof = out->work_share = NAN;
+	if (n < 3 || !isfinite(slope) || !(level > 0 && level < 1))
+		return -1;
+
+	struct lf_points p;
+	double xs, rs;
+	points_build(t, x, y, n, slope, opt, &p, &xs, &rs);
+	if (!(xs > 0)) {
+		points_release(&p);
+		return -1;
+	}
+	size_t m = p.m;
+	double *A = xmalloc(m * LF_COLS * sizeof(double));
+	double xnorm = 0;
+	size_t q = basis_build(&p, A, &xnorm);
+	if (q == 0) {
+		free(A);
+		points_release(&p);
+		return -1;
+	}
+	size_t cols = q + 1;
+	double Z[LF_BASIS_MAX];
+	double zz = 0;
+	for (size_t j = 0; j < q; j++) {
+		double s = 0;
+		for (size_t i = 0; i < m; i++)
+			s += A[i * cols + 1 + j] * p.r[i];
+		Z[j] = s;
+		zz += s * s;
+	}
+	/* the least-squares slope's standard error for independent points,
+	 * over the points given (the figure the widening is measured
+	 * against) */
+	{
+		double mx = 0, my = 0;
+		for (size_t i = 0; i < n; i++) {
+			mx += x[i];
+			my += y[i];
+		}
+		mx /= (double)n;
+		my /= (double)n;
+		double sxx = 0, sxy = 0;
+		for (size_t i = 0; i < n; i++) {
+			sxx += (x[i] - mx) * (x[i] - mx);
+			sxy += (x[i] - mx) * (y[i] - my);
+		}
+		double bo = sxy / sxx, rss = 0;
+		for (size_t i = 0; i < n; i++) {
+			double e = (y[i] - my) - bo * (x[i] - mx);
+			rss += e * e;
+		}
+		out->se_iid = sqrt(rss / (double)(n - 2) / sxx);
+	}
+	out->dof = (double)q;
+	if (!(zz > 1e-26 * (double)q)) {
+		/* nothing left to be uncertain about at low frequencies: a
+		 * perfect line, or readings that never change */
+		free(A);
+		points_release(&p);
+		out->ci_low = out->ci_high = slope;
+		out->p_value = slope == 0 ? 1 : 0;
+		return 0;
+	}
+
+	/* the components */
+	double (*omp)[LF_COLS * LF_COLS] =
+		xmalloc(LF_COMPONENTS * sizeof(*omp));
+	bool usable[LF_COMPONENTS] = {false};
+	double scales[LF_SCALES_MAX];
+	size_t n_scales = 0;
+	double s_min = LF_SCALE_MIN_SPACINGS / (double)m;
+	for (double s = LF_SCALE_MAX; s >= s_min && n_scales < LF_SCALES_MAX;
+	     s /= 2)
+		scales[n_scales++] = s;
+	/* ascending */
+	for (size_t i = 0; i < n_scales / 2; i++) {
+		double tmp = scales[i];
+		scales[i] = scales[n_scales - 1 - i];
+		scales[n_scales - 1 - i] = tmp;
+	}
+	comp_white(A, p.white, m, cols, omp[COMP_WHITE]);
+	usable[COMP_WHITE] = comp_finish(omp[COMP_WHITE], cols);
+	comp_walk(A, p.tau, m, cols, omp[COMP_WALK]);
+	usable[COMP_WALK] = comp_finish(omp[COMP_WALK], cols);
+	bool work = opt && opt->work_walk;
+	if (work) {
+		comp_walk(A, p.x, m, cols, omp[COMP_WORK]);
+		usable[COMP_WORK] = comp_finish(omp[COMP_WORK], cols);
+	}
+	double *f = xmalloc(m * cols * sizeof(double));
+	for (size_t s = 0; s < n_scales; s++) {
+		comp_ou(A, p.tau, m, cols, scales[s], f, omp[COMP_OU + s]);
+		usable[COMP_OU + s] = comp_finish(omp[COMP_OU + s], cols);
+	}
+	free(f);
+	free(A);
+
+	/* the models */
+	size_t cap = 4 * (2 + 4 * (LF_SCALES_MAX + 1) + 42) + 8;
+	struct lf_model *md = xmalloc(cap * sizeof(*md));
+	size_t nm = models_build(md, cap, scales, n_scales, work &&
+				 usable[COMP_WORK]);
+	/* Z in units where it is O(1) */
+	double zscale = sqrt(zz / (double)q);
+	double Zs[LF_BASIS_MAX];
+	for (size_t j = 0; j < q; j++)
+		Zs[j] = Z[j] / zscale;
+	double best = -INFINITY;
+	for (size_t k = 0; k < nm; k++) {
+		model_eval(&md[k], omp, usable, COMP_OU + n_scales, q, Zs);
+		best = fmax(best, md[k].loglik);
+	}
+	free(omp);
+	double wsum = 0;
+	for (size_t k = 0; k < nm; k++) {
+		md[k].weight = isfinite(md[k].loglik) ?
+			md[k].prior * exp(md[k].loglik - best) : 0;
+		wsum += md[k].weight;
+	}
+	assert(wsum > 0);
+	double work_share = 0;
+	for (size_t k = 0; k < nm; k++) {
+		md[k].weight /= wsum;
+		/* back to the residuals' units, then per x */
+		md[k].centre *= zscale;
+		md[k].se *= zscale;
+		work_share += md[k].weight * md[k].work;
+	}
+	if (work)
+		out->work_share = work_share;
+
+	/* Centre: the given slope less the error the model expects from Z.
+	 * In scaled units the slope's error is e0 / xnorm (residuals per
+	 * x); back to y per x by rs / xs. */
+	double unit = rs / xs / xnorm;
+	unsigned nu = (unsigned)q;
+	double alpha = 1 - level;
+	double tq = t_quantile_int(1 - alpha / 2, nu);
+	for (size_t k = 0; k < nm; k++) {
+		md[k].centre = slope - md[k].centre * unit;
+		md[k].se *= unit;
+	}
+	double lo = mix_quantile(md, nm, nu, alpha / 2, tq);
+	double hi = mix_quantile(md, nm, nu, 1 - alpha / 2, tq);
+	out->ci_low = lo;
+	out->ci_high = hi;
+	double below = mix_cdf(md, nm, nu, 0);
+	double pv = 2 * fmin(below, 1 - below);
+	out->p_value = pv > 1 ? 1 : pv;
+	if (out->se_iid > 0) {
+		double tq_iid = t_quantile_int(1 - alpha / 2,
+					       (unsigned)(n - 2 < 1000 ? n - 2
+								      : 1000));
+		out->inflation = pow((hi - lo) / 2 / (tq_iid * out->se_iid), 2);
+	}
+
+	/* the posterior median of the longest time scale */
+	qsort(md, nm, sizeof(*md), cmp_scale);
+	double acc = 0, span = t[n - 1] - t[0];
+	for (size_t k = 0; k < nm; k++) {
+		acc += md[k].weight;
+		if (acc >= 0.5) {
+			out->corr_time = isinf(md[k].scale) ? INFINITY
+							    : md[k].scale * span;
+			break;
+		}
+	}
+	free(md);
+	points_release(&p);
+	return 0;
+}
