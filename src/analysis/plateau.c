@@ -197,16 +197,26 @@ static bool models_fit(const double *bx, const double *by, size_t m,
 		}
 	}
 	/* The saturating approach (a cache filling toward its size, LRU):
-	 * time constants from 0.5 % to 25 % of the window, log-spaced (a
-	 * longer one has not reached its level within the window: that is
-	 * approach_find()'s "levels off near") */
-	for (size_t j = 0; j < PLATEAU_SAT_TAUS; j++) {
-		double tau = PLATEAU_SAT_MIN *
-			pow(PLATEAU_SAT_MAX / PLATEAU_SAT_MIN,
-			    (double)j / (PLATEAU_SAT_TAUS - 1));
-		for (size_t i = 0; i < m; i++)
-			col[i] = -expm1(-tc[i] / tau);
-		rise_try(fit, c2, true, tau, best);
+	 * time constants from PLATEAU_SAT_MIN to PLATEAU_SAT_MAX of the
+	 * window, log-spaced, then four between the best one's neighbours
+	 * (a longer one has not reached its level within the window: that
+	 * is approach_find()'s "levels off near") */
+	double ratio = pow(PLATEAU_SAT_MAX / PLATEAU_SAT_MIN,
+			   1.0 / (PLATEAU_SAT_TAUS - 1));
+	double sat_best = NAN;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t count = pass == 0 ? PLATEAU_SAT_TAUS : 4;
+		for (size_t j = 0; j < count; j++) {
+			double tau = pass == 0 ?
+				PLATEAU_SAT_MIN * pow(ratio, (double)j) :
+				sat_best * pow(ratio, ((double)j - 1.5) / 2.5);
+			for (size_t i = 0; i < m; i++)
+				col[i] = -expm1(-tc[i] / tau);
+			rise_try(fit, c2, true, tau, best);
+		}
+		if (!best->saturating)
+			break;
+		sat_best = best->tau;
 	}
 	stats_ar_fitter_free(fit);
 	free(ones);

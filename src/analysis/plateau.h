@@ -51,7 +51,7 @@
 #define PLATEAU_CAP_NEAR 0.05  /* "at cap": within 5 % below it */
 #define PLATEAU_NEGLIGIBLE 0.1 /* a late slope below a tenth of the
 				  slope of concern counts as holding */
-#define PLATEAU_SAT_TAUS 24    /* saturating time constants searched, */
+#define PLATEAU_SAT_TAUS 12    /* saturating time constants searched, */
 #define PLATEAU_SAT_MIN 0.005  /* log-spaced from 0.5 % */
 #define PLATEAU_SAT_MAX 0.25   /* to 25 % of the window */
 #define PLATEAU_SAT_REACHED 0.01 /* the level is reached when the curve
