@@ -223,6 +223,54 @@ static void test_unreached_approach(void **state)
 	series_release(&s);
 }
 
+/* A level judged per request (issue 26, point 4): 60 -> 142 MiB over
+ * 1,500 s at 1 request/s, then 300 s at 142 MiB under 100 requests/s,
+ * readings every second with independent 2 MiB noise; --suspect 3 MiB/h.
+ * Per hour the late part cannot rule 3 MiB/h out (its slope's standard
+ * error is 2 MiB x sqrt(12) / (sqrt(300) x 300 s) = 4.8 MiB/h); per
+ * request it can: the concern is 3 MiB/h over the window's 63,000
+ * requests/h = 49.9 B/request, and the late part's standard error is that
+ * 1,398 B/s over 100 requests/s = 14 B/request. A plateau held by
+ * requests, with its per-request interval inside +-49.9 B. */
+static void test_held_per_request(void **state)
+{
+	(void)state;
+	rng_state = 17;
+	struct series s;
+	series_init(&s, "llm");
+	s.quantum = PAGE;
+	s.quantum_exact = true;
+	s.mem_total = 64 * GiB;
+	series_add_incarnation(&s, 3, 1, T0, "llm", "llm");
+	double req = 0;
+	for (int i = 0; i <= 1800; i++) {
+		double t = i;
+		double y = (i < 1500 ? 60 * MiB + 82 * MiB * t / 1500 :
+			    142 * MiB) + 2 * MiB * gauss();
+		req += i < 1500 ? 1 : 100;
+		series_append(&s, T0 + t, PAGE * round(y / PAGE), 0);
+		series_set_requests(&s, (size_t)i, req);
+	}
+	struct analysis_options o;
+	analysis_options_init(&o);
+	o.has_suspect = true;
+	o.suspect = (struct rate){3 * MiB, RATE_PER_HOUR};
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_PLATEAU);
+	assert_int_equal(f.plateau.held_by, PLATEAU_HELD_REQUESTS);
+	assert_float_equal(f.plateau.concern_per_req,
+			   3 * MiB / f.per_request.rate_per_h, 1e-9);
+	assert_true(f.plateau.late_per_req.high <
+		    f.plateau.concern_per_req);
+	assert_true(f.plateau.late_per_req.low >
+		    -f.plateau.concern_per_req);
+	/* the time evidence alone would not have held it */
+	assert_true(f.plateau.late.high >= 3 * MiB);
+	analysis_release(&f);
+	series_release(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_flat_run),
 		cmocka_unit_test(test_flat_run_needs_flat),
 		cmocka_unit_test(test_unreached_approach),
+		cmocka_unit_test(test_held_per_request),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
