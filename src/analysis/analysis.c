@@ -340,29 +340,54 @@ double analysis_needed(double span, double half, double slope,
 
 /* A plateau with a work counter: the level must have held while requests
  * ran, and not by growing per request. Memory that stops growing when the
- * work stops has not plateaued. */
+ * work stops has not plateaued. And the requests are evidence of their
+ * own: a level too short-lived to rule out the slope of concern per hour
+ * held if it took enough requests to rule it out per request -- the
+ * late part's per-request interval (widened by the resolution over its
+ * requests) lies below the per-request concern. */
 static void plateau_check_work(const struct series *s, const double *work,
 			       size_t lo, size_t hi,
+			       const struct plateau_params *pp,
 			       struct target_findings *f)
 {
 	const struct per_request_finding *pr = &f->per_request;
+	struct plateau_finding *p = &f->plateau;
 	if (!pr->known || !(pr->requests > 0))
 		return;
 	struct trend_result late;
 	double late_requests = 0;
-	int rc = analysis_work_trend(s, work, lo, hi, f->plateau.tau, &late,
+	int rc = analysis_work_trend(s, work, lo, hi, p->tau, &late,
 				   &late_requests);
 	/* checked on every candidate, whatever else it failed: "flat only
 	 * while idle" is the reason that explains the shape */
 	if (!(late_requests >= 0.1 * pr->requests)) {
-		f->plateau.found = false;
-		f->plateau.rejected = PLATEAU_IDLE;
+		p->found = false;
+		p->rejected = PLATEAU_IDLE;
 		return;
 	}
-	if (f->plateau.found && rc == 0 && late.p_value < ANALYSIS_ALPHA &&
-	    late.ci_low > 0) {
-		f->plateau.found = false;
-		f->plateau.rejected = PLATEAU_PER_REQUEST;
+	if (rc != 0)
+		return;
+	if (late.p_value < ANALYSIS_ALPHA && late.ci_low > 0) {
+		if (p->found) {
+			p->found = false;
+			p->rejected = PLATEAU_PER_REQUEST;
+		}
+		return;
+	}
+	double q = f->resolution / late_requests;
+	struct slope per_req = {late.slope, fmin(late.ci_low, late.slope - q),
+				fmax(late.ci_high, late.slope + q), NAN};
+	if (!p->found && p->rejected == PLATEAU_SHORT &&
+	    isfinite(pr->concern) && pr->concern > 0 &&
+	    per_req.high < pr->concern &&
+	    per_req.low > -pr->concern) {
+		p->found = true;
+		p->rejected = PLATEAU_OK;
+		p->held_by = PLATEAU_HELD_REQUESTS;
+		p->late_per_req = per_req;
+		p->late_requests = late_requests;
+		p->concern_per_req = pr->concern;
+		plateau_match_cap(p, pp);
 	}
 }
 
@@ -514,7 +539,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		};
 		plateau_find(sx, sy, sn, &pp, &f->plateau);
 		if (f->plateau.candidate && work)
-			plateau_check_work(s, work, lo, hi, f);
+			plateau_check_work(s, work, lo, hi, &pp, f);
 	}
 	/* A plateau does not run out: exhaustion only for growth that has
 	 * not flattened. */

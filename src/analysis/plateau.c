@@ -112,37 +112,67 @@ static void approach_find(const double *bx, const double *by, size_t m,
 	out->approach_late_bph = last.slope * 3600;
 }
 
-/* The three models on m bucket medians; time scaled to [0, 1]. */
-static void models_fit(const double *bx, const double *by, size_t m,
-		       struct plateau_finding *out, size_t *k_tau)
+/* The rise of the winning model: the hinge min(t, tau), or the
+ * saturating approach 1 - exp(-t / tau), on time scaled to [0, 1]. */
+struct rise_model {
+	bool saturating;
+	double tau;        /* scaled: the bend, or the time constant */
+	double b;          /* the rise's coefficient, bytes */
+	double loglik;
+};
+
+static double rise_shape(const struct rise_model *r, double tc)
+{
+	return r->saturating ? -expm1(-tc / r->tau) : fmin(tc, r->tau);
+}
+
+/* Fits one rise shape (col filled by the caller) and keeps it in *best
+ * when it is the most likely so far with a positive rise. */
+static void rise_try(struct stats_ar_fitter *fit, const double *const *c2,
+		     bool saturating, double tau, struct rise_model *best)
+{
+	struct stats_ar_fit f2;
+	if (stats_ar_fitter_fit(fit, c2, 2, &f2))
+		return;
+	if (f2.beta[1] > 0 && f2.loglik > best->loglik) {
+		best->saturating = saturating;
+		best->tau = tau;
+		best->b = f2.beta[1];
+		best->loglik = f2.loglik;
+	}
+}
+
+/* The models on m bucket medians; time scaled to [0, 1]. */
+static bool models_fit(const double *bx, const double *by, size_t m,
+		       struct plateau_finding *out, struct rise_model *best)
 {
 	double *ones = xmalloc(3 * m * sizeof(double));
-	double *tc = ones + m, *hinge = ones + 2 * m;
+	double *tc = ones + m, *col = ones + 2 * m;
 	double span = bx[m - 1] - bx[0];
 	for (size_t i = 0; i < m; i++) {
 		ones[i] = 1;
 		tc[i] = (bx[i] - bx[0]) / span;
 	}
-	struct stats_ar_fit f0, f1, f2;
-	const double *c0[] = {ones}, *c1[] = {ones, tc}, *c2[] = {ones, hinge};
-	*k_tau = 0;
-	/* one fitter for the ~40-70 fits of this series: the constant and
-	 * the time are fixed columns, the hinge is the time up to its bend */
+	struct stats_ar_fit f0, f1;
+	const double *c0[] = {ones}, *c1[] = {ones, tc}, *c2[] = {ones, col};
+	/* one fitter for the ~70-100 fits of this series: the constant and
+	 * the time are fixed columns, the rise is the free one */
 	const double *fixed[] = {ones, tc};
 	struct stats_ar_fitter *fit = stats_ar_fitter_new(bx, by, m, fixed, 2);
 	if (stats_ar_fitter_fit(fit, c0, 1, &f0) ||
 	    stats_ar_fitter_fit(fit, c1, 2, &f1)) {
 		stats_ar_fitter_free(fit);
 		free(ones);
-		return;
+		return false;
 	}
-	double best = -INFINITY, best_tau = NAN, best_b = NAN;
-	/* a coarse grid of bends, then every point's time within one grid
-	 * step of the best (a bend between grid values leaves a bit of the
-	 * ramp in the "flat" part, which its interval then cannot ignore) */
+	*best = (struct rise_model){false, NAN, NAN, -INFINITY};
+	/* The hinge: a coarse grid of bends, then every point's time within
+	 * one grid step of the best (a bend between grid values leaves a bit
+	 * of the ramp in the "flat" part, which its interval then cannot
+	 * ignore) */
 	double grid_step = 0.9 / (PLATEAU_TAUS - 1);
 	for (int pass = 0; pass < 2; pass++) {
-		double centre = best_tau;
+		double centre = best->tau;
 		size_t count = pass == 0 ? PLATEAU_TAUS : m;
 		for (size_t j = 0; j < count; j++) {
 			double tau;
@@ -157,35 +187,140 @@ static void models_fit(const double *bx, const double *by, size_t m,
 			}
 			size_t after = 0;
 			for (size_t i = 0; i < m; i++) {
-				hinge[i] = fmin(tc[i], tau);
+				col[i] = fmin(tc[i], tau);
 				after += tc[i] >= tau;
 			}
 			if (after < PLATEAU_MIN_PART ||
 			    m - after < PLATEAU_MIN_PART)
 				continue;
-			if (stats_ar_fitter_fit(fit, c2, 2, &f2))
-				continue;
-			if (f2.beta[1] > 0 && f2.loglik > best) {
-				best = f2.loglik;
-				best_tau = tau;
-				best_b = f2.beta[1];
-			}
+			rise_try(fit, c2, false, tau, best);
 		}
+	}
+	/* The saturating approach (a cache filling toward its size, LRU):
+	 * time constants from PLATEAU_SAT_MIN to PLATEAU_SAT_MAX of the
+	 * window, log-spaced, then four between the best one's neighbours
+	 * (a longer one has not reached its level within the window: that
+	 * is approach_find()'s "levels off near") */
+	double ratio = pow(PLATEAU_SAT_MAX / PLATEAU_SAT_MIN,
+			   1.0 / (PLATEAU_SAT_TAUS - 1));
+	double sat_best = NAN;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t count = pass == 0 ? PLATEAU_SAT_TAUS : 4;
+		for (size_t j = 0; j < count; j++) {
+			double tau = pass == 0 ?
+				PLATEAU_SAT_MIN * pow(ratio, (double)j) :
+				sat_best * pow(ratio, ((double)j - 1.5) / 2.5);
+			for (size_t i = 0; i < m; i++)
+				col[i] = -expm1(-tc[i] / tau);
+			rise_try(fit, c2, true, tau, best);
+		}
+		if (!best->saturating)
+			break;
+		sat_best = best->tau;
 	}
 	stats_ar_fitter_free(fit);
 	free(ones);
-	if (!isfinite(best))
-		return;
-	out->gain_line = best - f1.loglik;
-	out->gain_flat = best - f0.loglik;
-	out->tau = bx[0] + best_tau * span;
-	out->early_slope_bph = best_b / span * 3600;
-	/* the late part: the points after the bend (the point at the bend
-	 * is the corner, where the last of the rise may still show) */
+	if (!isfinite(best->loglik))
+		return false;
+	out->gain_line = best->loglik - f1.loglik;
+	out->gain_flat = best->loglik - f0.loglik;
+	return true;
+}
+
+/* The first point of the late part: after the hinge's bend (the point at
+ * the bend is the corner, where the last of the rise may still show), or
+ * for the saturating curve where the level is reached: the curve within
+ * max(PLATEAU_SAT_REACHED of the rise, two resolutions) of it. 0 when
+ * fewer than PLATEAU_MIN_PART points are left after it: no level was
+ * reached. */
+static size_t late_start(const double *bx, size_t m, double resolution,
+			 const struct rise_model *r, double *reach)
+{
+	double span = bx[m - 1] - bx[0];
+	double tr = r->tau;
+	if (r->saturating) {
+		double tol = fmax(PLATEAU_SAT_REACHED * r->b, 2 * resolution);
+		tr = r->b > tol ? r->tau * log(r->b / tol) : 0;
+	}
+	*reach = bx[0] + tr * span;
 	size_t k = 0;
-	while (k < m && bx[k] <= out->tau)
+	while (k < m && bx[k] <= *reach)
 		k++;
-	*k_tau = m - k >= PLATEAU_MIN_PART ? k : 0;
+	return m - k >= PLATEAU_MIN_PART ? k : 0;
+}
+
+/* The longest run of readings at the end within one resolution of each
+ * other: over a span S, k readings that never moved by more than w = max
+ * - min rule out a steady slope above (w + r) / S -- it would have moved
+ * them by more (noise could only hide it by cancelling it exactly). Only
+ * runs of at least PLATEAU_FLAT_RUN readings; returns the bound in
+ * bytes/s (NAN when none) and the run's first index. */
+static double flat_run_bound(const double *t, const double *y, size_t n,
+			     double resolution, size_t *first)
+{
+	if (!(resolution > 0) || n < PLATEAU_FLAT_RUN)
+		return NAN;
+	double lo = y[n - 1], hi = y[n - 1];
+	size_t i = n - 1;
+	while (i > 0) {
+		double l = fmin(lo, y[i - 1]), h = fmax(hi, y[i - 1]);
+		if (h - l > resolution * (1 + 1e-9))
+			break;
+		lo = l;
+		hi = h;
+		i--;
+	}
+	if (n - i < PLATEAU_FLAT_RUN || !(t[n - 1] > t[i]))
+		return NAN;
+	*first = i;
+	return (hi - lo + resolution) / (t[n - 1] - t[i]);
+}
+
+/* The late part's Theil-Sen slope per hour and its interval, no
+ * narrower than the resolution over the late span leaves open. */
+static struct slope late_slope(const double *x, const double *y, size_t n,
+			       double resolution, double span)
+{
+	struct slope s = SLOPE_NONE;
+	struct trend_result tr;
+	if (stats_trend_compute(x, y, n, &tr) != 0)
+		return s;
+	double q = resolution > 0 && span > 0 ? resolution / span : 0;
+	s.estimate = tr.slope * 3600;
+	s.low = fmin(tr.ci_low, tr.slope - q) * 3600;
+	s.high = fmax(tr.ci_high, tr.slope + q) * 3600;
+	return s;
+}
+
+/* Did the level hold? The late slope against the limit (the slope of
+ * concern), then whether memory went back: a late reading below the
+ * midpoint between the start of the rise and the level. */
+static enum plateau_reject late_judge(const struct slope *late, double limit,
+				      double late_min, double start,
+				      double level)
+{
+	if (!isfinite(late->high))
+		return PLATEAU_SHORT;
+	if (late->low > 0 && late->high >= limit)
+		return PLATEAU_RISING;
+	if (late->high >= limit)
+		return PLATEAU_SHORT;
+	if (late->low > PLATEAU_NEGLIGIBLE * limit)
+		return PLATEAU_RISING;
+	if (late->high < -PLATEAU_NEGLIGIBLE * limit)
+		return PLATEAU_FALLING;
+	if (late_min < start + 0.5 * (level - start))
+		return PLATEAU_RETURNED;
+	return PLATEAU_OK;
+}
+
+static double median_of(const double *v, size_t n)
+{
+	double *tmp = xmalloc((n ? n : 1) * sizeof(double));
+	memcpy(tmp, v, n * sizeof(double));
+	double med = stats_median_inplace(tmp, n);
+	free(tmp);
+	return med;
 }
 
 void plateau_find(const double *t, const double *y, size_t n,
@@ -195,44 +330,46 @@ void plateau_find(const double *t, const double *y, size_t n,
 	memset(out, 0, sizeof(*out));
 	out->cap_bytes = out->approach_level = NAN;
 	out->level = out->since = out->tau = NAN;
-	out->late = SLOPE_NONE;
-	out->early_slope_bph = NAN;
+	out->late = out->late_per_req = SLOPE_NONE;
+	out->early_slope_bph = out->flat_span_s = NAN;
+	out->late_requests = out->concern_per_req = NAN;
 	out->rejected = PLATEAU_NO_MODEL;
 	if (n < 2 * PLATEAU_MIN_PART || !(t[n - 1] > t[0]))
 		return;
 	size_t m_cap = n < PLATEAU_POINTS ? n : PLATEAU_POINTS;
 	double *bx = xmalloc(m_cap * sizeof(double));
-	double *by = xmalloc(m_cap * sizeof(double));
+	double *by = xmalloc(2 * m_cap * sizeof(double));
+	double *held = by + m_cap;
 	size_t m = stats_bucket_medians(t, y, n, bx, by, m_cap);
+	struct rise_model rm;
 	size_t k = 0;
-	models_fit(bx, by, m, out, &k);
+	double reach = NAN, span = bx[m - 1] - bx[0];
+	double start = NAN;
+	if (models_fit(bx, by, m, out, &rm)) {
+		/* the readings less the model's rise: the start of the rise
+		 * (the model's value at the first point), robust to spikes */
+		for (size_t i = 0; i < m; i++)
+			held[i] = by[i] - rm.b *
+				  rise_shape(&rm, (bx[i] - bx[0]) / span);
+		start = median_of(held, m);
+		k = late_start(bx, m, pp->resolution, &rm, &reach);
+	}
 	if (k && out->gain_line >= PLATEAU_GAIN_LINE &&
 	    out->gain_flat >= PLATEAU_GAIN_FLAT) {
 		out->candidate = true;
-		struct trend_result late;
-		double *tmp = xmalloc((m - k) * sizeof(double));
-		memcpy(tmp, by + k, (m - k) * sizeof(double));
-		out->level = stats_median_inplace(tmp, m - k);
-		free(tmp);
-		if (stats_trend_compute(bx + k, by + k, m - k, &late) == 0) {
-			/* no narrower than the resolution leaves open */
-			double q = pp->resolution > 0 ?
-				pp->resolution / (bx[m - 1] - bx[k]) : 0;
-			out->late.estimate = late.slope * 3600;
-			out->late.low = fmin(late.ci_low,
-						    late.slope - q) * 3600;
-			out->late.high = fmax(late.ci_high,
-						     late.slope + q) * 3600;
-		}
-		/* where it started: the median of the first 5 % (>= 3) */
-		size_t head = m / 20 < 3 ? 3 : m / 20;
-		tmp = xmalloc(head * sizeof(double));
-		memcpy(tmp, by, head * sizeof(double));
-		double start = stats_median_inplace(tmp, head);
-		free(tmp);
+		out->saturating = rm.saturating;
+		out->tau = reach;
+		/* the late part less the model's rise still to come */
+		double top = rm.saturating ? rm.b : rm.b * rm.tau;
+		for (size_t i = k; i < m; i++)
+			held[i] = by[i] + top - rm.b *
+				  rise_shape(&rm, (bx[i] - bx[0]) / span);
 		double late_min = INFINITY;
 		for (size_t i = k; i < m; i++)
 			late_min = fmin(late_min, by[i]);
+		out->level = median_of(by + k, m - k);
+		out->early_slope_bph = (out->level - start) /
+				       (reach - bx[0]) * 3600;
 		/* a rise of a page or two on a quiet series fits "rising
 		 * then holding" perfectly, and is no plateau: it must be at
 		 * least twice the resolution and 1 % of the level */
@@ -244,21 +381,42 @@ void plateau_find(const double *t, const double *y, size_t n,
 		}
 		double limit = isfinite(pp->concern_bph) && pp->concern_bph > 0 ?
 			pp->concern_bph : out->early_slope_bph / 2;
-		if (!isfinite(out->late.high))
-			out->rejected = PLATEAU_SHORT;
-		else if (out->late.low > 0 &&
-			 out->late.high >= limit)
-			out->rejected = PLATEAU_RISING;
-		else if (out->late.high >= limit)
-			out->rejected = PLATEAU_SHORT;
-		else if (out->late.low > PLATEAU_NEGLIGIBLE * limit)
-			out->rejected = PLATEAU_RISING;
-		else if (out->late.high < -PLATEAU_NEGLIGIBLE * limit)
-			out->rejected = PLATEAU_FALLING;
-		else if (late_min < start + 0.5 * (out->level - start))
-			out->rejected = PLATEAU_RETURNED;
-		else
+		/* The late part as read, and for the saturating curve also
+		 * less what the curve says is still to come (under
+		 * PLATEAU_SAT_REACHED of the rise): a level held if either
+		 * holds. Reasons are those of the readings as read. */
+		double late_span = bx[m - 1] - bx[k];
+		out->late = late_slope(bx + k, by + k, m - k, pp->resolution,
+				       late_span);
+		out->rejected = late_judge(&out->late, limit, late_min, start,
+					   out->level);
+		if (out->rejected != PLATEAU_OK && rm.saturating) {
+			struct slope d = late_slope(bx + k, held + k, m - k,
+						    pp->resolution, late_span);
+			if (late_judge(&d, limit, late_min, start,
+				       out->level) == PLATEAU_OK) {
+				out->late = d;
+				out->rejected = PLATEAU_OK;
+			}
+		}
+		/* Readings that have not moved at all lately say more than
+		 * the late part's interval: over their span they rule out
+		 * any slope above flat_run_bound(). Only at the level, and
+		 * only for "not held long enough". */
+		size_t run = 0;
+		double bound = flat_run_bound(t, y, n, pp->resolution, &run);
+		if (out->rejected == PLATEAU_SHORT && isfinite(bound) &&
+		    bound * 3600 < limit &&
+		    fabs(y[n - 1] - out->level) <= fmax(2 * pp->resolution,
+							0.01 * out->level)) {
 			out->rejected = PLATEAU_OK;
+			out->held_by = PLATEAU_HELD_FLAT;
+			out->flat_readings = n - run;
+			out->flat_span_s = t[n - 1] - t[run];
+			out->late.estimate = 0;
+			out->late.low = -bound * 3600;
+			out->late.high = bound * 3600;
+		}
 		/* Since: when the level was first (nearly) reached. */
 		double tol = fmax(2 * pp->resolution, 0.01 * fabs(out->level));
 		out->since = out->tau;

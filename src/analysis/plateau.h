@@ -51,6 +51,12 @@
 #define PLATEAU_CAP_NEAR 0.05  /* "at cap": within 5 % below it */
 #define PLATEAU_NEGLIGIBLE 0.1 /* a late slope below a tenth of the
 				  slope of concern counts as holding */
+#define PLATEAU_SAT_TAUS 12    /* saturating time constants searched, */
+#define PLATEAU_SAT_MIN 0.005  /* log-spaced from 0.5 % */
+#define PLATEAU_SAT_MAX 0.25   /* to 25 % of the window */
+#define PLATEAU_SAT_REACHED 0.01 /* the level is reached when the curve
+				    is within 1 % of the rise of it */
+#define PLATEAU_FLAT_RUN 10    /* readings in a run that bounds a slope */
 
 struct analysis_cap {
 	const char *name;          /* "cap", or the NAME of --cap NAME=SIZE */
@@ -77,6 +83,13 @@ enum plateau_reject {
 	PLATEAU_PER_REQUEST,   /* late part still grows per request */
 };
 
+/* What showed that the level held (plateau_finding.held_by). */
+enum plateau_held {
+	PLATEAU_HELD_TIME,     /* the late part's interval per hour */
+	PLATEAU_HELD_FLAT,     /* readings that did not move at all */
+	PLATEAU_HELD_REQUESTS, /* no growth per request (analysis.c) */
+};
+
 struct plateau_params {
 	double resolution;
 	double concern_bph;        /* slope of concern; NAN when unknown */
@@ -93,9 +106,20 @@ struct plateau_finding {
 	double gain_line, gain_flat; /* log-likelihood over line, flat */
 	double level;              /* median of the late part, bytes */
 	double since;              /* Unix seconds the level was reached */
-	double tau;                /* Unix seconds of the fitted bend */
-	double early_slope_bph;    /* the fitted growth before tau */
-	struct slope late;         /* after tau, per hour; p unused (NAN) */
+	bool saturating;           /* the rise is the saturating curve */
+	double tau;                /* Unix seconds the fitted rise reached
+				      its level: the hinge's bend, or where
+				      the saturating curve came within
+				      PLATEAU_SAT_REACHED of it */
+	double early_slope_bph;    /* the rise over its time, to tau */
+	struct slope late;         /* after tau, per hour; p unused (NAN);
+				      with held_by FLAT the run's bound */
+	enum plateau_held held_by;
+	size_t flat_readings;      /* HELD_FLAT: the run's readings */
+	double flat_span_s;        /* ... and its span */
+	struct slope late_per_req; /* HELD_REQUESTS: bytes per request */
+	double late_requests;      /* ... over this many requests */
+	double concern_per_req;    /* ... against this concern */
 	double cap_bytes;          /* NAN unless at a cap */
 	const char *cap_name;      /* NULL unless at a cap */
 	/* Growth that slows down but has not stopped: the level it heads

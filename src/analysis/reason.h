@@ -90,7 +90,15 @@ struct reason {
 			int needed;        /* REASON_CYCLES_TOO_FEW */
 		} cycles;
 		struct { double early_bph, level, since; } plateau;
-		struct { struct slope late; double concern_bph; } late;
+		struct {
+			struct slope late;  /* per hour */
+			double concern_bph;
+			int held_by;        /* enum plateau_held */
+			size_t flat_readings; /* HELD_FLAT */
+			double flat_span_s;
+			struct slope per_req; /* HELD_REQUESTS */
+			double requests, concern_per_req;
+		} late;
 		struct {
 			double level, cap_bytes;
 			const char *name; /* the cap's (options) */

@@ -431,6 +431,12 @@ static void plateau(struct target_findings *f)
 	r = add(f, REASON_PLATEAU_LATE);
 	r->u.late.late = p->late;
 	r->u.late.concern_bph = f->concern_bph;
+	r->u.late.held_by = (int)p->held_by;
+	r->u.late.flat_readings = p->flat_readings;
+	r->u.late.flat_span_s = p->flat_span_s;
+	r->u.late.per_req = p->late_per_req;
+	r->u.late.requests = p->late_requests;
+	r->u.late.concern_per_req = p->concern_per_req;
 	if (p->cap_name) {
 		r = add(f, REASON_PLATEAU_AT_CAP);
 		r->u.cap.level = p->level;

@@ -448,6 +448,12 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 		json_object_set_new(p, "late", slope_json(late));
 		json_object_set_new(p, "loglik_gain_over_line",
 				    num_or_null(f->plateau.gain_line));
+		static const char *const held[] = {"time", "flat_readings",
+						   "requests"};
+		json_object_set_new(p, "rise", json_string(
+			f->plateau.saturating ? "saturating" : "hinge"));
+		json_object_set_new(p, "held_by", json_string(
+			held[f->plateau.held_by]));
 		json_object_set_new(t, "plateau", p);
 	} else {
 		json_object_set_new(t, "plateau", json_null());

@@ -355,12 +355,34 @@ int render_reason(FILE *out, const struct target_findings *f,
 			time_w(&w, 2, r->u.plateau.since));
 		break;
 	case REASON_PLATEAU_LATE:
-		fprintf(out, "since then the slope is %s (95 %% interval %s "
-			"to %s): below the slope of concern (%s)",
-			rate_w(&w, 0, r->u.late.late.estimate),
-			rate_w(&w, 1, r->u.late.late.low),
-			rate_w(&w, 2, r->u.late.late.high),
-			rate_w(&w, 3, r->u.late.concern_bph));
+		if (r->u.late.held_by == PLATEAU_HELD_FLAT) {
+			fprintf(out, "since then %zu readings over %s stayed "
+				"within one resolution: any slope above %s "
+				"would have moved them, below the slope of "
+				"concern (%s)", r->u.late.flat_readings,
+				span_w(&w, 0, r->u.late.flat_span_s),
+				rate_w(&w, 1, r->u.late.late.high),
+				rate_w(&w, 2, r->u.late.concern_bph));
+		} else if (r->u.late.held_by == PLATEAU_HELD_REQUESTS) {
+			fprintf(out, "since then, over %s requests, %s per "
+				"request (95 %% interval %s to %s): below the "
+				"per-request concern (%s), although too short "
+				"to rule out the slope of concern per hour (%s)",
+				count_w(&w, 0, r->u.late.requests),
+				per_req_w(&w, 1, r->u.late.per_req.estimate),
+				per_req_w(&w, 2, r->u.late.per_req.low),
+				per_req_w(&w, 3, r->u.late.per_req.high),
+				per_req_w(&w, 4, r->u.late.concern_per_req),
+				rate_w(&w, 5, r->u.late.concern_bph));
+		} else {
+			fprintf(out, "since then the slope is %s (95 %% "
+				"interval %s to %s): below the slope of "
+				"concern (%s)",
+				rate_w(&w, 0, r->u.late.late.estimate),
+				rate_w(&w, 1, r->u.late.late.low),
+				rate_w(&w, 2, r->u.late.late.high),
+				rate_w(&w, 3, r->u.late.concern_bph));
+		}
 		break;
 	case REASON_PLATEAU_AT_CAP:
 		say_cap(out, &w, r);
