@@ -140,7 +140,8 @@ static void points_release(struct lf_points *p)
 static int points_build(const double *t, const double *x, const double *y,
 			size_t n, double slope,
 			const struct stats_lf_options *opt,
-			struct lf_points *p, double *x_scale, double *r_scale)
+			struct lf_points *p, double *x_scale, double *r_scale,
+			bool *perfect)
 {
 	memset(p, 0, sizeof(*p));
 	size_t nn = opt ? opt->n_nuisance : 0;
@@ -176,15 +177,19 @@ static int points_build(const double *t, const double *x, const double *y,
 	for (size_t i = 0; i < n; i++)
 		xm += x[i];
 	xm /= (double)n;
-	double xs = 0, rs = 0;
+	double xs = 0, rs = 0, ys = 0;
 	for (size_t i = 0; i < n; i++) {
 		xs = fmax(xs, fabs(x[i] - xm));
+		ys = fmax(ys, fabs(y[i] - y[0]));
 		double d = res[i] - med;
 		if (lim > 0)
 			d = d > lim ? lim : d < -lim ? -lim : d;
 		res[i] = d;
 		rs = fmax(rs, fabs(d));
 	}
+	/* Residuals at the rounding level of y are a perfect fit: the
+	 * caller gets a zero-width interval (stats_lowfreq.h). */
+	*perfect = !(rs > 1e-12 * ys);
 	if (!(rs > 0))
 		rs = 1;
 	*x_scale = xs;
@@ -646,7 +651,8 @@ int stats_lf_slope_interval(const double *t, const double *x,
 
 	struct lf_points p;
 	double xs, rs;
-	points_build(t, x, y, n, slope, opt, &p, &xs, &rs);
+	bool perfect;
+	points_build(t, x, y, n, slope, opt, &p, &xs, &rs, &perfect);
 	if (!(xs > 0)) {
 		points_release(&p);
 		return -1;
@@ -694,7 +700,7 @@ int stats_lf_slope_interval(const double *t, const double *x,
 		out->se_iid = sqrt(rss / (double)(n - 2) / sxx);
 	}
 	out->dof = (double)q;
-	if (!(zz > 1e-26 * (double)q)) {
+	if (perfect || !(zz > 1e-26 * (double)q)) {
 		/* nothing left to be uncertain about at low frequencies: a
 		 * perfect line, or readings that never change */
 		free(A);
