@@ -476,35 +476,67 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
 	return a;
 }
 
+/* Trailing decimal zeros of u (at most 18). */
+static int decimal_zeros(uint64_t u)
+{
+	int z = 0;
+	while (z < 18 && u % 10 == 0) {
+		u /= 10;
+		z++;
+	}
+	return z;
+}
+
+/* The power of ten of the SI prefix a tool would print u in: the largest
+ * 10^(3k) not above u (21000000000: 10^9, "21 GB"). */
+static int si_prefix_digits(uint64_t u)
+{
+	int d = 0;
+	while (u >= 10) {
+		u /= 10;
+		d++;
+	}
+	return d / 3 * 3;
+}
+
 double stats_resolution_shared(const double *y, size_t n)
 {
-	if (n == 0)
-		return 0;
-	int tz = 30;            /* trailing decimal zeros common to all */
+	int tz = 18;            /* trailing decimal zeros common to all */
 	int p2 = 30;            /* powers of two common to all (2^30 max) */
-	for (size_t i = 0; i < n && (tz > 0 || p2 > 0); i++) {
+	uint64_t first = 0, least = 0;
+	bool distinct = false;  /* two different non-zero readings */
+	for (size_t i = 0; i < n; i++) {
 		double v = fabs(y[i]);
 		if (!(v < 9007199254740992.0) || v != floor(v))
 			return 0;  /* not whole bytes: nothing shared */
 		if (v == 0)
 			continue;
 		uint64_t u = (uint64_t)v;
-		int z = 0;
-		while (z < tz && u % 10 == 0) {
-			u /= 10;
-			z++;
-		}
-		tz = z;
+		if (!first)
+			first = least = u;
+		distinct |= u != first;
+		if (u < least)
+			least = u;
+		int z = decimal_zeros(u);
+		if (z < tz)
+			tz = z;
 		int b = 0;
-		u = (uint64_t)v;
-		while (b < p2 && (u & 1) == 0) {
-			u >>= 1;
+		while (b < p2 && ((u >> b) & 1) == 0)
 			b++;
-		}
 		p2 = b;
 	}
-	double dec = tz > 0 ? pow(10, tz) : 0;
-	double bin = p2 >= 12 ? ldexp(1, p2) : 0;   /* 4 KiB pages or more */
+	if (!first)
+		return 0;  /* only zeros: they share every unit, so none */
+	/* Decimal: a tool printing kB, MB, GB (with or without decimals)
+	 * leaves at least three zeros, never more than the prefix the least
+	 * reading is printed in ("20 GB" is whole GB, not tens of GB). A
+	 * page count ends in three zeros by chance once in 125. */
+	int dz = tz < si_prefix_digits(least) ? tz : si_prefix_digits(least);
+	double dec = tz >= 3 ? pow(10, dz) : 0;
+	/* Binary: whole 4 KiB pages. Beyond the page, the zero bits one
+	 * value has (1073741824: 2^30) say what that value is, not what the
+	 * source can show; only different values that share them do. */
+	double bin = p2 < 12 ? 0 : distinct ? ldexp(1, p2) : 4096;
 	return fmax(dec, bin);
 }
 
@@ -743,6 +775,21 @@ static int trend_compute(const double *t, const double *x, const double *y,
 	free(tb);
 	*out = r;
 	return 0;
+}
+
+void stats_trend_noise_figures(struct trend_result *tr, const double *y,
+			       size_t n)
+{
+	bool flat = true;
+	for (size_t i = 1; i < n && flat; i++)
+		flat = y[i] == y[0];
+	bool exact = isfinite(tr->ci_low) && tr->ci_low == tr->ci_high;
+	/* NAN fails both comparisons; an infinite correlation time (longer
+	 * than the window) is a finding */
+	bool inflation_ok = tr->variance_inflation >= 1;
+	bool corr_ok = tr->corr_time >= 0;
+	if (flat || exact || !inflation_ok || !corr_ok)
+		tr->variance_inflation = tr->corr_time = tr->ar_phi = NAN;
 }
 
 /* Used by analysis.c and analysis_gpu.c alike, so it lives below both. */

@@ -63,6 +63,15 @@ bool stats_trend_per_hour(const struct trend_result *tr, double *slope_bph,
 
 int stats_trend_compute(const double *x, const double *y, size_t n,
 		  struct trend_result *out);
+/* The noise figures of a trend as a report may state them: marks
+ * variance_inflation, corr_time and ar_phi absent (NAN) where they mean
+ * nothing. Readings that never change, or that lie on the line exactly
+ * (a zero-width interval, stats_ar.h), have no noise that could wander
+ * together; an inflation that is not >= 1 (the model only ever widens the
+ * interval) or a correlation time that is not >= 0 comes from a fit with
+ * nothing to fit. y: the n readings the trend was taken from. */
+void stats_trend_noise_figures(struct trend_result *tr, const double *y,
+			       size_t n);
 /* The same with the regressor x apart from the times t that order the
  * noise (the per-request slope: x is cumulative work). t non-decreasing;
  * t == NULL or t == x: x is the time. */
@@ -111,11 +120,16 @@ size_t stats_bucket_medians(const double *x, const double *y, size_t n,
  * on steps rounded to multiples of quantum_hint (or of 1 byte when the hint
  * is 0). With no non-zero step, returns quantum_hint (or 1 when 0). */
 double stats_resolution(const double *y, size_t n, double quantum_hint);
-/* For readings that never change: the unit they share, the larger of
- * 10^(trailing zeros common to all) and 2^(trailing zero bits common to
- * all, at least 12: 4 KiB pages; at most 30), so that "21000000000" three
- * times reads as whole GB. 0 when they share nothing (or are not whole
- * bytes). */
+/* For readings that never change: the unit they share, the larger of a
+ * decimal and a binary one. Decimal: 10^(trailing zeros common to all)
+ * when there are at least 3 (a tool printing kB, MB, GB), at most the SI
+ * prefix the least reading would be printed in, so that "21000000000"
+ * three times reads as whole GB and "20000000000" too (not tens of GB).
+ * Binary: 4 KiB when all are whole pages; a larger power of two (at most
+ * 2^30) only when different readings share it, since the zero bits of one
+ * repeated value ("1073741824": 1 GiB) say what it is, not what the source
+ * can show. 0 when they share nothing, are all 0, or are not whole
+ * bytes. */
 double stats_resolution_shared(const double *y, size_t n);
 
 #endif

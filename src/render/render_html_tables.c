@@ -88,10 +88,16 @@ static void figures_table(struct ctx *c)
 			 dur_s(b4, sizeof(b4), f->an_span_s),
 			 time_s(b5, sizeof(b5), f->an_start));
 		kv_row(out, "slope", v);
-		snprintf(v, sizeof(v), "p = %s (autocorrelation-aware: "
-			 "interval x%.2f wider than for independent "
-			 "readings)%s", p_s(b1, sizeof(b1), f->slope.p),
-			 sqrt(f->trend.variance_inflation),
+		double vi = f->trend.variance_inflation;
+		char vs[96];
+		if (vi >= 1)
+			snprintf(vs, sizeof(vs), " (autocorrelation-aware: "
+				 "interval x%.2f wider than for independent "
+				 "readings)", sqrt(vi));
+		else    /* no noise to measure: nothing to state */
+			vs[0] = '\0';
+		snprintf(v, sizeof(v), "p = %s%s%s",
+			 p_s(b1, sizeof(b1), f->slope.p), vs,
 			 f->trend_on_floors ? "; on the cycles' floors" : "");
 		kv_row(out, "trend test", v);
 		kv_row(out, "detectable",

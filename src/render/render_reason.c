@@ -171,25 +171,31 @@ static const char *plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* The noise clause: nothing when the analysis marked the figures absent
+ * (readings that never change or lie on the line: no noise to wander). */
 static void say_trend(FILE *out, struct words *w, const struct reason *r)
 {
 	double ct = r->u.trend.corr_time_s, vi = r->u.trend.inflation;
 	fprintf(out, "%sTheil-Sen slope %s (95 %% interval %s to %s), trend "
-		"test %s; ", r->u.trend.on_floors ? "cycle floors: " : "",
+		"test %s", r->u.trend.on_floors ? "cycle floors: " : "",
 		rate_w(w, 0, r->u.trend.slope.estimate),
 		rate_w(w, 1, r->u.trend.slope.low),
 		rate_w(w, 2, r->u.trend.slope.high),
 		p_w(w, 3, r->u.trend.slope.p));
-	if (!isfinite(ct) || ct <= 0)
-		fputs("the readings vary independently", out);
-	else if (isinf(ct))
-		fprintf(out, "the readings wander together over longer than "
-			"the window, which widens the interval x%.3g",
-			sqrt(vi));
+	if (!(ct >= 0))
+		return;
+	if (ct == 0) {
+		fputs("; the readings vary independently", out);
+		return;
+	}
+	if (isinf(ct))
+		fputs("; the readings wander together over longer than the "
+		      "window", out);
 	else
-		fprintf(out, "the readings wander together over about %s, "
-			"which widens the interval x%.3g", span_w(w, 4, ct),
-			sqrt(vi));
+		fprintf(out, "; the readings wander together over about %s",
+			span_w(w, 4, ct));
+	if (vi >= 1)
+		fprintf(out, ", which widens the interval x%.3g", sqrt(vi));
 }
 
 static void say_steps(FILE *out, struct words *w, const struct reason *r)

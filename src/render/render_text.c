@@ -376,11 +376,16 @@ static void print_target(FILE *out, const struct target_findings *f,
 			rate(b2, sizeof(b2), f->slope.low),
 			rate(b3, sizeof(b3), f->slope.high),
 			f->trend.bucketed ? "  [bucket medians]" : "");
-		fprintf(out, "  trend test  p = %s (autocorrelation-aware: "
-			"interval x%.2f wider than for independent "
-			"readings)%s\n",
-			render_p_value(b1, sizeof(b1), f->slope.p, 3),
-			sqrt(f->trend.variance_inflation),
+		/* no inflation to state when the readings leave no noise
+		 * (stats_trend_noise_figures()) */
+		double vi = f->trend.variance_inflation;
+		fprintf(out, "  trend test  p = %s",
+			render_p_value(b1, sizeof(b1), f->slope.p, 3));
+		if (vi >= 1)
+			fprintf(out, " (autocorrelation-aware: interval x%.2f "
+				"wider than for independent readings)",
+				sqrt(vi));
+		fprintf(out, "%s\n",
 			f->trend_on_floors ? "; on the cycles' floors" : "");
 		if (f->periodic.found)
 			fprintf(out, "  cycles      every %s, swinging %s; %.1f "

@@ -157,6 +157,65 @@ static void test_flat_gb_reason_text(void **state)
 	series_release(&s);
 }
 
+/* Issue 26: readings that never change have no noise that could wander
+ * together: nothing said about it, no inflation stated. And 1 GiB exactly,
+ * repeated, is one value's zero bits: its resolution is the page. */
+static void flat_series(struct series *s, double y, double quantum)
+{
+	series_init(s, "flat");
+	s->quantum = quantum;
+	s->quantum_exact = false;  /* a CSV: the unit is not known */
+	uint32_t inc = series_add_incarnation(s, 42, 1, 1.7e9, "svc", "svc");
+	for (size_t i = 0; i < 300; i++)
+		series_append(s, 1.7e9 + 15.0 * (double)i, y, inc);
+}
+
+static void test_flat_no_wander(void **state)
+{
+	(void)state;
+	/* "1.3 GiB" text: 1395864371.2 bytes, quantum 0.1 GiB; the fit on
+	 * its rounding said "wander together over about 9.7 h, which widens
+	 * the interval x1.8e-09" */
+	const double ys[] = {1.3 * GiB, GiB, 21e9};
+	const double qs[] = {0.1 * GiB, 0, 0};
+	for (size_t k = 0; k < ARRAY_SIZE(ys); k++) {
+		struct series s;
+		flat_series(&s, ys[k], qs[k]);
+		struct analysis_options o = {.resolution = NAN, .limit = NAN};
+		struct target_findings f;
+		analysis_run(&s, &o, &f);
+		print_reasons(&f);
+		assert_true(f.has_trend);
+		assert_true(isnan(f.trend.variance_inflation));
+		assert_true(isnan(f.trend.corr_time));
+		assert_true(isnan(f.trend.ar_phi));
+		assert_true(said(&f, "Theil-Sen slope 0 B/h"));
+		assert_false(said(&f, "wander"));
+		assert_false(said(&f, "widens"));
+		assert_false(said(&f, "independently"));
+		analysis_release(&f);
+		series_release(&s);
+	}
+	/* 1 GiB in bytes, 300 times: 4 KiB pages, not a 1 GiB unit */
+	struct series s;
+	flat_series(&s, GiB, 0);
+	struct analysis_options o = {.resolution = NAN, .limit = NAN};
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.resolution_basis, RESOLUTION_SHARED);
+	assert_float_equal(f.resolution, 4096, 0);
+	assert_true(said(&f, "puts the resolution at 4 KiB"));
+	analysis_release(&f);
+	series_release(&s);
+	/* "21000000000" in bytes: still whole GB */
+	flat_series(&s, 21e9, 0);
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.resolution_basis, RESOLUTION_SHARED);
+	assert_float_equal(f.resolution, 1e9, 0);
+	analysis_release(&f);
+	series_release(&s);
+}
+
 static void test_plateau_at_cap(void **state)
 {
 	(void)state;
@@ -717,6 +776,7 @@ int main(void)
 		cmocka_unit_test(test_counter_reset_and_stable),
 		cmocka_unit_test(test_requests_needed),
 		cmocka_unit_test(test_gpu_component),
+		cmocka_unit_test(test_flat_no_wander),
 	};
 	diag_set_quiet(true);
 	return cmocka_run_group_tests(tests, NULL, NULL);

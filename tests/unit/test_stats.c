@@ -898,6 +898,118 @@ static void test_resolution(void **state)
 	check_exact(stats_resolution(mb, 3, 0), 1e6);
 }
 
+/* Readings that never change: what unit they honestly share. */
+#define SHARED(want, ...) do { \
+	const double v_[] = {__VA_ARGS__}; \
+	check_exact(stats_resolution_shared(v_, ARRAY_SIZE(v_)), (want)); \
+} while (0)
+
+static void test_resolution_shared(void **state)
+{
+	(void)state;
+	double gib = 1073741824.0;
+	/* the field report: "21000000000" three times is whole GB */
+	SHARED(1e9, 21e9, 21e9, 21e9);
+	/* "20 GB" is whole GB, not tens of GB: never above the prefix the
+	 * reading is printed in; 100 GB the same */
+	SHARED(1e9, 20e9, 20e9, 20e9);
+	SHARED(1e9, 100e9, 100e9);
+	/* decimals of a prefix: 21.5 GB, 5408 MB */
+	SHARED(1e8, 21.5e9, 21.5e9, 21.5e9);
+	SHARED(1e6, 5408e6, 5408e6);
+	/* issue 26: exactly 1 GiB repeated (4 KiB pages, e.g. a memcached
+	 * cap) is one value's zero bits, not a 1 GiB unit: the page */
+	SHARED(4096, gib, gib, gib);
+	SHARED(4096, 20 * gib, 20 * gib, 20 * gib);
+	SHARED(4096, 4096 * 1001.0, 4096 * 1001.0, 4096 * 1001.0);
+	/* different readings sharing the zero bits: that is a unit */
+	SHARED(gib, gib, 2 * gib, 3 * gib);
+	SHARED(gib, 0, gib, 2 * gib);
+	SHARED(65536, 65536 * 3.0, 65536 * 5.0);
+	/* a page count with six decimal zeros (500,000 pages): whole MB */
+	SHARED(1e6, 2048e6, 2048e6);
+	/* 512000 is 125 pages: the page beats 1 kB */
+	SHARED(4096, 512000, 512000);
+	/* one or two decimal zeros are no printed unit; not pages either */
+	SHARED(0, 1230, 1230, 1230);
+	SHARED(0, 21474836480.0 + 10, 21474836480.0 + 10);
+	/* nothing shared, not whole bytes, only zeros: nothing */
+	SHARED(0, 21474836481.0, 21474836481.0, 21474836481.0);
+	SHARED(0, 1.3 * gib, 1.3 * gib);
+	SHARED(0, 0, 0, 0);
+	check_exact(stats_resolution_shared(NULL, 0), 0.0);
+	/* the sign does not matter */
+	SHARED(1e9, -21e9, -21e9);
+}
+#undef SHARED
+
+/* A trend's noise figures are absent where they mean nothing. */
+static void test_trend_noise_figures(void **state)
+{
+	(void)state;
+	enum { N = 300 };
+	double x[N], y[N];
+	struct trend_result r;
+	/* issue 26: 1.3 GiB (not whole bytes) never changing once; the
+	 * report said "wander together over about 9.7 h, which widens the
+	 * interval x1.8e-09" */
+	for (size_t i = 0; i < N; i++) {
+		x[i] = 1.7e9 + 15.0 * (double)i;
+		y[i] = 1.3 * 1073741824.0;
+	}
+	assert_int_equal(stats_trend_compute(x, y, N, &r), 0);
+	stats_trend_noise_figures(&r, y, N);
+	assert_true(isnan(r.variance_inflation));
+	assert_true(isnan(r.corr_time));
+	assert_true(isnan(r.ar_phi));
+	check_exact(r.slope, 0.0);  /* the slope and interval stand */
+	assert_true(isfinite(r.ci_low) && isfinite(r.ci_high));
+	/* whole bytes never changing; a perfect line of tied readings */
+	for (size_t i = 0; i < N; i++)
+		y[i] = 1073741824.0;
+	assert_int_equal(stats_trend_compute(x, y, N, &r), 0);
+	stats_trend_noise_figures(&r, y, N);
+	assert_true(isnan(r.variance_inflation) && isnan(r.corr_time));
+	for (size_t i = 0; i < N; i++)
+		y[i] = 1073741824.0 + 4096.0 * (double)i;
+	assert_int_equal(stats_trend_compute(x, y, N, &r), 0);
+	stats_trend_noise_figures(&r, y, N);
+	assert_true(isnan(r.variance_inflation) && isnan(r.corr_time));
+	/* real noise: the figures stay, inflation >= 1 */
+	lcg_series(N, 7, 0.9, 0.5, 10, x, y);
+	assert_int_equal(stats_trend_compute(x, y, N, &r), 0);
+	double vi = r.variance_inflation, ct = r.corr_time;
+	stats_trend_noise_figures(&r, y, N);
+	check_exact(r.variance_inflation, vi);
+	check_exact(r.corr_time, ct);
+	assert_true(r.variance_inflation >= 1 && r.corr_time > 0);
+	/* figures from a degenerate fit, on readings that do vary: an
+	 * inflation below 1 (the issue's 3.5e-18) or a correlation time
+	 * that is not a number are absent; INFINITY (longer than the
+	 * window) and 0 (independent) are findings */
+	struct trend_result base = r;
+	r = base;
+	r.variance_inflation = 3.5e-18;
+	stats_trend_noise_figures(&r, y, N);
+	assert_true(isnan(r.variance_inflation) && isnan(r.corr_time) &&
+		    isnan(r.ar_phi));
+	r = base;
+	r.corr_time = NAN;
+	stats_trend_noise_figures(&r, y, N);
+	assert_true(isnan(r.variance_inflation));
+	r = base;
+	r.variance_inflation = 1;
+	r.corr_time = INFINITY;
+	stats_trend_noise_figures(&r, y, N);
+	check_exact(r.variance_inflation, 1.0);
+	assert_true(isinf(r.corr_time));
+	r = base;
+	r.corr_time = 0;
+	stats_trend_noise_figures(&r, y, N);
+	check_exact(r.corr_time, 0.0);
+	check_exact(r.variance_inflation, vi);
+}
+
 /* ------------------------------------------------------------------ */
 /* contract edges                                                      */
 /* ------------------------------------------------------------------ */
@@ -1030,6 +1142,8 @@ int main(void)
 		cmocka_unit_test(test_trend_mid_vs_brute),
 		cmocka_unit_test(test_bucket_medians),
 		cmocka_unit_test(test_resolution),
+		cmocka_unit_test(test_resolution_shared),
+		cmocka_unit_test(test_trend_noise_figures),
 		cmocka_unit_test(test_trend_invalid),
 		cmocka_unit_test(test_perf_65536_exact),
 		cmocka_unit_test(test_perf_10m_bucketed),
