@@ -38,6 +38,7 @@
 
 #include "common.h"
 #include "stats.h"
+#include "stats_ar.h"
 
 /* Residuals further than this many robust standard deviations (1.4826 x
  * MAD) from their median are pulled back to it before the projection:
@@ -792,8 +793,22 @@ int stats_lf_slope_interval(const double *t, const double *x,
 	double hi = mix_quantile(md, nm, nu, 1 - alpha / 2, tq);
 	out->ci_low = lo;
 	out->ci_high = hi;
-	double below = mix_cdf(md, nm, nu, 0);
-	double pv = 2 * fmin(below, 1 - below);
+	/* the p-value: each side's tail as a lower tail (the closed form
+	 * above cancels in 1 - F far out; stats_t_cdf does not) */
+	double below = 0, above = 0;
+	for (size_t k = 0; k < nm; k++) {
+		if (!(md[k].weight > 0))
+			continue;
+		if (!(md[k].se > 0)) {
+			below += md[k].weight * (md[k].centre <= 0);
+			above += md[k].weight * (md[k].centre >= 0);
+			continue;
+		}
+		double z = md[k].centre / md[k].se;
+		below += md[k].weight * stats_t_cdf(-z, (double)nu);
+		above += md[k].weight * stats_t_cdf(z, (double)nu);
+	}
+	double pv = 2 * fmin(below, above);
 	out->p_value = pv > 1 ? 1 : pv;
 	if (out->se_iid > 0) {
 		double tq_iid = t_quantile_int(1 - alpha / 2,
