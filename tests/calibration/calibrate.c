@@ -239,8 +239,8 @@ static const struct family families[] = {
 	FI("arfima d=0.25 8h", 0.25, 0, false),
 	FI("arfima d=0.45 8h", 0.45, 0, false),
 	FI("arfima d=0.1 leak 20MiB/h 8h", 0.1, 20 * MiB, false),
-	FI("arfima d=0.25 leak 20MiB/h 8h", 0.25, 20 * MiB, true),
-	FI("arfima d=0.45 leak 20MiB/h 8h", 0.45, 20 * MiB, false),
+	FI("arfima d=0.25 leak 20MiB/h 8h", 0.25, 20 * MiB, false),
+	FI("arfima d=0.45 leak 20MiB/h 8h", 0.45, 20 * MiB, true),
 #undef FI
 	/* Heavy tails: AR(1) phi 0.9, Student t innovations (df 2.5-3, finite
 	 * variance, infinite kurtosis), marginal sd 16 MiB, 8 h at 15 s. */
