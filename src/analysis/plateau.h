@@ -32,7 +32,7 @@
  * that fails one of these says which (plateau_finding.rejected).
  *
  * No I/O. Work: O(n) bucketing to PLATEAU_POINTS medians, then
- * (2 + PLATEAU_TAUS + m / 16) fits of O(m * STATS_AR_GRID) each (the
+ * (2 + PLATEAU_TAUS + m / 16) fits of O(m * STATS_AR_FIT_GRID) each (the
  * best bend on a grid, then at every point near it).
  */
 #ifndef MEMTREND_PLATEAU_H

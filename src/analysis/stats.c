@@ -4,7 +4,7 @@
  *
  * What it does: Theil-Sen slope, Sen's textbook 95 % interval (exactly as
  * scipy.stats.theilslopes 1.10 computes it; reference only), the interval
- * and test verdicts use (from stats_ar.c), Mann-Kendall S and its
+ * and test verdicts use (from stats_lowfreq.c), Mann-Kendall S and its
  * tie-corrected variance, medians, order statistics, bucketing and the
  * resolution of a series. The k-th pairwise slope of longer series comes
  * from slope selection (stats_slope.c).
@@ -23,7 +23,6 @@
 
 #include "stats.h"
 #include "stats_lowfreq.h"
-#include "stats_ar.h"
 
 #include "common.h"
 

@@ -1,6 +1,6 @@
 /*
  * stats.h - the trend statistics behind every verdict: Theil-Sen slope, its
- * 95 % interval and test under autocorrelated noise (stats_ar.h), Sen's
+ * 95 % interval and test under autocorrelated noise (stats_lowfreq.h), Sen's
  * textbook interval for reference, Mann-Kendall S with tie correction,
  * medians and order statistics.
  *
@@ -14,7 +14,8 @@
  *    (O(m log m) per step), then exact enumeration once the bracket holds
  *    few pairs; O(m log m log(range/eps)) overall, O(m) memory;
  *  - Mann-Kendall S by Fenwick tree over ranks, O(m log m);
- *  - the interval and test: O(m * STATS_AR_GRID) (stats_ar.h).
+ *  - the interval and test: O(m) bucket means, then O(1,024 q^2) and
+ *    O(models q^3) (stats_lowfreq.h).
  */
 #ifndef MEMTREND_STATS_H
 #define MEMTREND_STATS_H
@@ -33,7 +34,7 @@ struct trend_result {
 	double slope;              /* Theil-Sen: median pairwise slope, y per x */
 	double intercept;          /* median of y - slope * x */
 	double ci_low, ci_high;    /* 95 % interval under autocorrelated
-				      noise (stats_ar.h); NAN with < 3 points */
+				      noise (stats_lowfreq.h); NAN with < 3 points */
 	double p_value;            /* two-sided test of slope 0, the same
 				      model; 1 when it cannot be computed */
 	double variance_inflation; /* (interval / iid interval)^2 */
@@ -66,7 +67,7 @@ int stats_trend_compute(const double *x, const double *y, size_t n,
 /* The noise figures of a trend as a report may state them: marks
  * variance_inflation, corr_time and ar_phi absent (NAN) where they mean
  * nothing. Readings that never change, or that lie on the line exactly
- * (a zero-width interval, stats_ar.h), have no noise that could wander
+ * (a zero-width interval, stats_lowfreq.h), have no noise that could wander
  * together; an inflation that is not >= 1 (the model only ever widens the
  * interval) or a correlation time that is not >= 0 comes from a fit with
  * nothing to fit. y: the n readings the trend was taken from. */

@@ -1,10 +1,11 @@
 /*
- * stats_ar.c - the slope's interval and test under autocorrelated noise
- * (stats_ar.h): restricted likelihood of an Ornstein-Uhlenbeck error model
- * on a grid of correlations, and the mixture of Student t's it weights.
+ * stats_ar.c - mean models fitted under an Ornstein-Uhlenbeck error model
+ * (stats_ar.h): the likelihood profiled over the model's coefficients and
+ * maximised over a grid of correlations, for the plateau's model choice;
+ * and Student's t distribution.
  *
- * What it does not do: estimate the slope (the caller's Theil-Sen is the
- * centre), bucket long series (stats.c does, before), or decide anything.
+ * What it does not do: the slope's interval (stats_lowfreq.c), bucket long
+ * series (the callers do, before), or decide anything.
  *
  * Numerics. Everything runs on scaled copies: times in median steps from
  * the first point, x and y centred and divided by their spread, so sums
@@ -21,8 +22,7 @@
  * blows up along the constant, which the intercept absorbs: every place
  * where that cancels is written so that it cancels algebraically, not in
  * floating point (expm1 for 1 - rho and r; the determinant of the
- * transformed design taken relative to 1 - phi^2; the OLS slope's variance
- * c'Sc by a recursion on 1 - phi^d rather than phi^d, since c sums to 0).
+ * transformed design taken relative to 1 - phi^2).
  */
 #include "stats_ar.h"
 
@@ -41,22 +41,11 @@
  * AR_A_MAX (phi = 0.007), log-spaced, plus phi = 0 itself. */
 #define AR_WINDOWS_MAX 10.0
 #define AR_A_MAX 5.0
-/* Prior weight of a grid cell (log-spaced in a): a^AR_PRIOR_POWER *
- * exp(-a). Power 1 is uniform in phi; lower powers lean towards long
- * correlation times. Chosen by the calibration table (docs/statistics.md):
- * uniform in phi under-covers windows of one or two correlation times,
- * a log-uniform prior in the correlation time over-covers. */
-#define AR_PRIOR_POWER 0.9
 /* Points closer in time than this many median steps count as this far
  * apart: two readings with one time stamp (a CSV's duplicate second) are
  * two readings, not one reading twice (the model would weigh their
  * difference as a near-impossible jump). */
 #define AR_MIN_STEP 0.1
-/* The centre is Theil-Sen, not least squares: under normal noise its
- * variance is pi/3 times the least-squares slope's (asymptotic relative
- * efficiency 3/pi = 0.955, Sen 1968), so the standard errors are divided
- * by sqrt(3/pi). */
-#define AR_TS_EFFICIENCY_SQRT 0.97720502380583987 /* sqrt(3 / pi) */
 
 /* ------------------------------------------------------------------ */
 /* Student t                                                           */
@@ -138,90 +127,6 @@ double stats_t_cdf(double t, double nu)
 	return t > 0 ? 1 - tail : tail;
 }
 
-/* ------------------------------------------------------------------ */
-/* The grid                                                            */
-/* ------------------------------------------------------------------ */
-
-struct ar_cell {
-	double a;       /* -ln(phi) per step; INFINITY for phi = 0 */
-	double loglik;  /* restricted log-likelihood (up to a constant) */
-	double se;      /* OLS-type slope's standard error, scaled units */
-	double weight;  /* posterior weight */
-};
-
-/* Grid values evaluated together, one per lane of a vector (GCC/clang
- * vector extensions: element-wise IEEE operations, so each lane's
- * arithmetic is exactly that of evaluating its value alone; no fused
- * multiply-adds in ISO C modes). Lanes overlap their independent sums.
- * Two lanes in SSE2 registers everywhere; four in AVX registers where the
- * processor has AVX2 (chosen at run time: the same doubles either way). */
-typedef double ar_vec2 __attribute__((vector_size(2 * sizeof(double))));
-typedef double ar_vec4 __attribute__((vector_size(4 * sizeof(double))));
-#define AR_CELLS_MAX 4
-
-#define AR_CELLS_G 2
-#define AR_CELLS_VEC ar_vec2
-#define AR_CELLS_FN ar_cells_eval2
-#define AR_CELLS_ATTR
-#include "stats_ar_cells.h"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define AR_HAVE_AVX2_PATH 1
-#define AR_CELLS_G 4
-#define AR_CELLS_VEC ar_vec4
-#define AR_CELLS_FN ar_cells_eval4
-#define AR_CELLS_ATTR __attribute__((target("avx2")))
-#include "stats_ar_cells.h"
-#endif
-
-/* Every grid value of g[0..m). */
-static void ar_cells_eval_all(const double *tau, const double *c,
-			      const double *v, size_t n, double cc,
-			      struct ar_cell *g, size_t m)
-{
-	size_t width = 2;
-#ifdef AR_HAVE_AVX2_PATH
-	if (__builtin_cpu_supports("avx2"))
-		width = 4;
-#endif
-	for (size_t k = 0; k < m; k += width) {
-		size_t ng = m - k < width ? m - k : width;
-#ifdef AR_HAVE_AVX2_PATH
-		if (width == 4) {
-			ar_cells_eval4(tau, c, v, n, cc, g + k, ng);
-			continue;
-		}
-#endif
-		ar_cells_eval2(tau, c, v, n, cc, g + k, ng);
-	}
-}
-
-static double mix_cdf(const struct ar_cell *g, size_t m, double centre,
-		      double nu, double q)
-{
-	double p = 0;
-	for (size_t k = 0; k < m; k++)
-		if (g[k].weight > 0)
-			p += g[k].weight *
-			     (g[k].se > 0 ? stats_t_cdf((q - centre) / g[k].se, nu)
-					  : (q >= centre ? 1.0 : 0.0));
-	return p;
-}
-
-static double mix_quantile(const struct ar_cell *g, size_t m, double centre,
-			   double nu, double p, double se_max)
-{
-	double lo = centre - 1e4 * se_max, hi = centre + 1e4 * se_max;
-	for (int it = 0; it < 200 && hi - lo > 1e-13 * se_max; it++) {
-		double mid = (lo + hi) / 2;
-		if (mix_cdf(g, m, centre, nu, mid) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (lo + hi) / 2;
-}
-
 /* The median time step of n >= 2 points (the mean step when most steps
  * are ties); 0 or NAN when the points span no time. */
 static double median_step(const double *t, size_t n)
@@ -234,144 +139,6 @@ static double median_step(const double *t, size_t n)
 	if (!(step > 0))
 		step = (t[n - 1] - t[0]) / (double)(n - 1);
 	return step;
-}
-
-int stats_ar_slope_interval(const double *t, const double *x,
-			    const double *y, size_t n, double slope,
-			    double level, struct stats_ar_result *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->ci_low = out->ci_high = out->p_value = NAN;
-	out->se_iid = out->inflation = out->phi = out->corr_time = NAN;
-	out->step = NAN;
-	if (n < 3 || !isfinite(slope) || !(level > 0 && level < 1))
-		return -1;
-
-	double step = median_step(t, n);
-	if (!(step > 0))
-		step = 1;
-	out->step = step;
-
-	double xm = 0, ym = 0;
-	for (size_t i = 0; i < n; i++) {
-		xm += x[i];
-		ym += y[i];
-	}
-	xm /= (double)n;
-	ym /= (double)n;
-	double xs = 0, ys = 0;
-	for (size_t i = 0; i < n; i++) {
-		xs = fmax(xs, fabs(x[i] - xm));
-		ys = fmax(ys, fabs(y[i] - ym));
-	}
-	if (!(xs > 0))
-		return -1;
-	if (!(ys > 0))
-		ys = 1;
-	double *tau = xmalloc(3 * n * sizeof(double));
-	double *c = tau + n, *v = tau + 2 * n;
-	double cc = 0;
-	for (size_t i = 0; i < n; i++) {
-		tau[i] = (t[i] - t[0]) / step;
-		c[i] = (x[i] - xm) / xs;
-		v[i] = (y[i] - ym) / ys;
-		cc += c[i] * c[i];
-	}
-	double b = slope * xs / ys;     /* the centre, scaled */
-	double nu = (double)n - 2;
-
-	/* independent points: OLS residual scale */
-	double cy = 0;
-	for (size_t i = 0; i < n; i++)
-		cy += c[i] * v[i];
-	double b_ols = cy / cc, rss_ols = 0, vmax = 0;
-	for (size_t i = 0; i < n; i++) {
-		double e = v[i] - b_ols * c[i];
-		rss_ols += e * e;
-		vmax = fmax(vmax, fabs(v[i]));
-	}
-	double se_iid = sqrt(rss_ols / nu / cc);
-	out->se_iid = se_iid * ys / xs;
-	if (!(rss_ols > 1e-24 * fmax(vmax * vmax, 1e-300) * (double)n)) {
-		/* a perfect line: nothing left to be uncertain about */
-		free(tau);
-		out->ci_low = out->ci_high = slope;
-		out->p_value = slope == 0 ? 1 : 0;
-		out->inflation = 1;
-		out->phi = 0;
-		out->corr_time = 0;
-		return 0;
-	}
-
-	struct ar_cell g[STATS_AR_GRID + 1];
-	size_t m = STATS_AR_GRID + 1;
-	double steps = tau[n - 1] > 1 ? tau[n - 1] : 1;
-	double a_min = 1 / (AR_WINDOWS_MAX * steps);
-	if (a_min > AR_A_MAX / 10)
-		a_min = AR_A_MAX / 10;
-	double lmin = log(a_min), lmax = log(AR_A_MAX);
-	double best = -INFINITY;
-	for (size_t k = 0; k < m; k++)
-		g[k].a = k < STATS_AR_GRID ?
-			exp(lmin + (lmax - lmin) * (double)k /
-				   (STATS_AR_GRID - 1)) : INFINITY;
-	ar_cells_eval_all(tau, c, v, n, cc, g, m);
-	for (size_t k = 0; k < m; k++)
-		best = fmax(best, g[k].loglik);
-	double wsum = 0, se_max = 0;
-	for (size_t k = 0; k < m; k++) {
-		double a = k < STATS_AR_GRID ? g[k].a : AR_A_MAX;
-		double prior = AR_PRIOR_POWER * log(a) - a;
-		g[k].weight = isfinite(g[k].loglik) ?
-			exp(g[k].loglik - best + prior) : 0;
-		wsum += g[k].weight;
-	}
-	assert(wsum > 0);
-	for (size_t k = 0; k < m; k++) {
-		g[k].weight /= wsum;
-		if (g[k].weight > 0)
-			se_max = fmax(se_max, g[k].se);
-	}
-	free(tau);
-
-	/* posterior medians of phi and the correlation time: the grid runs
-	 * from the longest correlation time to phi = 0 */
-	double acc = 0;
-	for (size_t k = 0; k < m; k++) {
-		acc += g[k].weight;
-		if (acc >= 0.5) {
-			out->phi = isinf(g[k].a) ? 0 : exp(-g[k].a);
-			out->corr_time = isinf(g[k].a) ? 0 : step / g[k].a;
-			if (k == 0)
-				out->corr_time = INFINITY;
-			break;
-		}
-	}
-
-	double alpha = 1 - level;
-	double lo = mix_quantile(g, m, b, nu, alpha / 2, se_max);
-	double hi = mix_quantile(g, m, b, nu, 1 - alpha / 2, se_max);
-	double p = 0;
-	for (size_t k = 0; k < m; k++)
-		if (g[k].weight > 0)
-			p += g[k].weight * 2 *
-			     stats_t_cdf(-fabs(b) / g[k].se, nu);
-	out->p_value = p > 1 ? 1 : p;
-	out->ci_low = lo * ys / xs;
-	out->ci_high = hi * ys / xs;
-	/* the iid half-width at the same level */
-	double tq_lo = 0, tq_hi = 1e3;
-	for (int it = 0; it < 100; it++) {
-		double mid = (tq_lo + tq_hi) / 2;
-		if (stats_t_cdf(mid, nu) < 1 - alpha / 2)
-			tq_lo = mid;
-		else
-			tq_hi = mid;
-	}
-	double half_iid = tq_hi * se_iid;
-	out->inflation = half_iid > 0 ?
-		pow((hi - lo) / 2 / half_iid, 2) : 1;
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */

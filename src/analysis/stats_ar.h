@@ -1,65 +1,31 @@
 /*
- * stats_ar.h - how sure a slope is when the readings are autocorrelated.
+ * stats_ar.h - mean models of a memory series fitted under autocorrelated
+ * noise, and Student's t distribution.
  *
  * Memory readings a few seconds apart are mostly the reading before: the
  * level wanders (caches fill and drain, the allocator holds and gives
- * back) on a time scale that can be as long as the window itself. A
- * slope's interval that treats n such readings as independent, or that
- * estimates the autocorrelation from lags that are too noisy to read, is
- * too narrow (docs/statistics.md, "Calibration"). This module computes the
- * interval and test of a given slope estimate under a model that carries
- * that wander:
+ * back). Comparing mean models (flat, line, rise then hold) by least
+ * squares would prefer a shape for what the wander already explains; here
+ * each model is fitted by maximum likelihood with
  *
- *   y_i = a + b x_i + u_i,   u an Ornstein-Uhlenbeck (continuous-time
- *   AR(1)) process in time t: corr(u_i, u_j) = phi^(|t_i - t_j| / step),
+ *   y_i = sum_j beta_j col_j(i) + u_i,   u an Ornstein-Uhlenbeck
+ *   (continuous-time AR(1)) process in time t: corr(u_i, u_j) =
+ *   phi^(|t_i - t_j| / step),
  *
- * step the median time step. phi is not fixed at one estimate: its
- * restricted (REML) likelihood is evaluated on a grid from phi = 0 up to a
- * correlation time of ten windows (where the wander is a random walk as
- * far as the window can tell), and the slope's distribution is the mixture
- * over that grid, each grid value weighted by its likelihood and a
- * Jeffreys-type prior, of a Student t centred on the given estimate with
- * the standard error an ordinary least-squares slope has under that phi.
- * The interval is the mixture's 2.5 % and 97.5 % quantiles; the p-value of
- * "no slope" is the mixture's two-sided tail at 0. Coverage is measured,
- * not assumed: tests/calibration.
+ * step the median time step, phi the best of a grid from phi = 0 up to a
+ * correlation time of ten windows. The slope's interval and test are not
+ * here: one OU process fitted to every lag lets fast jitter decide the
+ * correlation time (stats_lowfreq.h says why, and what replaced it).
  *
- * x is the regressor (time, or cumulative work for the per-request slope);
- * t is the time of each point, which orders the noise. No I/O. Work:
- * O(n * STATS_AR_GRID) with O(1) extra memory; n is bounded by the
- * caller's bucketing (stats.h).
+ * No I/O. Work: O(n * STATS_AR_FIT_GRID) per fit; n is bounded by the
+ * caller's bucketing.
  */
 #ifndef MEMTREND_STATS_AR_H
 #define MEMTREND_STATS_AR_H
 
 #include <stddef.h>
 
-#define STATS_AR_GRID 40      /* grid values of phi, besides phi = 0 */
-#define STATS_AR_FIT_GRID 16  /* the same for model fits (stats_ar_fit) */
-
-struct stats_ar_result {
-	double ci_low, ci_high;   /* the slope's interval at the level asked */
-	double p_value;           /* two-sided, slope = 0 */
-	double se_iid;            /* the slope's standard error were the
-				     points independent */
-	double inflation;         /* (half-width / iid half-width)^2: how
-				     much the autocorrelation widened it */
-	double phi;               /* posterior median lag-one correlation
-				     per median time step */
-	double corr_time;         /* posterior median correlation time, in
-				     the units of t (INFINITY: random walk
-				     within the window) */
-	double step;              /* the median time step */
-};
-
-/* Interval and test of the slope estimate `slope` of y on x, the noise
- * ordered by t (non-decreasing; may be the same array as x). level is
- * the interval's coverage (0.95). n >= 3 and x not constant, else -1 and
- * NAN bounds. A perfect fit (no residual) gives a zero-width interval at
- * the slope: the caller adds what the readings' resolution leaves open. */
-int stats_ar_slope_interval(const double *t, const double *x,
-			    const double *y, size_t n, double slope,
-			    double level, struct stats_ar_result *out);
+#define STATS_AR_FIT_GRID 16  /* grid values of phi for model fits */
 
 /* Maximum likelihood of a mean model under the same noise: y = sum_j
  * beta_j col_j + u, u the Ornstein-Uhlenbeck process of the grid above

@@ -7,9 +7,9 @@
  *  - scipy 1.10.1 / numpy 1.24.2 as Debian ships them (/usr/bin/python3;
  *    not a pyenv python): scipy.stats.theilslopes(y, x, 0.95,
  *    method='joint'), scipy.stats.kendalltau, scipy.stats.norm, and
- *    REFERENCE_AR and REFERENCE_LF below: dense-matrix numpy/scipy code
- *    of the two intervals (stats_ar.h, stats_lowfreq.h), written apart
- *    from the C's O(n) recursions; printed with repr() and pasted here;
+ *    REFERENCE_LF below: dense-matrix numpy/scipy code of the interval
+ *    verdicts use (stats_lowfreq.h), written apart from the C's O(n)
+ *    recursions; printed with repr() and pasted here;
  *  - brute force in this file: every pairwise slope sorted, S by the
  *    O(n^2) double loop, tie sums by explicit grouping.
  *
@@ -31,47 +31,6 @@
  *           x.append(float(t)); y.append(1000.0 + trend * t + sd * e)
  *       return np.array(x), np.array(y)
  *
- * REFERENCE_AR (run with /usr/bin/python3; `interval(t, x, y, slope)`
- * returns ci_low, ci_high, p of stats_ar_slope_interval):
- *
- *   import numpy as np, math
- *   from scipy import stats, optimize
- *   GRID=40; WMAX=10.0; AMAX=5.0; KAPPA=0.9; EFF=math.sqrt(3/math.pi)
- *   MINSTEP=0.1
- *   def interval(t, x, y, slope, level=0.95):
- *       n=len(y); step=np.median(np.diff(t))
- *       tau=(t-t[0])/step
- *       d=np.maximum(np.diff(tau), MINSTEP)
- *       tau=np.concatenate([[0],np.cumsum(d)])
- *       xm=x.mean(); ym=y.mean()
- *       xs=np.max(np.abs(x-xm)); ys=np.max(np.abs(y-ym))
- *       c=(x-xm)/xs; v=(y-ym)/ys; cc=c@c; b=slope*xs/ys; nu=n-2
- *       steps=max((t[-1]-t[0])/step,1.0)
- *       amin=min(1/(WMAX*steps), AMAX/10)
- *       grid=[math.exp(math.log(amin)+(math.log(AMAX)-math.log(amin))
- *                      *k/(GRID-1)) for k in range(GRID)]+[math.inf]
- *       X=np.column_stack([np.ones(n), c])
- *       D=np.abs(np.subtract.outer(tau,tau))
- *       ll=[]; se=[]
- *       for a in grid:
- *           S = np.eye(n) if a==math.inf else \
- *               np.exp(-a*D)/(-math.expm1(-2*a))
- *           Si=np.linalg.inv(S)
- *           A=X.T@Si@X; beta=np.linalg.solve(A, X.T@Si@v)
- *           r=v-X@beta; rss=r@Si@r
- *           ll.append(-0.5*((n-2)*math.log(rss)+np.linalg.slogdet(A)[1]
- *                           +np.linalg.slogdet(S)[1]))
- *           csc=max(c@S@c, cc)
- *           se.append(math.sqrt(rss/nu*csc)/cc/EFF)
- *       ll=np.array(ll); se=np.array(se)
- *       pa=np.array(grid[:GRID]+[AMAX])
- *       w=np.exp(ll-ll.max()+KAPPA*np.log(pa)-pa); w/=w.sum()
- *       cdf=lambda q: float(np.sum(w*stats.t.cdf((q-b)/se, nu)))
- *       br=lambda p: optimize.brentq(lambda q: cdf(q)-p,
- *           b-1e4*se.max(), b+1e4*se.max(), xtol=1e-15, rtol=1e-15)
- *       p=float(np.sum(w*2*stats.t.cdf(-abs(b)/se, nu)))
- *       return br((1-level)/2)*ys/xs, br((1+level)/2)*ys/xs, p
- *
  * REFERENCE_LF (stats_lowfreq.h; /usr/bin/python3 with numpy and scipy's
  * t.cdf and brentq; `interval(t, x, y, slope, work)` returns ci_low,
  * ci_high, p of stats_lf_slope_interval). It builds every covariance as a
@@ -79,16 +38,6 @@
  * C runs O(n) recursions and suffix sums; lcg_series as above:
  *
  *   Q=24; CLIP=5.0; SMAX=8.0; MASS=[1,1,0.3,1]
- *   def lcg_series(n, seed, phi, trend, sd):
- *       s = seed; e = 0.0; x = []; y = []
- *       for t in range(n):
- *           acc = 0.0
- *           for _ in range(12):
- *               s = (s * 6364136223846793005 + 1442695040888963407) % 2**64
- *               acc += (s >> 11) * 2.0**-53
- *           e = phi * e + (acc - 6.0)
- *           x.append(float(t)); y.append(1000.0 + trend * t + sd * e)
- *       return np.array(x), np.array(y)
  *   def interval(t, x, y, slope, work=False, level=0.95):
  *       n=len(y); r=y-slope*x; med=np.median(r)
  *       mad=np.median(np.abs(r-med))*1.482602218505602; lim=CLIP*mad
@@ -160,9 +109,11 @@
  *       F0=cdf(0.0)
  *       return br((1-level)/2), br((1+level)/2), 2*min(F0,1-F0)
  *
- * Where the C sums O(n) recursions (the Prais-Winsten transform, the
- * OLS variance by 1 - phi^d), the reference inverts the n x n covariance:
- * agreement to 1e-9 checks the algebra, not just the arithmetic.
+ * Where the C runs O(n) recursions and suffix sums, the reference builds
+ * the n x n covariances: agreement to 1e-9 checks the algebra, not just
+ * the arithmetic. The run_more() cases (the hand series, the tied series,
+ * the per-request series) call interval() on the series written out in
+ * their tests.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -180,6 +131,7 @@
 #include "common.h"
 #include "stats.h"
 #include "stats_ar.h"
+#include "stats_lowfreq.h"
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
@@ -482,11 +434,13 @@ static void test_trend_scipy_ties(void **state)
 /* The autocorrelation-aware interval against a dense reference        */
 /* ------------------------------------------------------------------ */
 
-static void test_ar_interval_reference(void **state)
+static void test_lf_interval_reference(void **state)
 {
 	(void)state;
-	/* recorded from REFERENCE_AR: x, y = lcg_series(200, seed, phi, tr,
-	 * 3.0); interval(x, x, y, theil_sen(x, y)) */
+	/* x, y = lcg_series(200, seed, phi, tr, 3.0); the slope is
+	 * scipy.stats.theilslopes(y, x)[0]; the interval and p
+	 * REFERENCE_LF interval(x, x, y, slope): what stats_trend_compute()
+	 * gives the verdicts */
 	static const struct {
 		uint64_t seed;
 		double phi, tr;
@@ -494,25 +448,17 @@ static void test_ar_interval_reference(void **state)
 	} cases[] = {
 		/* phi 0.8 with a trend of 0.5/step: scipy's uncorrected
 		 * interval [0.4833, 0.5047] is far too narrow */
-		{1, 0.8, 0.5, 0.49397516507630096, 0.46433076899355064,
-		 0.5236195611590513, 1.4031775729537716e-07},
+		{1, 0.8, 0.5, 0.49397516507630096, 0.4522716957395105,
+		 0.5607520218513607, 6.891387437747796e-07},
 		/* phi 0.8, no trend: the uncorrected p would be 1.4e-5 */
-		{7, 0.8, 0.0, 0.02660296780743393, -0.006925708365908446,
-		 0.06013164398077633, 0.10831828174772845},
-		/* phi -0.6: never narrower than independent points */
-		{42, -0.6, 0.05, 0.05063895662977622, 0.040879281809728656,
-		 0.0603986314498238, 1.479138500050801e-19},
+		{7, 0.8, 0.0, 0.02660296780743393, -0.017916104345310633,
+		 0.08078049995118897, 0.15983625523508344},
+		/* phi -0.6 */
+		{42, -0.6, 0.05, 0.05063895662977622, 0.044867843682025434,
+		 0.06076903624466519, 4.563803380964187e-05},
 		/* phi 0.98: a correlation time of a quarter of the window */
-		{3, 0.98, 0.02, 0.017357923092206365, -0.21730145190816502,
-		 0.25201729809257767, 0.8205562941435841},
-	};
-	/* REFERENCE_LF interval(x, x, y, slope) on the same series: what
-	 * stats_trend_compute() gives the verdicts */
-	static const double lf[][3] = {
-		{0.4522716957395105, 0.5607520218513607, 6.891387437747796e-07},
-		{-0.017916104345310633, 0.08078049995118897, 0.15983625523508344},
-		{0.044867843682025434, 0.06076903624466519, 4.563803380964187e-05},
-		{-0.16653532401539792, 0.44361449285633325, 0.38541635488030335},
+		{3, 0.98, 0.02, 0.017357923092206365, -0.16653532401539792,
+		 0.44361449285633325, 0.38541635488030335},
 	};
 	double x[200], y[200];
 	for (size_t c = 0; c < ARRAY_SIZE(cases); c++) {
@@ -520,18 +466,15 @@ static void test_ar_interval_reference(void **state)
 		struct trend_result r;
 		assert_int_equal(stats_trend_compute(x, y, 200, &r), 0);
 		check_exact(r.slope, cases[c].slope);
-		check_close(r.ci_low, lf[c][0], 1e-9);
-		check_close(r.ci_high, lf[c][1], 1e-9);
-		check_close(r.p_value, lf[c][2], 1e-8);
-		/* the earlier model (stats_ar.h), still the plateau's fits:
-		 * its own reference */
-		struct stats_ar_result ar;
-		assert_int_equal(stats_ar_slope_interval(x, x, y, 200, r.slope,
-							 0.95, &ar), 0);
-		check_close(ar.ci_low, cases[c].ci_low, 1e-9);
-		check_close(ar.ci_high, cases[c].ci_high, 1e-9);
-		check_close(ar.p_value, cases[c].p, 1e-8);
-		assert_true(ar.inflation >= 1);
+		check_close(r.ci_low, cases[c].ci_low, 1e-9);
+		check_close(r.ci_high, cases[c].ci_high, 1e-9);
+		check_close(r.p_value, cases[c].p, 1e-8);
+		/* the building block directly: the same numbers */
+		struct stats_lf_result lf;
+		assert_int_equal(stats_lf_slope_interval(x, x, y, 200, r.slope,
+							 0.95, NULL, &lf), 0);
+		check_exact(lf.ci_low, r.ci_low);
+		check_exact(lf.ci_high, r.ci_high);
 	}
 	/* the per-request slope: x is cumulative work (REFERENCE_LF's
 	 * run_more: work steps of 0 or 1 + 4u, footprint + 0.7 per unit of
@@ -557,17 +500,20 @@ static void test_ar_interval_reference(void **state)
 		check_close(r.p_value, 8.487206590606057e-13, 1e-3);
 	}
 	/* stronger correlation, wider interval: phi 0.98 > phi 0.8 */
-	assert_true(lf[3][1] - lf[3][0] > lf[1][1] - lf[1][0]);
+	assert_true(cases[3].ci_high - cases[3].ci_low >
+		    cases[1].ci_high - cases[1].ci_low);
 	/* a perfect line: nothing left open */
 	for (size_t i = 0; i < 200; i++)
 		y[i] = 5 + 0.25 * x[i];
-	struct stats_ar_result ar;
-	assert_int_equal(stats_ar_slope_interval(x, x, y, 200, 0.25, 0.95, &ar), 0);
-	check_exact(ar.ci_low, 0.25);
-	check_exact(ar.ci_high, 0.25);
-	check_exact(ar.p_value, 0.0);
-	assert_int_equal(stats_ar_slope_interval(x, x, y, 2, 0.25, 0.95, &ar), -1);
-	assert_true(isnan(ar.ci_low));
+	struct stats_lf_result lf;
+	assert_int_equal(stats_lf_slope_interval(x, x, y, 200, 0.25, 0.95, NULL,
+						 &lf), 0);
+	check_exact(lf.ci_low, 0.25);
+	check_exact(lf.ci_high, 0.25);
+	check_exact(lf.p_value, 0.0);
+	assert_int_equal(stats_lf_slope_interval(x, x, y, 2, 0.25, 0.95, NULL,
+						 &lf), -1);
+	assert_true(isnan(lf.ci_low));
 }
 
 /* Student's t against scipy.stats.t.cdf (exact below 400 degrees of
@@ -1257,7 +1203,7 @@ int main(void)
 		cmocka_unit_test(test_pair_count),
 		cmocka_unit_test(test_trend_hand),
 		cmocka_unit_test(test_trend_scipy_ties),
-		cmocka_unit_test(test_ar_interval_reference),
+		cmocka_unit_test(test_lf_interval_reference),
 		cmocka_unit_test(test_ar_fitter_same_bits),
 		cmocka_unit_test(test_t_cdf),
 		cmocka_unit_test(test_mann_kendall_brute),
