@@ -138,7 +138,7 @@ static void points_release(struct lf_points *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static int points_build(const double *t, const double *x, const double *y,
+static void points_build(const double *t, const double *x, const double *y,
 			size_t n, double slope,
 			const struct stats_lf_options *opt,
 			struct lf_points *p, double *x_scale, double *r_scale,
@@ -215,12 +215,19 @@ static int points_build(const double *t, const double *x, const double *y,
 			p->nuis[k][b] = sn[k] / cnt;
 	}
 	free(res);
-	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* The basis                                                           */
 /* ------------------------------------------------------------------ */
+
+static double norm(const double *v, size_t m)
+{
+	double s = 0;
+	for (size_t i = 0; i < m; i++)
+		s += v[i] * v[i];
+	return sqrt(s);
+}
 
 /* Orthogonalise v (m values) against the k unit columns of U (column j at
  * U + j * m), twice; returns the norm left. */
@@ -235,18 +242,7 @@ static double orthogonalise(const double *U, size_t k, size_t m, double *v)
 			for (size_t i = 0; i < m; i++)
 				v[i] -= d * u[i];
 		}
-	double s = 0;
-	for (size_t i = 0; i < m; i++)
-		s += v[i] * v[i];
-	return sqrt(s);
-}
-
-static double norm(const double *v, size_t m)
-{
-	double s = 0;
-	for (size_t i = 0; i < m; i++)
-		s += v[i] * v[i];
-	return sqrt(s);
+	return norm(v, m);
 }
 
 /* A (m rows of cols values, row-major): column 0 the slope's direction
@@ -545,17 +541,26 @@ static double mix_quantile(const struct lf_model *md, size_t nm,
 	return (lo + hi) / 2;
 }
 
-/* The family of noise models (stats_lowfreq.h), over the components
- * that exist. Returns the count. */
+/* The grids of the family of noise models (stats_lowfreq.h): white noise
+ * beside one scale, the power laws' exponents d, their cut-offs (windows)
+ * and white noise beside them, and the work's random walk beside any. */
+static const double nugget[] = {0, 0.3, 0.6, 0.9};
+static const double dexp[] = {0.05, 0.15, 0.25, 0.35, 0.45};
+static const double cut[] = {0.25, 1, LF_SCALE_MAX};
+static const double pl_nugget[] = {0, 0.5};
+static const double work_share[] = {0.25, 0.5, 0.75};
+#define N_OF(a) (sizeof(a) / sizeof(*(a)))
+/* models without the work's walk, at most; and with it */
+#define LF_MODELS_BASE (1 + (LF_SCALES_MAX + 1) * N_OF(nugget) + \
+			N_OF(dexp) * N_OF(cut) * N_OF(pl_nugget))
+#define LF_MODELS_MAX (LF_MODELS_BASE * (1 + N_OF(work_share)) + 1)
+
+/* The family of noise models over the components that exist. Returns
+ * the count, at most LF_MODELS_MAX. */
 static size_t models_build(struct lf_model *md, size_t cap,
 			   const double *scales, size_t n_scales,
 			   bool work)
 {
-	static const double nugget[] = {0, 0.3, 0.6, 0.9};
-	static const double dexp[] = {0.05, 0.15, 0.25, 0.35, 0.45};
-	static const double cut[] = {0.25, 1, LF_SCALE_MAX};
-	static const double pl_nugget[] = {0, 0.5};
-	static const double work_share[] = {0.25, 0.5, 0.75};
 	size_t n = 0;
 #define NEW() (assert(n < cap), memset(&md[n], 0, sizeof(md[n])), &md[n++])
 	struct lf_model *m = NEW();
@@ -564,7 +569,7 @@ static size_t models_build(struct lf_model *md, size_t cap,
 	m->family = 0;
 	/* one scale (or the walk), with white noise beside it */
 	for (size_t s = 0; s <= n_scales; s++)
-		for (size_t k = 0; k < sizeof(nugget) / sizeof(*nugget); k++) {
+		for (size_t k = 0; k < N_OF(nugget); k++) {
 			m = NEW();
 			size_t c = s < n_scales ? COMP_OU + s : COMP_WALK;
 			m->w[c] = 1 - nugget[k];
@@ -574,8 +579,8 @@ static size_t models_build(struct lf_model *md, size_t cap,
 		}
 	/* power laws over the scales: variance per octave ~ s^(2d - 1),
 	 * spectral density ~ omega^(-2d) between the cut-offs */
-	for (size_t di = 0; di < sizeof(dexp) / sizeof(*dexp); di++)
-		for (size_t ci = 0; ci < sizeof(cut) / sizeof(*cut); ci++)
+	for (size_t di = 0; di < N_OF(dexp); di++)
+		for (size_t ci = 0; ci < N_OF(cut); ci++)
 			for (size_t k = 0; k < 2; k++) {
 				m = NEW();
 				double tot = 0, top = 0;
@@ -606,7 +611,7 @@ static size_t models_build(struct lf_model *md, size_t cap,
 	if (work) {
 		/* each of the above with a random walk in the work beside
 		 * it, and that walk alone */
-		for (size_t j = 0; j < sizeof(work_share) / sizeof(*work_share); j++)
+		for (size_t j = 0; j < N_OF(work_share); j++)
 			for (size_t k = 0; k < base; k++) {
 				m = NEW();
 				*m = md[k];
@@ -715,18 +720,16 @@ int stats_lf_slope_interval(const double *t, const double *x,
 	double (*omp)[LF_COLS * LF_COLS] =
 		xmalloc(LF_COMPONENTS * sizeof(*omp));
 	bool usable[LF_COMPONENTS] = {false};
+	/* LF_SCALE_MAX halved while at least two bucket spacings, in
+	 * ascending order */
 	double scales[LF_SCALES_MAX];
 	size_t n_scales = 0;
 	double s_min = LF_SCALE_MIN_SPACINGS / (double)m;
 	for (double s = LF_SCALE_MAX; s >= s_min && n_scales < LF_SCALES_MAX;
 	     s /= 2)
-		scales[n_scales++] = s;
-	/* ascending */
-	for (size_t i = 0; i < n_scales / 2; i++) {
-		double tmp = scales[i];
-		scales[i] = scales[n_scales - 1 - i];
-		scales[n_scales - 1 - i] = tmp;
-	}
+		n_scales++;
+	for (size_t k = 0; k < n_scales; k++)
+		scales[k] = LF_SCALE_MAX / (double)(1u << (n_scales - 1 - k));
 	comp_white(A, p.white, m, cols, omp[COMP_WHITE]);
 	usable[COMP_WHITE] = comp_finish(omp[COMP_WHITE], cols);
 	comp_walk(A, p.tau, m, cols, omp[COMP_WALK]);
@@ -745,9 +748,8 @@ int stats_lf_slope_interval(const double *t, const double *x,
 	free(A);
 
 	/* the models */
-	size_t cap = 4 * (2 + 4 * (LF_SCALES_MAX + 1) + 42) + 8;
-	struct lf_model *md = xmalloc(cap * sizeof(*md));
-	size_t nm = models_build(md, cap, scales, n_scales, work &&
+	struct lf_model *md = xmalloc(LF_MODELS_MAX * sizeof(*md));
+	size_t nm = models_build(md, LF_MODELS_MAX, scales, n_scales, work &&
 				 usable[COMP_WORK]);
 	/* Z in units where it is O(1) */
 	double zscale = sqrt(zz / (double)q);
@@ -767,28 +769,23 @@ int stats_lf_slope_interval(const double *t, const double *x,
 		wsum += md[k].weight;
 	}
 	assert(wsum > 0);
+	/* Centre: the given slope less the error the model expects from Z.
+	 * The error is in units of Zs; zscale takes it back to the scaled
+	 * residuals, where the slope's error is e0 / xnorm (residuals per
+	 * x), and rs / xs to y per x. */
+	double unit = zscale * rs / xs / xnorm;
 	double work_share = 0;
 	for (size_t k = 0; k < nm; k++) {
 		md[k].weight /= wsum;
-		/* back to the residuals' units, then per x */
-		md[k].centre *= zscale;
-		md[k].se *= zscale;
+		md[k].centre = slope - md[k].centre * unit;
+		md[k].se *= unit;
 		work_share += md[k].weight * md[k].work;
 	}
 	if (work)
 		out->work_share = work_share;
-
-	/* Centre: the given slope less the error the model expects from Z.
-	 * In scaled units the slope's error is e0 / xnorm (residuals per
-	 * x); back to y per x by rs / xs. */
-	double unit = rs / xs / xnorm;
 	unsigned nu = (unsigned)q;
 	double alpha = 1 - level;
 	double tq = t_quantile_int(1 - alpha / 2, nu);
-	for (size_t k = 0; k < nm; k++) {
-		md[k].centre = slope - md[k].centre * unit;
-		md[k].se *= unit;
-	}
 	double lo = mix_quantile(md, nm, nu, alpha / 2, tq);
 	double hi = mix_quantile(md, nm, nu, 1 - alpha / 2, tq);
 	out->ci_low = lo;
