@@ -42,17 +42,24 @@ static double gauss(void)
 	return sqrt(-2 * log(u > 0 ? u : 1e-300)) * cos(2 * M_PI * v);
 }
 
+/* A series of one incarnation (pid) in 4 KiB pages, MemTotal 64 GiB: the
+ * set-up every case here shares. */
+static void series_start(struct series *s, const char *name, uint32_t pid)
+{
+	series_init(s, name);
+	s->quantum = PAGE;
+	s->quantum_exact = true;
+	s->mem_total = 64 * GiB;
+	series_add_incarnation(s, pid, 1, T0, name, name);
+}
+
 /* An LRU cache filling toward 1 GiB above 2 GiB: 2 GiB + 1 GiB (1 -
  * exp(-t / tau)), 12 h at 15 s, AR(1) noise phi 0.9 sd 4 MiB, readings in
  * 4 KiB pages, MemTotal 64 GiB (issue 26, point 3). */
 static void smooth_cap(struct series *s, double tau, uint64_t seed)
 {
 	rng_state = seed;
-	series_init(s, "lru");
-	s->quantum = PAGE;
-	s->quantum_exact = true;
-	s->mem_total = 64 * GiB;
-	series_add_incarnation(s, 7, 1, T0, "lru", "lru");
+	series_start(s, "lru", 7);
 	double u = 4 * MiB * gauss();
 	for (int i = 0; i <= 12 * 240; i++) {
 		double t = 15.0 * i;
@@ -121,11 +128,7 @@ static void test_flat_run(void **state)
 	(void)state;
 	rng_state = 5;
 	struct series s;
-	series_init(&s, "memcached");
-	s.quantum = PAGE;
-	s.quantum_exact = true;
-	s.mem_total = 64 * GiB;
-	series_add_incarnation(&s, 9, 1, T0, "memcached", "memcached");
+	series_start(&s, "memcached", 9);
 	for (int i = 0; i < 160; i++) {
 		double t = 0.25 * i;
 		double y = 4 * MiB + 48 * MiB * t / 40 + 256 * KiB * gauss();
@@ -171,11 +174,7 @@ static void test_flat_run_needs_flat(void **state)
 	(void)state;
 	rng_state = 5;
 	struct series s;
-	series_init(&s, "memcached");
-	s.quantum = PAGE;
-	s.quantum_exact = true;
-	s.mem_total = 64 * GiB;
-	series_add_incarnation(&s, 9, 1, T0, "memcached", "memcached");
+	series_start(&s, "memcached", 9);
 	for (int i = 0; i < 228; i++) {
 		double t = 0.25 * i;
 		double y = i < 160 ? 4 * MiB + 48 * MiB * t / 40 +
@@ -202,11 +201,7 @@ static void test_unreached_approach(void **state)
 	(void)state;
 	rng_state = 3;
 	struct series s;
-	series_init(&s, "slow");
-	s.quantum = PAGE;
-	s.quantum_exact = true;
-	s.mem_total = 64 * GiB;
-	series_add_incarnation(&s, 4, 1, T0, "slow", "slow");
+	series_start(&s, "slow", 4);
 	for (int i = 0; i <= 720; i++) {
 		double t = 60.0 * i;
 		double y = GiB - 512 * MiB * exp(-t / (4 * 3600.0)) +
@@ -239,11 +234,7 @@ static void test_held_per_request(void **state)
 	(void)state;
 	rng_state = 17;
 	struct series s;
-	series_init(&s, "llm");
-	s.quantum = PAGE;
-	s.quantum_exact = true;
-	s.mem_total = 64 * GiB;
-	series_add_incarnation(&s, 3, 1, T0, "llm", "llm");
+	series_start(&s, "llm", 3);
 	double req = 0;
 	for (int i = 0; i <= 9300; i++) {
 		double t = i;
