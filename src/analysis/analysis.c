@@ -501,7 +501,6 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 			f->trend.n_raw = n;
 			f->trend.bucketed = true;
 		}
-		stats_trend_noise_figures(&f->trend, sy, sn);
 		f->has_trend = true;
 		/* Memory that cycles (GC, daily load): the trend is the one
 		 * of the cycles' floors, when there are enough of them. */
@@ -512,9 +511,6 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 			if (stats_trend_compute(f->periodic.floor_t,
 					  f->periodic.floor_y,
 					  f->periodic.n_floors, &ft) == 0) {
-				stats_trend_noise_figures(&ft,
-					f->periodic.floor_y,
-					f->periodic.n_floors);
 				f->trend = ft;
 				f->trend_on_floors = true;
 			}

@@ -769,6 +769,8 @@ static int trend_compute(const double *t, const double *x, const double *y,
 			    r.variance_inflation > 1 ? r.variance_inflation : 1;
 		r.mk_z = (s - cc) / sqrt(r.mk_var_s * vi);
 	}
+	/* the noise figures as any caller may state them */
+	stats_trend_noise_figures(&r, ys, m);
 	free(xb);
 	free(yb);
 	free(tb);

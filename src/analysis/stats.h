@@ -68,9 +68,11 @@ int stats_trend_compute(const double *x, const double *y, size_t n,
  * variance_inflation, corr_time and ar_phi absent (NAN) where they mean
  * nothing. Readings that never change, or that lie on the line exactly
  * (a zero-width interval, stats_lowfreq.h), have no noise that could wander
- * together; an inflation that is not >= 1 (the model only ever widens the
- * interval) or a correlation time that is not >= 0 comes from a fit with
- * nothing to fit. y: the n readings the trend was taken from. */
+ * together; an inflation below 1 (an interval narrower than for
+ * independent readings, which negatively correlated noise allows) is no
+ * widening to state, and a correlation time that is not >= 0 comes from a
+ * fit with nothing to fit. stats_trend_compute() applies it to what it
+ * returns. y: the n readings the trend was taken from. */
 void stats_trend_noise_figures(struct trend_result *tr, const double *y,
 			       size_t n);
 /* The same with the regressor x apart from the times t that order the
