@@ -37,10 +37,11 @@
  * dense n x n matrix (exp(-|dt|/s), min(t_i, t_j), the identity) where the
  * C runs O(n) recursions and suffix sums; lcg_series as above:
  *
- *   Q=24; CLIP=5.0; SMAX=8.0; MASS=[1,1,0.3,1]
+ *   Q=24; CLIP=5.0; CLIP_SHARE=0.025; SMAX=8.0; MASS=[1,1,0.3,1]
  *   def interval(t, x, y, slope, work=False, level=0.95):
  *       n=len(y); r=y-slope*x; med=np.median(r)
  *       mad=np.median(np.abs(r-med))*1.482602218505602; lim=CLIP*mad
+ *       if np.sum(np.abs(r-med)>lim) > CLIP_SHARE*n: lim=0.0
  *       d=np.clip(r-med,-lim,lim) if lim>0 else r-med
  *       tau=(t-t[0])/(t[-1]-t[0]); xm=x.mean(); xs=np.max(np.abs(x-xm))
  *       rs=np.max(np.abs(d)) or 1.0; xp=(x-xm)/xs; rp=d/rs
@@ -498,6 +499,35 @@ static void test_lf_interval_reference(void **state)
 		/* a p this small: the tail to 1e-3 of itself (summed from
 		 * two mixtures' lower tails, scipy's t.cdf in the reference) */
 		check_close(r.p_value, 8.487206590606057e-13, 1e-3);
+	}
+	/* Clipping (stats_lowfreq.c, LF_CLIP and LF_CLIP_SHARE), REFERENCE_LF
+	 * run_clip(): x, y = lcg_series(200, 5, 0.5, 0.1, 1.0).
+	 * One reading 1000 up (0.5 % of them): pulled back to 5 robust sd,
+	 * -> [0.0927, 0.1082]; unclipped the spike would own the projections
+	 * (reference with CLIP=1e30: [-0.178, 0.379]).
+	 * The first 60 readings 50 down (30 %, a fill): beyond 5 robust sd
+	 * for 30 % of the readings the MAD describes the quiet majority,
+	 * nothing is clipped -> [-0.328, 0.551] (clipped, the fill would
+	 * have shrunk to [-0.242, 0.494]). */
+	{
+		double ys[200];
+		lcg_series(200, 5, 0.5, 0.1, 1.0, x, y);
+		memcpy(ys, y, sizeof(ys));
+		ys[100] += 1000.0;
+		struct trend_result r;
+		assert_int_equal(stats_trend_compute(x, ys, 200, &r), 0);
+		check_close(r.slope, 0.09983688588650413, 1e-12);
+		check_close(r.ci_low, 0.09274315706365664, 1e-9);
+		check_close(r.ci_high, 0.10822690976473404, 1e-9);
+		check_close(r.p_value, 1.3010645321997147e-06, 1e-6);
+		memcpy(ys, y, sizeof(ys));
+		for (size_t i = 0; i < 60; i++)
+			ys[i] -= 50.0;
+		assert_int_equal(stats_trend_compute(x, ys, 200, &r), 0);
+		check_close(r.slope, 0.17797173096487018, 1e-12);
+		check_close(r.ci_low, -0.3281072461865924, 1e-9);
+		check_close(r.ci_high, 0.5514072682272112, 1e-9);
+		check_close(r.p_value, 0.5152885710004925, 1e-9);
 	}
 	/* stronger correlation, wider interval: phi 0.98 > phi 0.8 */
 	assert_true(cases[3].ci_high - cases[3].ci_low >
