@@ -37,7 +37,7 @@
  * dense n x n matrix (exp(-|dt|/s), min(t_i, t_j), the identity) where the
  * C runs O(n) recursions and suffix sums; lcg_series as above:
  *
- *   Q=24; CLIP=5.0; CLIP_SHARE=0.025; SMAX=8.0; MASS=[1,1,0.3,1]
+ *   Q=24; CLIP=5.0; CLIP_SHARE=0.10; SMAX=8.0; MASS=[1,1,0.3,1]
  *   def interval(t, x, y, slope, work=False, level=0.95):
  *       n=len(y); r=y-slope*x; med=np.median(r)
  *       mad=np.median(np.abs(r-med))*1.482602218505602; lim=CLIP*mad
@@ -500,7 +500,7 @@ static void test_lf_interval_reference(void **state)
 		 * two mixtures' lower tails, scipy's t.cdf in the reference) */
 		check_close(r.p_value, 8.487206590606057e-13, 1e-3);
 	}
-	/* Clipping (stats_lowfreq.c, LF_CLIP and LF_CLIP_SHARE), REFERENCE_LF
+	/* Clipping (stats_lowfreq.c, LF_CLIP and LF_CLIP_SHARE = 10 %), REFERENCE_LF
 	 * run_clip(): x, y = lcg_series(200, 5, 0.5, 0.1, 1.0).
 	 * One reading 1000 up (0.5 % of them): pulled back to 5 robust sd,
 	 * -> [0.0927, 0.1082]; unclipped the spike would own the projections
