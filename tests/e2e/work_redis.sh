@@ -54,8 +54,13 @@ hi=$(jget "$T/r.json" 'd["targets"][0]["per_request"]["ci95_high"]')
 echo "requests=$reqs bytes/request=$bpr ($lo .. $hi)"
 within "$reqs" 20000 20000 || fail "requests $reqs, expected 20000"
 within "$bpr" 1000 1400 || fail "per-request growth $bpr, expected about 1130 B"
-within "$lo" 900 "$bpr" || fail "interval low $lo"
-within "$hi" "$bpr" 1500 || fail "interval high $hi"
+# The interval counts what each request keeps and how the allocator's
+# chunks and rehashes make the footprint step (the work's random walk
+# among the noise models, stats_lowfreq.h): about +-25 % here (853 to
+# 1,444 B/req in one ASan run under load), where the OU mixture's +-8 B
+# counted neither. It must hold the estimate and stay informative.
+within "$lo" 700 "$bpr" || fail "interval low $lo"
+within "$hi" "$bpr" 1600 || fail "interval high $hi"
 # The idle stretches: found, and the one holding FLUSHALL released memory.
 n=$(jget "$T/r.json" 'len(d["targets"][0]["idle_windows"])')
 [ "$n" -ge 1 ] || fail "no idle window found"
