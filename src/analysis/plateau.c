@@ -210,8 +210,19 @@ static bool models_fit(const double *bx, const double *by, size_t m,
 			double tau = pass == 0 ?
 				PLATEAU_SAT_MIN * pow(ratio, (double)j) :
 				sat_best * pow(ratio, ((double)j - 1.5) / 2.5);
-			for (size_t i = 0; i < m; i++)
+			/* as for the hinge, the rise must be seen in at least
+			 * PLATEAU_MIN_PART points before the level is reached
+			 * (within PLATEAU_SAT_REACHED of it): a jump within
+			 * the first reading or two is a start-up step, not a
+			 * fill (the demo's steady service under ASan) */
+			double reached = -log(PLATEAU_SAT_REACHED) * tau;
+			size_t rising = 0;
+			for (size_t i = 0; i < m; i++) {
 				col[i] = -expm1(-tc[i] / tau);
+				rising += tc[i] < reached;
+			}
+			if (rising < PLATEAU_MIN_PART)
+				continue;
 			rise_try(fit, c2, true, tau, best);
 		}
 		if (!best->saturating)
