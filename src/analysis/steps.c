@@ -15,6 +15,7 @@
  */
 #include "steps.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -373,6 +374,83 @@ static double boundary_jump(const double *y, size_t m, size_t k,
 	return best;
 }
 
+/* Difference of the medians of the w points from j and the w before it.
+ * scratch holds w doubles. */
+static double window_jump(const double *y, size_t j, size_t w,
+			  double *scratch)
+{
+	return median_of(y, j, j + w, scratch) -
+	       median_of(y, j - w, j, scratch);
+}
+
+/* Does the level after boundary k hold (steps.h, 5, the last test)? Over
+ * w = STEPS_HOLD points on either side (fewer by the series' ends, not
+ * under STEPS_MIN_SEG), the difference of the medians has the change's
+ * sign and at least STEPS_LOCAL_FRACTION of its size: a jump that decays
+ * within w points (a heavy-tailed innovation of autocorrelated noise, a
+ * burst of samples) is no step. And it stands out among the same
+ * differences taken at the positions around it (within STEPS_HOLD_REACH
+ * windows, those whose windows leave k out): their median and 1.4826 MAD
+ * give the local null, so a series whose noise changes its scale (load,
+ * regimes) or its timing (gaps, bursts of samples) is judged by its own
+ * movement there, not by one global noise figure. The bound is Student's
+ * t at STEPS_FALSE_RATE / 2 over the windows of every scale (Bonferroni),
+ * with the 0.37 n degrees of freedom of a MAD over n independent windows
+ * (n: the positions / w). scratch holds m doubles. */
+static bool level_holds(const double *y, size_t m, size_t k, double change,
+			double *scratch)
+{
+	size_t w = STEPS_HOLD;
+	if (w > k)
+		w = k;
+	if (w > m - k)
+		w = m - k;
+	if (w < STEPS_MIN_SEG)
+		return true;   /* the earlier local test stands alone */
+	double d = window_jump(y, k, w, scratch);
+	if (!(d * change > 0) ||
+	    !(fabs(d) >= STEPS_LOCAL_FRACTION * fabs(change)))
+		return false;
+	size_t reach = STEPS_HOLD_REACH * w;
+	size_t lo = k > reach ? k - reach : 0;
+	size_t hi = k + reach < m ? k + reach : m;
+	if (lo < w)
+		lo = w;
+	if (hi + w > m)
+		hi = m - w;
+	assert(k >= w && k + w <= m);
+	/* Each side's own scale, the larger judging: a step where quiet
+	 * noise turns wild (idle to busy) is no step. */
+	double *null = xmalloc((reach + 1) * sizeof(*null));
+	double med = 0, s = 0, windows = 0;
+	bool judged = false;
+	for (int side = 0; side < 2; side++) {
+		size_t a = side ? k + w : lo, b = side ? hi : k - w;
+		size_t nn = 0;
+		for (size_t j = a; j <= b && a <= b; j++)
+			null[nn++] = window_jump(y, j, w, scratch);
+		if (nn < STEPS_HOLD_MIN_WINDOWS * w)
+			continue;
+		double side_med = stats_median_inplace(null, nn);
+		for (size_t i = 0; i < nn; i++)
+			null[i] = fabs(null[i] - side_med);
+		double side_s = 1.4826 * stats_median_inplace(null, nn);
+		if (!judged || side_s > s) {
+			s = side_s;
+			med = side_med;
+			windows = (double)nn / (double)w;
+		}
+		judged = true;
+	}
+	free(null);
+	if (!judged)
+		return true;
+	double n_tests = 4.0 / 3.0 * (double)m / (double)w;
+	double bound = s * t_quantile(1 - STEPS_FALSE_RATE / 2 / n_tests,
+				      fmax(0.37 * windows, 1));
+	return fabs(d - med) >= bound;
+}
+
 /* Look for steps at one scale and merge them with the finer scales'
  * (steps.h, 5 and 6). kx, ky: the known points; map: their indices in
  * the caller's arrays (NULL: the same). */
@@ -447,6 +525,10 @@ static void scan_scale(const struct scale *sc, const double *kx,
 			       median_of(sc->y, k - w, k, scratch);
 		if (!(local * change > 0) ||
 		    !(fabs(local) >= STEPS_LOCAL_FRACTION * fabs(change)))
+			continue;
+		/* The new level holds, beyond how the series moves over as
+		 * long elsewhere near it (steps.h, 5). */
+		if (!level_holds(sc->y, m, k, change, scratch))
 			continue;
 		/* Place it on the known points of buckets k - 1 and k. */
 		size_t r = place_step(ky, sc->raw[k - 1], sc->raw[k + 1]);

@@ -53,7 +53,21 @@
  *         the STEPS_MIN_SEG points after the boundary minus that of the
  *         STEPS_MIN_SEG before has the change's sign and at least
  *         STEPS_LOCAL_FRACTION of its size (so two lines that merely
- *         extrapolate apart across a bend are no step).
+ *         extrapolate apart across a bend are no step),
+ *       - the new level holds: over STEPS_HOLD points on either side
+ *         the medians still differ by at least STEPS_LOCAL_FRACTION of
+ *         the change, the same way, and that difference stands out
+ *         among the same differences taken at the positions around it
+ *         (STEPS_HOLD_REACH windows each way, each side on its own, the
+ *         more restless side judging): beyond its median by Student's t
+ *         at STEPS_FALSE_RATE / 2 over every scale's windows, with the
+ *         MAD's 0.37 x windows degrees of freedom. A jump that decays
+ *         (a heavy-tailed innovation of autocorrelated noise), quiet
+ *         noise that turns wild (idle to busy), the level across a gap
+ *         or between bursts of samples: each is judged against the
+ *         series' own movement there, not one global noise figure.
+ *         A side with fewer than STEPS_HOLD_MIN_WINDOWS windows (the
+ *         series' ends) does not judge.
  *     Boundaries that fail are bends (a change of slope), not steps.
  *  6. Where the step lies: among the known raw points of the two buckets
  *     around the boundary, the split that best separates two constant
@@ -92,6 +106,9 @@
 #define STEPS_MIN_SIGMAS 4.0       /* change against the point noise */
 #define STEPS_MIN_FRACTION 0.01    /* change against the median level */
 #define STEPS_LOCAL_FRACTION 0.5   /* local jump against the change */
+#define STEPS_HOLD 20              /* points the new level must hold */
+#define STEPS_HOLD_REACH 10        /* x STEPS_HOLD: the local null's reach */
+#define STEPS_HOLD_MIN_WINDOWS 4   /* a side of the null needs as many */
 #define STEPS_GRADUAL_RATIO 1.5    /* coarse change that replaces finer */
 #define STEPS_MAX 20               /* steps reported, at most */
 #define STEPS_FALSE_RATE 0.02      /* noise-only series with a jump:

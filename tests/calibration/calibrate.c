@@ -453,6 +453,20 @@ static const struct family families[] = {
 	 .drift_bph = 200 * MiB, .truth_slope = true,
 	 .leak_above_concern = true},
 #undef HO
+
+	/* ---- Tuned, added after the held-out table of issue 26 showed
+	 * false steps where the noise switches its scale: busy/idle noise,
+	 * AR(1) 0.8 whose sd switches between 6 and 36 MiB (Markov, mean
+	 * sojourn 30 min), 12 h at 30 s. The held-out regime rows are the
+	 * same class at other parameters, so they no longer measure this
+	 * class out of sample (docs/statistics.md says so). ---- */
+	{.name = "busy/idle sd 12h", .shape = SHAPE_REGIME, .hours = 12,
+	 .dt = 30, .phi = 0.8, .noise_sd = 6 * MiB, .param = 36 * MiB,
+	 .p2 = 1800, .truth_slope = true, .no_drift = true},
+	{.name = "busy/idle sd leak 20MiB/h 12h", .shape = SHAPE_REGIME,
+	 .hours = 12, .dt = 30, .phi = 0.8, .noise_sd = 6 * MiB,
+	 .param = 36 * MiB, .p2 = 1800, .drift_bph = 20 * MiB,
+	 .truth_slope = true},
 #undef OLD
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))

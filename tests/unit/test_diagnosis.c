@@ -506,6 +506,66 @@ static void test_steps_staircase(void **state)
 	free(y);
 }
 
+/* Jumps that do not hold are no steps (steps.h, 5, the hold test), on
+ * 2000 points of 2 GiB with sigma 4 MiB, seeds 1..5:
+ *  - a 400 MiB jump that decays by 0.85 a point (a heavy-tailed
+ *    innovation of autocorrelated noise; 0.85^20 = 0.04, so the median of
+ *    the 20 points after it is 0.85^10 x 400 = 79 MiB above the level,
+ *    under half the jump): no step, where the 5-point local test alone
+ *    saw one (0.85^2 x 400 = 289 MiB, over half);
+ *  - quiet noise that turns wild at point 1000 (AR(1) 0.95 with sd
+ *    40 MiB after it, a busy service's wander): no step, though the
+ *    wander moves the level by many quiet sigmas;
+ *  - the same 400 MiB jump held: one step at point 800, of 400 MiB
+ *    within 10 MiB (20 sigma / sqrt(n) for lines of 800-1200 points). */
+static void test_steps_transients(void **state)
+{
+	(void)state;
+	size_t n = 2000;
+	double *t = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
+	assert_true(t && y);
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		for (int kind = 0; kind < 3; kind++) {
+			rng_seed(seed);
+			double ar = 0;
+			for (size_t i = 0; i < n; i++) {
+				t[i] = T0 + DT * (double)i;
+				y[i] = 2 * GiB + 4 * MiB * gauss();
+				if (kind == 0 && i >= 800)
+					y[i] += 400 * MiB *
+						pow(0.85, (double)(i - 800));
+				if (kind == 1 && i >= 1000) {
+					ar = 0.95 * ar + 40 * MiB *
+						sqrt(1 - 0.95 * 0.95) * gauss();
+					y[i] += ar;
+				}
+				if (kind == 2 && i >= 800)
+					y[i] += 400 * MiB;
+			}
+			struct step_findings f;
+			steps_find(t, y, n, 4096, &f);
+			if (kind < 2) {
+				if (f.n)
+					print_error("seed %d kind %d: step at "
+						    "%zu of %.1f MiB\n",
+						    (int)seed, kind,
+						    f.steps[0].index,
+						    f.steps[0].change / MiB);
+				assert_int_equal(f.n, 0);
+			} else {
+				assert_int_equal(f.n, 1);
+				assert_true(f.steps[0].index >= 799 &&
+					    f.steps[0].index <= 801);
+				assert_within(f.steps[0].change, 400 * MiB,
+					      10 * MiB, "change");
+			}
+			step_findings_release(&f);
+		}
+	}
+	free(t);
+	free(y);
+}
+
 static double seconds_now(void)
 {
 	struct timespec ts;
@@ -1175,6 +1235,7 @@ int main(void)
 		cmocka_unit_test(test_steps_missing),
 		cmocka_unit_test(test_steps_cap),
 		cmocka_unit_test(test_steps_few),
+		cmocka_unit_test(test_steps_transients),
 		cmocka_unit_test(test_attribution_names),
 		cmocka_unit_test(test_attribution_prompt_cache),
 		cmocka_unit_test(test_attribution_gaps),
