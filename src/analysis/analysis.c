@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "stats_lowfreq.h"
 
 #define MIN_TREND_POINTS 3
 
@@ -292,6 +293,44 @@ static void incarnations_summarise(const struct series *s,
 	free(y);
 }
 
+/* Steps that give back at least this share of what the steps take are
+ * no growth of their own: a release, a spike's rise and fall. */
+#define STEPS_GIVEN_BACK_SHARE 0.5
+
+/* The trend between the steps, when the steps give back what they take
+ * (docs/statistics.md, "Steps in the slope"). A release of memory in a
+ * window that leaks before and after is one event, not wander: read as
+ * wander it widens the interval until nothing can be said, and it pulls
+ * the slope down. Steps that climb and keep (a staircase, a leak the
+ * allocator shows in chunks) are the growth itself and stay in the trend.
+ * The trend on the cycles' floors is left as it is. */
+static void trend_between_steps(const double *x, const double *y, size_t n,
+				struct target_findings *f)
+{
+	const struct step_findings *st = &f->steps;
+	if (f->trend_on_floors || st->n == 0 || st->n != st->n_found ||
+	    st->n > LF_NUISANCE_MAX)
+		return;
+	double up = 0, down = 0;
+	size_t starts[LF_NUISANCE_MAX];
+	for (size_t i = 0; i < st->n; i++) {
+		if (st->steps[i].change > 0)
+			up += st->steps[i].change;
+		else
+			down -= st->steps[i].change;
+		starts[i] = st->steps[i].index;
+	}
+	if (!(down > 0) || !(down >= STEPS_GIVEN_BACK_SHARE * up))
+		return;
+	struct trend_result tr;
+	if (stats_trend_compute_steps(x, y, n, starts, st->n, &tr) != 0)
+		return;
+	tr.n_raw = f->trend.n_raw;
+	tr.bucketed = f->trend.bucketed;
+	f->trend = tr;
+	f->trend_between_steps = true;
+}
+
 /* The figures of the trend the verdict rests on, in bytes per hour; the
  * interval is never narrower than the readings' resolution over the span
  * leaves open (two readings a quantum apart could hide that much). */
@@ -515,6 +554,12 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 				f->trend_on_floors = true;
 			}
 		}
+		/* Steps within the analysed incarnation only (a restart is
+		 * not a step; restarts_find() reports it), and not in a cycle
+		 * (each collection would be one). */
+		if (!f->periodic.found)
+			steps_find(sx, sy, sn, f->resolution, &f->steps);
+		trend_between_steps(sx, sy, sn, f);
 		trend_set(f, &f->trend);
 		trend_advice(o, f);
 	}
@@ -546,10 +591,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	if (f->has_trend && !f->plateau.found)
 		exhaustion_find(s, o, f);
 	analysis_work_exhaustion(f);
-	/* Steps within the analysed incarnation only (a restart is not a
-	 * step; restarts_find() reports it), and not in a cycle (each
-	 * collection would be one). */
-	if (n && !f->periodic.found)
+	if (n && !f->has_trend && !f->periodic.found)
 		steps_find(sx, sy, sn, f->resolution, &f->steps);
 	free(bx);
 	free(by);

@@ -143,6 +143,9 @@ struct target_findings {
 					     cycles the trend above is the
 					     floors' (trend_on_floors) */
 	bool trend_on_floors;
+	bool trend_between_steps;  /* the trend is the slope between the
+				      steps (analysis.c: steps that give
+				      back what they take are no growth) */
 	struct plateau_finding plateau;
 	struct exhaustion_finding exhaustion;
 	struct per_request_finding per_request;

@@ -105,6 +105,7 @@ struct reason {
 		} cap;
 		struct {
 			bool on_floors;    /* the cycles' floors */
+			bool between_steps; /* the steps taken out */
 			struct slope slope; /* per hour */
 			double corr_time_s; /* how long readings wander
 					       together; NAN, 0: not */

@@ -592,31 +592,123 @@ static bool input_ok(const double *x, const double *y, size_t n)
 }
 
 static int trend_compute(const double *t, const double *x, const double *y,
-			 size_t n, bool with_sen, struct trend_result *out);
+			 size_t n, bool with_sen,
+			 const struct stats_lf_options *nuisance,
+			 struct trend_result *out);
 
 int stats_trend_compute(const double *x, const double *y, size_t n,
 		  struct trend_result *out)
 {
-	return trend_compute(x, x, y, n, false, out);
+	return trend_compute(x, x, y, n, false, NULL, out);
 }
 
 int stats_trend_compute_at(const double *t, const double *x, const double *y,
 		     size_t n, struct trend_result *out)
 {
-	return trend_compute(t, x, y, n, false, out);
+	return trend_compute(t, x, y, n, false, NULL, out);
 }
 
 int stats_trend_compute_sen(const double *x, const double *y, size_t n,
 			    struct trend_result *out)
 {
-	return trend_compute(x, x, y, n, true, out);
+	return trend_compute(x, x, y, n, true, NULL, out);
+}
+
+/* Each point's offset: the median of y - slope x over its segment
+ * against the first segment's (starts: the first point of each later
+ * segment, increasing). scratch holds n doubles. */
+static void segment_offsets(const double *x, const double *y, size_t n,
+			    double slope, const size_t *starts, size_t ns,
+			    double *offset, double *scratch)
+{
+	double first = 0;
+	for (size_t s = 0; s <= ns; s++) {
+		size_t a = s ? starts[s - 1] : 0, b = s < ns ? starts[s] : n;
+		assert(a < b && b <= n);
+		for (size_t i = a; i < b; i++)
+			scratch[i - a] = y[i] - slope * x[i];
+		double level = stats_median_inplace(scratch, b - a);
+		if (s == 0)
+			first = level;
+		for (size_t i = a; i < b; i++)
+			offset[i] = level - first;
+	}
+}
+
+int stats_trend_compute_steps(const double *x, const double *y, size_t n,
+			      const size_t *starts, size_t ns,
+			      struct trend_result *out)
+{
+	if (ns == 0)
+		return stats_trend_compute(x, y, n, out);
+	memset(out, 0, sizeof(*out));
+	out->slope = NAN;
+	out->ci_low = out->ci_high = out->sen_low = out->sen_high = NAN;
+	if (ns > LF_NUISANCE_MAX || n > STATS_EXACT_MAX || n < 2)
+		return -1;
+	for (size_t k = 0; k < ns; k++)
+		if (!(starts[k] > (k ? starts[k - 1] : 0) && starts[k] < n))
+			return -1;
+	double *cols = xmalloc(ns * n * sizeof(*cols));
+	const double *colp[LF_NUISANCE_MAX];
+	for (size_t k = 0; k < ns; k++) {
+		for (size_t i = 0; i < n; i++)
+			cols[k * n + i] = i >= starts[k] ? 1 : 0;
+		colp[k] = cols + k * n;
+	}
+	struct stats_lf_options opt = {colp, ns, false};
+	double *offset = xmalloc(n * sizeof(*offset));
+	double *scratch = xmalloc(n * sizeof(*scratch));
+	double *adj = xmalloc(n * sizeof(*adj));
+	/* The slope the levels are taken out at: each segment's Theil-Sen
+	 * slope, pooled with the weights least squares gives a segment's
+	 * slope (its sum of (x - mean)^2). Levels taken out at any other
+	 * slope leave a step of (that slope - the truth) x the distance
+	 * between the segments' middles, which Theil-Sen would read back. */
+	struct trend_result r;
+	double num = 0, den = 0;
+	int rc = 0;
+	for (size_t s = 0; s <= ns; s++) {
+		size_t a = s ? starts[s - 1] : 0, b = s < ns ? starts[s] : n;
+		if (b - a < 3 || x[a] == x[b - 1] ||
+		    trend_compute(x + a, x + a, y + a, b - a, false, NULL,
+				  &r) != 0)
+			continue;
+		double xm = 0, sxx = 0;
+		for (size_t i = a; i < b; i++)
+			xm += x[i];
+		xm /= (double)(b - a);
+		for (size_t i = a; i < b; i++)
+			sxx += (x[i] - xm) * (x[i] - xm);
+		num += sxx * r.slope;
+		den += sxx;
+	}
+	if (!(den > 0))
+		rc = -1;
+	if (rc == 0) {
+		segment_offsets(x, y, n, num / den, starts, ns, offset,
+				scratch);
+		for (size_t i = 0; i < n; i++)
+			adj[i] = y[i] - offset[i];
+		rc = trend_compute(x, x, adj, n, false, &opt, &r);
+	}
+	free(cols);
+	free(offset);
+	free(scratch);
+	free(adj);
+	if (rc == 0)
+		*out = r;
+	return rc;
 }
 
 /* with_sen: also Sen's textbook interval, two more ranks of the pairwise
  * slopes far from the median (about half the selection's work at 10^4
- * points), which no verdict uses. */
+ * points), which no verdict uses. nuisance: the mean model's extra
+ * columns for the interval (NULL: none). */
 static int trend_compute(const double *t, const double *x, const double *y,
-			 size_t n, bool with_sen, struct trend_result *out)
+			 size_t n, bool with_sen,
+			 const struct stats_lf_options *nuisance,
+			 struct trend_result *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->slope = NAN;
@@ -748,6 +840,10 @@ static int trend_compute(const double *t, const double *x, const double *y,
 	 * (stats_lowfreq.h), centred on the Theil-Sen slope. With x apart
 	 * from t, x is cumulative work: what each request keeps may vary. */
 	struct stats_lf_options lo = {NULL, 0, ts != xs};
+	if (nuisance) {
+		assert(ts == xs && m == n);
+		lo = *nuisance;
+	}
 	struct stats_lf_result lf;
 	r.ci_low = r.ci_high = NAN;
 	r.p_value = 1;

@@ -80,6 +80,21 @@ void stats_trend_noise_figures(struct trend_result *tr, const double *y,
  * t == NULL or t == x: x is the time. */
 int stats_trend_compute_at(const double *t, const double *x, const double *y,
 		     size_t n, struct trend_result *out);
+/* The slope between steps: the levels between the given points are free
+ * (a release of memory, a spike's rise and fall), the slope common to
+ * every segment. starts: the first point of each later segment,
+ * increasing, in (0, n); ns <= LF_NUISANCE_MAX (stats_lowfreq.h) and n
+ * <= STATS_EXACT_MAX, else -1. The segments' own Theil-Sen slopes, pooled
+ * with least squares' weights (each segment's sum of (x - mean)^2), give
+ * the slope at which each segment's median level (of y - slope x) is
+ * taken out; the result is Theil-Sen's trend of that levelled series,
+ * its interval and test the low-frequency ones with one indicator column
+ * per step in the mean model (what the levels could be costs its
+ * projections), its Mann-Kendall figures the levelled series'. ns == 0:
+ * stats_trend_compute(). */
+int stats_trend_compute_steps(const double *x, const double *y, size_t n,
+			      const size_t *starts, size_t ns,
+			      struct trend_result *out);
 /* stats_trend_compute() plus Sen's textbook interval (sen_low/sen_high,
  * NAN from the others): for the tests against scipy.stats.theilslopes;
  * it costs two more slope selections and no verdict uses it. */

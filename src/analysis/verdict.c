@@ -151,6 +151,7 @@ static void trend_reason(struct target_findings *f)
 {
 	struct reason *r = add(f, REASON_TREND);
 	r->u.trend.on_floors = f->trend_on_floors;
+	r->u.trend.between_steps = f->trend_between_steps;
 	r->u.trend.slope = f->slope;
 	r->u.trend.corr_time_s = f->trend.corr_time;
 	r->u.trend.inflation = f->trend.variance_inflation;
@@ -454,6 +455,7 @@ static void growing(struct target_findings *f, const struct verdict_facts *v)
 	if (time_grows(v)) {
 		r = add(f, REASON_RISES);
 		r->u.trend.on_floors = f->trend_on_floors;
+		r->u.trend.between_steps = f->trend_between_steps;
 		r->u.trend.slope = f->slope;
 	} else {
 		add(f, REASON_GROWS_PER_REQUEST)->u.slope =

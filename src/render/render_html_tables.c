@@ -98,7 +98,8 @@ static void figures_table(struct ctx *c)
 			vs[0] = '\0';
 		snprintf(v, sizeof(v), "p = %s%s%s",
 			 p_s(b1, sizeof(b1), f->slope.p), vs,
-			 f->trend_on_floors ? "; on the cycles' floors" : "");
+			 f->trend_on_floors ? "; on the cycles' floors" :
+			 f->trend_between_steps ? "; between the steps" : "");
 		kv_row(out, "trend test", v);
 		kv_row(out, "detectable",
 		       slope_s(c, b1, sizeof(b1), f->detectable_bph));

@@ -411,6 +411,8 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 				    num_or_null(f->trend.ar_phi));
 		json_object_set_new(sl, "on_cycle_floors",
 				    json_boolean(f->trend_on_floors));
+		json_object_set_new(sl, "between_steps",
+				    json_boolean(f->trend_between_steps));
 		json_object_set_new(t, "slope", sl);
 	} else {
 		json_object_set_new(t, "slope", json_null());

@@ -177,7 +177,8 @@ static void say_trend(FILE *out, struct words *w, const struct reason *r)
 {
 	double ct = r->u.trend.corr_time_s, vi = r->u.trend.inflation;
 	fprintf(out, "%sTheil-Sen slope %s (95 %% interval %s to %s), trend "
-		"test %s", r->u.trend.on_floors ? "cycle floors: " : "",
+		"test %s", r->u.trend.on_floors ? "cycle floors: " :
+		r->u.trend.between_steps ? "between the steps: " : "",
 		rate_w(w, 0, r->u.trend.slope.estimate),
 		rate_w(w, 1, r->u.trend.slope.low),
 		rate_w(w, 2, r->u.trend.slope.high),
@@ -401,7 +402,8 @@ int render_reason(FILE *out, const struct target_findings *f,
 	case REASON_RISES:
 		fprintf(out, "%s rises %s (95 %% interval %s to %s), %s",
 			r->u.trend.on_floors ? "the floor of each cycle" :
-			"footprint", rate_w(&w, 0, r->u.trend.slope.estimate),
+			r->u.trend.between_steps ?
+			"footprint between the steps" : "footprint", rate_w(&w, 0, r->u.trend.slope.estimate),
 			rate_w(&w, 1, r->u.trend.slope.low),
 			rate_w(&w, 2, r->u.trend.slope.high),
 			p_w(&w, 3, r->u.trend.slope.p));

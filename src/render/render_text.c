@@ -386,7 +386,9 @@ static void print_target(FILE *out, const struct target_findings *f,
 				"wider than for independent readings)",
 				sqrt(vi));
 		fprintf(out, "%s\n",
-			f->trend_on_floors ? "; on the cycles' floors" : "");
+			f->trend_on_floors ? "; on the cycles' floors" :
+			f->trend_between_steps ? "; between the steps (their "
+			"levels taken out: they give back what they take)" : "");
 		if (f->periodic.found)
 			fprintf(out, "  cycles      every %s, swinging %s; %.1f "
 				"watched\n",

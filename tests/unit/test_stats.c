@@ -1114,6 +1114,58 @@ static void test_trend_noise_figures(void **state)
 /* contract edges                                                      */
 /* ------------------------------------------------------------------ */
 
+/* The slope between steps (stats_trend_compute_steps): 12 h at 15 s
+ * (2881 points) leaking 15 MiB/h, a release of 1 GiB at point 1440.
+ * Truth by construction: 15 MiB/h. Noise-free, every segment's line is
+ * exact: the slope to 1e-9 and a zero-width interval (a perfect fit).
+ * With a deterministic jitter of 4 MiB x sin(2.4 i) (fast: it cannot
+ * move a Theil-Sen slope of 2881 points by more than a few KiB/h), the
+ * slope within 0.2 MiB/h of the truth, an interval that covers it and
+ * is narrower than 2 MiB/h; the plain trend, the release read as part of
+ * the slope, is below 0 (1 GiB given back in 12 h outweighs 180 MiB
+ * kept). Bad breaks: -1. */
+static void test_trend_steps(void **state)
+{
+	(void)state;
+	const double mib = 1048576.0, gib = 1073741824.0;
+	size_t n = 2881;
+	double *x = malloc(n * sizeof(double)), *y = malloc(n * sizeof(double));
+	assert_non_null(x);
+	assert_non_null(y);
+	double truth = 15 * mib / 3600;
+	for (int noisy = 0; noisy < 2; noisy++) {
+		for (size_t i = 0; i < n; i++) {
+			x[i] = 1.7e9 + 15.0 * (double)i;
+			y[i] = 2 * gib + truth * 15.0 * (double)i -
+			       (i >= 1440 ? gib : 0) +
+			       (noisy ? 4 * mib * sin(2.4 * (double)i) : 0);
+		}
+		size_t starts[] = {1440};
+		struct trend_result tr, plain;
+		assert_int_equal(stats_trend_compute_steps(x, y, n, starts, 1,
+							   &tr), 0);
+		assert_int_equal(stats_trend_compute(x, y, n, &plain), 0);
+		assert_true(plain.slope < 0);
+		if (!noisy) {
+			assert_true(fabs(tr.slope / truth - 1) < 1e-9);
+			assert_true(tr.ci_low == tr.ci_high);
+		} else {
+			assert_true(fabs(tr.slope - truth) * 3600 < 0.2 * mib);
+			assert_true(tr.ci_low <= truth && truth <= tr.ci_high);
+			assert_true((tr.ci_high - tr.ci_low) * 3600 < 2 * mib);
+			assert_true(tr.p_value < 1e-6);
+		}
+	}
+	size_t bad[] = {0};
+	struct trend_result tr;
+	assert_int_equal(stats_trend_compute_steps(x, y, n, bad, 1, &tr), -1);
+	size_t unordered[] = {2000, 1000};
+	assert_int_equal(stats_trend_compute_steps(x, y, n, unordered, 2, &tr),
+			 -1);
+	free(x);
+	free(y);
+}
+
 static void test_trend_invalid(void **state)
 {
 	(void)state;
@@ -1245,6 +1297,7 @@ int main(void)
 		cmocka_unit_test(test_resolution),
 		cmocka_unit_test(test_resolution_shared),
 		cmocka_unit_test(test_trend_noise_figures),
+		cmocka_unit_test(test_trend_steps),
 		cmocka_unit_test(test_trend_invalid),
 		cmocka_unit_test(test_perf_65536_exact),
 		cmocka_unit_test(test_perf_10m_bucketed),
