@@ -224,7 +224,18 @@ struct verdict_facts {
 	bool pr_found, pr_significant; /* the per-request slope */
 	struct slope pr_slope;     /* per request */
 	double pr_detectable, pr_concern;
+	double span_s;             /* of the analysed incarnation */
+	size_t samples;            /* ... with a footprint */
 };
+/* "Stable" without the work done known (no counter, or no readings of
+ * it in the window) needs a window at least this long
+ * and this many samples (rule 7, docs/verdicts.md): whether the service
+ * took its usual work is unknown, and a few flat readings of an idle
+ * service are the field report's "three flat readings" mistake. Ten
+ * minutes is memtrend's own default start-up allowance; 20 samples
+ * let the trend test see a wander. */
+#define STABLE_MIN_WINDOW_S 600.0
+#define STABLE_MIN_SAMPLES 20
 /* The rule that decides, first that applies (docs/verdicts.md). */
 enum verdict_rule {
 	RULE_TOO_FEW,              /* 1: too few samples or no span */
@@ -234,7 +245,8 @@ enum verdict_rule {
 	RULE_PLATEAU,              /* 4 */
 	RULE_GROWING,              /* 5 */
 	RULE_UNSEEN,               /* 6 */
-	RULE_STABLE,               /* 7 */
+	RULE_SHORT_WINDOW,         /* 7 */
+	RULE_STABLE,               /* 8 */
 };
 void verdict_facts_of(const struct target_findings *f,
 		      struct verdict_facts *out);

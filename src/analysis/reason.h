@@ -53,6 +53,8 @@ enum reason_code {
 	/* rule 7: stable */
 	REASON_DECLINES,           /* trend (estimate and p) */
 	REASON_DETECTABLE,         /* detectable */
+	REASON_WINDOW_SHORT,       /* detectable: no growth in a window too
+				      short to call stable (rule 7) */
 	/* evidence added whatever the verdict */
 	REASON_TREND,              /* trend, with the wander */
 	REASON_INCARNATIONS,       /* incarnations */
@@ -120,7 +122,12 @@ struct reason {
 		struct { double resolution, span_s, detectable_bph; } unseen;
 		struct { double resolution, concern_bph, min_s; } division;
 		struct { double seen, concern; } unseen_per_request;
-		struct { double detectable_bph, concern_bph; } detectable;
+		struct {
+			double detectable_bph, concern_bph;
+			double span_s;     /* the window it covers */
+			size_t samples;
+			double requests;   /* NAN: work not recorded */
+		} detectable;              /* also REASON_WINDOW_SHORT */
 		struct {
 			size_t count, analysed; /* analysed: 1-based */
 			size_t samples;
@@ -172,11 +179,12 @@ enum settle_code {
 	SETTLE_CYCLES,       /* watch cycles (need_s in all, more_s more) */
 	SETTLE_WORK,         /* take requests: requests at resolution */
 	SETTLE_WORK_UNSIZED, /* take requests (--suspect SIZE/req) */
+	SETTLE_SHORT_WINDOW, /* watch need_s in all with the usual work */
 };
 
 struct settle {
 	enum settle_code code;
-	double need_s, more_s;     /* WINDOW, CYCLES */
+	double need_s, more_s;     /* WINDOW, CYCLES, SHORT_WINDOW */
 	double resolution;         /* WINDOW, WORK */
 	double concern_bph;        /* WINDOW */
 	int cycles;                /* CYCLES */

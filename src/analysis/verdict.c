@@ -16,7 +16,10 @@
  *  6. the window cannot see the slope of concern (detectable > concern,
  *     or the interval reaches above it; per request too when work is
  *     known)                                  -> inconclusive
- *  7. otherwise                               -> stable
+ *  7. work done not known and a window under STABLE_MIN_WINDOW_S or
+ *     STABLE_MIN_SAMPLES                      -> inconclusive ("no growth
+ *                                                 in this window")
+ *  8. otherwise                               -> stable
  * verdict_decide() then records the evidence for the rule that applied as
  * reason codes with their figures (reason.h): idle windows, restarts,
  * steps, attribution and GPU memory add reasons to every verdict from
@@ -76,6 +79,8 @@ void verdict_facts_of(const struct target_findings *f,
 		.pr_slope = pr->slope,
 		.pr_detectable = pr->detectable,
 		.pr_concern = pr->concern,
+		.span_s = f->an_span_s,
+		.samples = f->analysed_samples,
 	};
 }
 
@@ -120,6 +125,12 @@ enum verdict_rule verdict_rule_of(const struct verdict_facts *v)
 	if (!isfinite(v->concern_bph) || v->detectable_bph > v->concern_bph ||
 	    v->slope.high > v->concern_bph || per_request_unseen(v))
 		return RULE_UNSEEN;
+	/* What "stable" covers: without the work recorded, a window that
+	 * is too short to have met the service's usual work and its slower
+	 * cycles says no more than "no growth in this window". */
+	if (!v->work_known && (!(v->span_s >= STABLE_MIN_WINDOW_S) ||
+				  v->samples < STABLE_MIN_SAMPLES))
+		return RULE_SHORT_WINDOW;
 	return RULE_STABLE;
 }
 
@@ -512,17 +523,44 @@ static void unseen(struct target_findings *f, const struct verdict_facts *v)
 	settle_window(f);
 }
 
+/* The window a "stable" covers, or falls short of: its span, samples
+ * and the work done in it (NAN: not recorded). */
+static void window_figures(const struct target_findings *f, struct reason *r)
+{
+	r->u.detectable.detectable_bph = f->detectable_bph;
+	r->u.detectable.concern_bph = f->concern_bph;
+	r->u.detectable.span_s = f->an_span_s;
+	r->u.detectable.samples = f->analysed_samples;
+	r->u.detectable.requests = f->per_request.known ?
+				   f->per_request.requests : NAN;
+}
+
 static void stable(struct target_findings *f)
 {
 	if (f->significant && f->slope.estimate < 0)
 		add(f, REASON_DECLINES)->u.trend.slope = f->slope;
 	else
 		trend_reason(f);
-	struct reason *r = add(f, REASON_DETECTABLE);
-	r->u.detectable.detectable_bph = f->detectable_bph;
-	r->u.detectable.concern_bph = f->concern_bph;
+	window_figures(f, add(f, REASON_DETECTABLE));
 	shape_reasons(f);
 	context_reasons(f, true);
+}
+
+/* Rule 7: no growth seen, in a window too short to call stable. */
+static void short_window(struct target_findings *f)
+{
+	window_figures(f, add(f, REASON_WINDOW_SHORT));
+	trend_reason(f);
+	shape_reasons(f);
+	context_reasons(f, true);
+	double need = fmax(STABLE_MIN_WINDOW_S, f->an_span_s);
+	if (f->analysed_samples < STABLE_MIN_SAMPLES && f->an_span_s > 0 &&
+	    f->analysed_samples > 1)
+		need = fmax(need, f->an_span_s / (double)(f->analysed_samples - 1) *
+				  (STABLE_MIN_SAMPLES - 1));
+	f->settle.code = SETTLE_SHORT_WINDOW;
+	f->settle.need_s = need;
+	f->settle.more_s = need - f->an_span_s;
 }
 
 void verdict_decide(struct target_findings *f)
@@ -557,6 +595,7 @@ void verdict_decide(struct target_findings *f)
 	case RULE_PLATEAU: plateau(f); break;
 	case RULE_GROWING: growing(f, &v); break;
 	case RULE_UNSEEN: unseen(f, &v); break;
+	case RULE_SHORT_WINDOW: short_window(f); break;
 	default: stable(f); break;
 	}
 }

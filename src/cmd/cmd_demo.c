@@ -6,6 +6,7 @@
  * service (stable).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -20,6 +21,7 @@
 #include "cli_options.h"
 #include "common.h"
 #include "recorder.h"
+#include "source.h"
 #include "store.h"
 #include "units.h"
 #include "workload.h"
@@ -52,19 +54,33 @@ static void demo_usage(FILE *out)
 	cli_options_help(out, demo_options);
 }
 
-static int start_workload(enum workload_kind k, pid_t *pid)
+/* Fork workload k, its requests logged to log_path (one line each: its
+ * work counter); wait until it says it is ready. */
+static int start_workload(enum workload_kind k, const char *log_path,
+			  pid_t *pid)
 {
+	int log_fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			  0600);
+	if (log_fd < 0)
+		return error("cannot create '%s': %m", log_path);
 	int fds[2];
-	if (pipe(fds))
+	if (pipe(fds)) {
+		close(log_fd);
 		return error("cannot create a pipe: %m");
+	}
 	pid_t child = fork();
-	if (child < 0)
+	if (child < 0) {
+		close(log_fd);
+		close(fds[0]);
+		close(fds[1]);
 		return error("cannot fork: %m");
+	}
 	if (child == 0) {
 		close(fds[0]);
-		workload_run(k, fds[1]);
+		workload_run(k, fds[1], log_fd);
 		_exit(1);
 	}
+	close(log_fd);
 	close(fds[1]);
 	char ready;
 	ssize_t n;
@@ -146,13 +162,15 @@ int cmd_demo(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
+	/* The temporary directory holds the workloads' request logs, and
+	 * the recording unless -o names one. */
 	char tmpdir[] = "/tmp/memtrend-demo-XXXXXX";
 	char tmpfile[sizeof(tmpdir) + 16];
+	if (!mkdtemp(tmpdir)) {
+		error("cannot create a temporary directory: %m");
+		return EXIT_RUNTIME;
+	}
 	if (!output) {
-		if (!mkdtemp(tmpdir)) {
-			error("cannot create a temporary directory: %m");
-			return EXIT_RUNTIME;
-		}
 		snprintf(tmpfile, sizeof(tmpfile), "%s/demo.db", tmpdir);
 		output = tmpfile;
 	}
@@ -160,10 +178,25 @@ int cmd_demo(int argc, char **argv)
 	pid_t pids[DEMO_WORKLOADS] = {0};
 	static const enum workload_kind kinds[DEMO_WORKLOADS] = {
 		WORKLOAD_LEAK, WORKLOAD_CACHE, WORKLOAD_STEADY};
+	char logs[DEMO_WORKLOADS][sizeof(tmpdir) + 32] = {{0}};
+	struct source *sources[DEMO_WORKLOADS] = {0};
+	static const size_t source_roots[DEMO_WORKLOADS] = {0, 1, 2};
 	int rc = EXIT_RUNTIME;
-	for (int i = 0; i < DEMO_WORKLOADS; i++)
-		if (start_workload(kinds[i], &pids[i]))
+	for (int i = 0; i < DEMO_WORKLOADS; i++) {
+		snprintf(logs[i], sizeof(logs[i]), "%s/%s.log", tmpdir,
+			 workload_name(kinds[i]));
+		if (start_workload(kinds[i], logs[i], &pids[i]))
 			goto out;
+	}
+	/* Each workload's requests, counted as --work-log counts a
+	 * service's access log: the per-request slope, the idle windows,
+	 * and a "stable" that knows the work it covers. */
+	for (int i = 0; i < DEMO_WORKLOADS; i++) {
+		sources[i] = source_new_log(SOURCE_WORK, "requests", logs[i],
+					    ".");
+		if (!sources[i])
+			goto out;
+	}
 
 	char dur[32], iv[32];
 	fprintf(stderr,
@@ -188,9 +221,14 @@ int cmd_demo(int argc, char **argv)
 		.smaps_interval_s = 60,
 		.commit_interval_s = 1,
 		.invocation = "memtrend demo",
+		.sources = sources,
+		.n_sources = DEMO_WORKLOADS,
+		.source_roots = source_roots,
+		.source_timeout_s = 1,
 	};
 	struct recorder_result res;
 	rc = cli_record_foreground(&ro, isatty(STDERR_FILENO), NULL, &res);
+	memset(sources, 0, sizeof(sources));   /* the recorder's now */
 	stop_workloads(pids, DEMO_WORKLOADS);
 	memset(pids, 0, sizeof(pids));
 	if (rc != EXIT_OK)
@@ -229,9 +267,13 @@ int cmd_demo(int argc, char **argv)
 			"demo.db')\n");
 out:
 	stop_workloads(pids, DEMO_WORKLOADS);
-	if (output == tmpfile) {
-		store_remove(tmpfile);
-		rmdir(tmpdir);
+	for (int i = 0; i < DEMO_WORKLOADS; i++) {
+		source_free(sources[i]);
+		if (logs[i][0])
+			unlink(logs[i]);
 	}
+	if (output == tmpfile)
+		store_remove(tmpfile);
+	rmdir(tmpdir);
 	return rc;
 }

@@ -15,7 +15,9 @@ enum workload_kind { WORKLOAD_LEAK, WORKLOAD_CACHE, WORKLOAD_STEADY };
 
 const char *workload_name(enum workload_kind k);
 /* Set up, write one byte to ready_fd (then close it), serve simulated
- * requests forever. Returns only on setup failure. */
-int workload_run(enum workload_kind k, int ready_fd);
+ * requests forever, appending one line per request served to log_fd
+ * when it is >= 0 (the demo's work counter, read as --work-log reads a
+ * service's access log). Returns only on setup failure. */
+int workload_run(enum workload_kind k, int ready_fd, int log_fd);
 
 #endif

@@ -30,6 +30,7 @@
  */
 #include "recorder.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
@@ -1414,10 +1415,16 @@ static int setup_sources(struct recorder *rec)
 				     sizeof(*rec->source_events));
 	for (size_t i = 0; i < o->n_sources; i++) {
 		const struct source *src = o->sources[i];
+		/* -p's roots come first, in order (setup_roots) */
+		int64_t target = 0;
+		if (o->source_roots && o->source_roots[i] < o->n_pids) {
+			assert(o->source_roots[i] < rec->n_roots);
+			target = rec->roots[o->source_roots[i]].target_id;
+		}
 		rec->source_ids[i] = store_source_add(rec->store,
 			source_role(src) == SOURCE_WORK ? "work" : "gauge",
 			source_name(src), source_kind(src), source_spec(src),
-			0);
+			target);
 		if (rec->source_ids[i] < 0)
 			return EXIT_RUNTIME;
 	}

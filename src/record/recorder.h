@@ -82,6 +82,10 @@ struct recorder_options {
 	 * of the sources (freed even when it fails to start). */
 	struct source **sources;
 	size_t n_sources;
+	/* Whose each source is: source_roots[i] indexes pids[] (that
+	 * process's target); NULL, or an index past n_pids: every target
+	 * (a service's one counter). */
+	const size_t *source_roots;
 	double source_timeout_s;   /* > 0 when there are sources */
 	/* --conn-port: ESTABLISHED connections to these local ports. */
 	const uint16_t *conn_ports;

@@ -492,11 +492,30 @@ int render_reason(FILE *out, const struct target_findings *f,
 			p_w(&w, 1, r->u.trend.slope.p));
 		break;
 	case REASON_DETECTABLE:
-		fprintf(out, "the window could have seen a slope of %s or "
+		fprintf(out, "over %s (%s samples",
+			span_w(&w, 2, r->u.detectable.span_s),
+			count_w(&w, 3, (double)r->u.detectable.samples));
+		if (isfinite(r->u.detectable.requests))
+			fprintf(out, ", %s requests",
+				count_w(&w, 4, r->u.detectable.requests));
+		else
+			fputs(", work not recorded", out);
+		fprintf(out, ") the window could have seen a slope of %s or "
 			"more; the slope of concern is %s (%s)",
 			rate_w(&w, 0, r->u.detectable.detectable_bph),
 			rate_w(&w, 1, r->u.detectable.concern_bph),
 			f->concern_source);
+		break;
+	case REASON_WINDOW_SHORT:
+		fprintf(out, "no growth in this window (%s, %s samples; its "
+			"work was not recorded): too short to call stable "
+			"-- growth that comes with the service's usual work "
+			"or its slower cycles (caches filling, collections, "
+			"load that comes and goes) need not show in it; it "
+			"could have seen a slope of %s or more",
+			span_w(&w, 0, r->u.detectable.span_s),
+			count_w(&w, 1, (double)r->u.detectable.samples),
+			rate_w(&w, 2, r->u.detectable.detectable_bph));
 		break;
 	case REASON_TREND:
 		say_trend(out, &w, r);
@@ -625,6 +644,12 @@ int render_settle(FILE *out, const struct target_findings *f)
 	case SETTLE_WORK_UNSIZED:
 		fputs("record while the service takes requests (give "
 		      "--suspect SIZE/req for how many)", out);
+		break;
+	case SETTLE_SHORT_WINDOW:
+		fprintf(out, "watch >= %s in all (about %s more) while the "
+			"service takes its usual work; or record its work "
+			"counter with it (--work, --work-log or --work-cmd)", dur_w(&w, 0, st->need_s),
+			dur_w(&w, 1, st->more_s));
 		break;
 	}
 	if ((st->code == SETTLE_NO_CONCERN || st->code == SETTLE_WINDOW) &&

@@ -65,7 +65,7 @@ grep -qx "verdicts    1 growing, 1 plateau, 0 inconclusive, 1 stable" "$T/demo.t
 rows=$(awk '/^rank  verdict/ {on=1; next} on && /^ +[0-9]+  / {print $1, $2, $NF} on && /^$/ {exit}' "$T/demo.txt" | tr '\n' ';')
 [ "$rows" = "1 growing demo-leak;2 plateau demo-cache;3 stable demo-steady;" ] \
 	|| { cat "$T/demo.txt"; fail "demo overview rows: $rows"; }
-grep -q "^   1  growing .* in 2.4 d .*demo-leak$" "$T/demo.txt" || fail "demo: exhaustion in the overview"
+grep -q "^   1  growing .* in 2.5 d .*demo-leak$" "$T/demo.txt" || fail "demo: exhaustion in the overview"
 secs=$(grep -E '^demo-' "$T/demo.txt" | tr '\n' ' ')
 [ "$secs" = "demo-leak demo-cache demo-steady " ] || fail "demo sections: $secs"
 # --top 1: one row, one section, and says so.

@@ -39,6 +39,8 @@ static struct verdict_facts base(void)
 		.pr_slope = {NAN, NAN, NAN, NAN},
 		.pr_detectable = NAN,
 		.pr_concern = NAN,
+		.span_s = 3600,
+		.samples = 241,
 	};
 }
 
@@ -64,6 +66,8 @@ enum change {
 	C_PR_DETECTABLE_HIGH = 1 << 16, /* per request detectable > concern */
 	C_PR_CI_HIGH = 1 << 17,    /* per request interval above concern */
 	C_PR_NO_CONCERN = 1 << 18, /* per request: no concern known */
+	C_SHORT = 1 << 19,         /* 80 s, 81 samples */
+	C_FEW_SAMPLES = 1 << 20,   /* 1 h, 3 samples */
 };
 
 static struct verdict_facts facts(unsigned c)
@@ -124,6 +128,12 @@ static struct verdict_facts facts(unsigned c)
 		v.pr_slope.high = 2048;
 	if (c & C_PR_NO_CONCERN)
 		v.pr_concern = NAN;
+	if (c & C_SHORT) {
+		v.span_s = 80;
+		v.samples = 81;
+	}
+	if (c & C_FEW_SAMPLES)
+		v.samples = 3;
 	return v;
 }
 
@@ -135,8 +145,8 @@ struct row {
 
 /* Rule numbers are docs/verdicts.md's decision table. */
 static const struct row rows[] = {
-	/* rule 7: nothing else applies */
-	{C_NONE, RULE_STABLE, "7: seen, nothing found"},
+	/* rule 8: nothing else applies */
+	{C_NONE, RULE_STABLE, "8: seen, nothing found"},
 	/* rule 1 */
 	{C_NO_TREND, RULE_TOO_FEW, "1: < 3 samples or no span"},
 	{C_NO_TREND | C_WORK_FLAT | C_PLATEAU | C_RISES, RULE_TOO_FEW,
@@ -154,11 +164,11 @@ static const struct row rows[] = {
 	 "2 before 3 and 4"},
 	{C_WORK_NAN, RULE_NO_WORK, "2: work not known to have increased"},
 	{C_WORK_NO_READINGS, RULE_STABLE,
-	 "2 does not apply to a counter with no readings (7)"},
+	 "2 does not apply to a counter with no readings (8)"},
 	/* rule 3 */
 	{C_CYCLES_2, RULE_FEW_CYCLES, "3: fewer than 3 whole cycles"},
 	{C_CYCLES_2 | C_PLATEAU | C_RISES, RULE_FEW_CYCLES, "3 before 4, 5"},
-	{C_CYCLES_3, RULE_STABLE, "3 does not apply with 3 cycles (7)"},
+	{C_CYCLES_3, RULE_STABLE, "3 does not apply with 3 cycles (8)"},
 	{C_CYCLES_3 | C_RISES, RULE_GROWING, "5 on the cycles' floors"},
 	/* rule 4 */
 	{C_PLATEAU, RULE_PLATEAU, "4: rising then holding, level held"},
@@ -174,8 +184,8 @@ static const struct row rows[] = {
 	{C_PR_RISES | C_RISES_NS, RULE_GROWING,
 	 "5: per request, time slope positive but not significant"},
 	{C_PR_RISES | C_DECLINES | C_PR_NO_CONCERN, RULE_STABLE,
-	 "5 does not apply per request while time declines (7)"},
-	{C_RISES_NS, RULE_STABLE, "5 needs significance; 7"},
+	 "5 does not apply per request while time declines (8)"},
+	{C_RISES_NS, RULE_STABLE, "5 needs significance; 8"},
 	/* rule 6 */
 	{C_NO_CONCERN, RULE_UNSEEN, "6: no slope of concern"},
 	{C_DETECTABLE_HIGH, RULE_UNSEEN, "6: detectable > concern"},
@@ -190,15 +200,28 @@ static const struct row rows[] = {
 	 "6 per request when 5 does not apply: its interval is above the "
 	 "per-request concern"},
 	/* rule 7 */
-	{C_DECLINES, RULE_STABLE, "7: a significant decline is stable"},
-	{C_PR_SEEN, RULE_STABLE, "7: per request seen too"},
+	{C_SHORT, RULE_SHORT_WINDOW,
+	 "7: 80 s without the work recorded is no stable"},
+	{C_FEW_SAMPLES, RULE_SHORT_WINDOW,
+	 "7: 3 samples without the work recorded is no stable"},
+	{C_SHORT | C_RISES, RULE_GROWING, "5 before 7"},
+	{C_SHORT | C_DETECTABLE_HIGH, RULE_UNSEEN, "6 before 7"},
+	{C_SHORT | C_WORK_FLAT, RULE_NO_WORK, "2 before 7"},
+	{C_SHORT | C_PR_SEEN, RULE_STABLE,
+	 "7 does not apply when the work is recorded and done (8)"},
+	{C_SHORT | C_WORK_NO_READINGS, RULE_SHORT_WINDOW,
+	 "7: a counter with no readings in the window says no more than "
+	 "none"},
+	/* rule 8 */
+	{C_DECLINES, RULE_STABLE, "8: a significant decline is stable"},
+	{C_PR_SEEN, RULE_STABLE, "8: per request seen too"},
 	{C_PR_NO_CONCERN | C_PR_DETECTABLE_HIGH, RULE_STABLE,
-	 "7: no per-request concern, only time decides"},
+	 "8: no per-request concern, only time decides"},
 };
 
 static const char *const rule_names[] = {
 	"too few", "resolution unknown", "no work", "few cycles", "plateau",
-	"growing", "unseen", "stable",
+	"growing", "unseen", "short window", "stable",
 };
 
 static void test_decision_table(void **state)
@@ -226,6 +249,8 @@ static void test_rule_verdicts(void **state)
 	assert_int_equal(verdict_of_rule(RULE_PLATEAU), VERDICT_PLATEAU);
 	assert_int_equal(verdict_of_rule(RULE_GROWING), VERDICT_GROWING);
 	assert_int_equal(verdict_of_rule(RULE_UNSEEN), VERDICT_INCONCLUSIVE);
+	assert_int_equal(verdict_of_rule(RULE_SHORT_WINDOW),
+			 VERDICT_INCONCLUSIVE);
 	assert_int_equal(verdict_of_rule(RULE_STABLE), VERDICT_STABLE);
 }
 
