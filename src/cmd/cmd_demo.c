@@ -44,8 +44,8 @@ const struct cli_option demo_options[] = {
 	CLI_SECTION("options"),
 	CLI_OPT('o', "output", 'o', "FILE", "keep the recording in FILE "
 		"(default: a temporary file, removed afterwards)"),
-	CLI_OPT('d', "duration", 'd', "DUR", "how long to record (default "
-		"40s)"),
+	CLI_OPT('d', "duration", 'd', "DUR", "how long to record at least "
+		"(default 40s; longer while the cache fills late)"),
 	CLI_OPT('i', "interval", 'i', "DUR", "sampling interval (default "
 		"250ms)"),
 	CLI_OPT(0, "json", 'j', NULL, "print the report as JSON"),
