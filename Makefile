@@ -1,6 +1,8 @@
 # Thin front for meson: the README's two commands.
 #   make demo   - install missing Debian build deps, build, run the demo
 #   make test   - build (normal + ASan/UBSan) and run every suite in both
+#   make test-loaded - make test with the cores kept busy (stress-ng --cpu,
+#                  LOAD_CPUS workers, default: one per core)
 #   make bench  - run the benchmarks (bench/run.sh)
 #   make calibrate - the verdicts' calibration table (both groups, 500 seeds)
 #                    and check's advice table (docs/check.md, 200 seeds)
@@ -11,8 +13,9 @@ BUILD ?= build
 SAN   ?= build-san
 WERROR ?=
 MESON_WERROR := $(if $(WERROR),--werror,)
+LOAD_CPUS ?= $(shell nproc)
 
-.PHONY: all deps test-deps demo test unit bench calibrate fuzz analyze clean
+.PHONY: all deps test-deps demo test test-loaded unit bench calibrate fuzz analyze clean
 
 all: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -44,6 +47,11 @@ test: test-deps all $(SAN)/build.ninja
 	meson test -C $(BUILD) --print-errorlogs --num-processes 2
 	meson test -C $(SAN) --print-errorlogs --num-processes 2
 	@./scripts/test-summary.sh $(BUILD) $(SAN)
+
+# The same suites on a busy machine: no test may depend on how fast its
+# processes run (issue 27). WERROR passes through.
+test-loaded: test-deps
+	./scripts/test-loaded.sh $(LOAD_CPUS) $(MAKE) test
 
 bench: all
 	./bench/run.sh

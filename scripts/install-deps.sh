@@ -11,12 +11,13 @@ BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-d
 # prometheus for promtool (test_openmetrics_render checks the exposition
 # with it; on a machine with systemd the package also starts a Prometheus
 # server: `systemctl disable --now prometheus` if it is not wanted), jemalloc
-# and mimalloc for the preloaded arms of `memtrend probe` (tests/e2e/probe.sh).
+# and mimalloc for the preloaded arms of `memtrend probe` (tests/e2e/probe.sh),
+# stress-ng for `make test-loaded` (the suites with the cores busy).
 TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat atop procps tmux
       clang libclang-rt-dev
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk
       prometheus curl libjemalloc2 libmimalloc2.0
-      prometheus-process-exporter libxml2-utils"
+      prometheus-process-exporter libxml2-utils stress-ng"
 case " $* " in
 *" --build-only "*) PKGS=$BUILD_PKGS ;;
 *) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

@@ -79,8 +79,12 @@ void gate_measure(const struct series *s, const double *work,
 	size_t m = 0;
 	double w_first = NAN, w_last = NAN;
 	for (size_t i = lo; i < hi; i++) {
-		if (s->t[i] < e->from || !isfinite(s->footprint[i]))
+		if (!isfinite(s->footprint[i]))
 			continue;
+		if (s->t[i] < e->from) {
+			e->points_before++;
+			continue;
+		}
 		t[m] = s->t[i];
 		y[m] = s->footprint[i];
 		m++;

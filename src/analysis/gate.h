@@ -40,6 +40,7 @@ struct gate_window {
 struct gate_evidence {
 	enum gate_basis basis;
 	size_t points;             /* readings used */
+	size_t points_before;      /* readings the warm-up left out */
 	bool work_recorded;        /* the series has a work counter */
 	double requests;           /* work done after the warm-up; NAN when
 				      the counter has no readings there */

@@ -54,6 +54,14 @@ enum { OPT_LOAD = 256, OPT_WARMUP, OPT_REQUESTS, OPT_MAX_PER_REQUEST,
  * matches nothing yet) before it gives up: a gate must end, not hang
  * until the CI job's own timeout. */
 #define CHECK_TARGET_WAIT_S 30
+/* How long the load waits for the work counter's first reading (a
+ * service still starting): the requests are counted from a reading taken
+ * before the load, unless the counter has not answered by then (one that
+ * shows only after the first request). */
+#define CHECK_COUNTER_WAIT_S 10
+/* After the load ends, how many ticks wait for a reading of the counter
+ * asked for after it (a reading still in flight, a slow counter). */
+#define CHECK_FINAL_TICKS 3
 
 /* check's options: getopt_long, --help and the man page check all read
  * this table (cli_options.h). Rows from OPT_FWD on are record's, with
@@ -145,6 +153,18 @@ struct check_run {
 	int load_status;                    /* waitpid()'s */
 	int spawn_errno;
 	double t_load;                      /* when the load started */
+	double t_sampled;                   /* elapsed_s of the first
+					       sample; NAN: none yet */
+	bool counter_noted;
+	/* The load ended (reaped at wall time t_done): one more reading of
+	 * the counter, asked for after that, before the stop, so that every
+	 * request of the load is counted. */
+	bool final_pending;
+	double t_done;
+	int final_ticks;
+	bool woken;                         /* the sleep was cut short for it */
+	bool ticked;                        /* on_tick ran since the last
+					       should_stop */
 	double w_start, w_last;             /* counter readings; NAN */
 	bool warm;                          /* the warm-up is over */
 	double t_warm, w_warm;
@@ -190,12 +210,43 @@ static void load_start(struct check_run *c, double t)
 	c->load_pid = pid;
 }
 
+/* The load starts once the service is sampled and, with a work counter,
+ * once the counter has answered: its reading before the load is where
+ * the count of requests starts. */
+static void check_maybe_start(struct check_run *c,
+			      const struct recorder_tick *k)
+{
+	const struct recorder_first *f = k->first;
+	if (c->load_pid || !f || !f->sampled)
+		return;
+	if (isnan(c->t_sampled))
+		c->t_sampled = k->elapsed_s;
+	bool answered = f->sources_read && f->n_sources &&
+			isfinite(f->source_values[0]);
+	if (c->has_work && !answered &&
+	    k->elapsed_s - c->t_sampled < CHECK_COUNTER_WAIT_S)
+		return;
+	if (c->has_work && !answered && !c->counter_noted) {
+		note("check: the work counter has not answered in %d s; "
+		     "starting the load (the requests before its first "
+		     "reading are not counted)", CHECK_COUNTER_WAIT_S);
+		c->counter_noted = true;
+	}
+	load_start(c, k->t);
+}
+
 static void check_on_tick(void *ctx, const struct recorder_tick *k)
 {
 	struct check_run *c = ctx;
 	const struct recorder_first *f = k->first;
-	if (!c->load_pid && f && f->sampled)
-		load_start(c, k->t);
+	c->ticked = true;
+	/* The load ended: a tick that began after it, whose reading was
+	 * asked for (the previous one was collected, so the slot was
+	 * free), ends the run; the stop collects that reading. */
+	if (c->final_pending && k->t > c->t_done &&
+	    ((f && f->sources_read) || ++c->final_ticks >= CHECK_FINAL_TICKS))
+		c->final_pending = false;
+	check_maybe_start(c, k);
 	if (!c->load_pid && k->elapsed_s >= CHECK_TARGET_WAIT_S) {
 		c->stop = STOP_NO_TARGET;
 		return;
@@ -230,9 +281,15 @@ static void check_on_tick(void *ctx, const struct recorder_tick *k)
 		c->stop = STOP_DURATION;
 }
 
+/* Polled by the recorder after every tick (right after on_tick) and
+ * whenever its sleep is interrupted (SIGCHLD: the load may have ended).
+ * Non-zero in the sleep cuts it short -- the recorder then ticks at once
+ * -- and non-zero after a tick stops the run. */
 static int check_should_stop(void *ctx)
 {
 	struct check_run *c = ctx;
+	bool after_tick = c->ticked;
+	c->ticked = false;
 	if (check_signal)
 		return check_signal;
 	if (c->load_pid > 0 && !c->load_reaped) {
@@ -241,12 +298,27 @@ static int check_should_stop(void *ctx)
 		if (w == c->load_pid) {
 			c->load_reaped = true;
 			c->load_status = st;
-			if (!c->stop)
+			if (!c->stop) {
 				c->stop = STOP_LOAD_DONE;
+				c->final_pending = c->has_work;
+				c->t_done = now_wall();
+			}
 		}
 	}
-	return c->stop ? SIGTERM : 0;
+	if (!c->stop)
+		return 0;
+	if (!c->final_pending)
+		return SIGTERM;
+	if (!after_tick && !c->woken) {
+		c->woken = true;    /* tick now: the reading after the load */
+		return SIGTERM;
+	}
+	return 0;
 }
+
+/* SIGCHLD cuts the recorder's sleep short (ppoll), so that the load's
+ * end is seen at once; SA_RESTART keeps other calls going. */
+static void on_check_child(int sig) { (void)sig; }
 
 /* Stop a load still running: TERM to its group, KILL after 2 s. */
 static void load_stop(struct check_run *c)
@@ -282,6 +354,11 @@ static int check_record(const struct recorder_options *o, struct check_run *c,
 	check_signal = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, &old[i]);
+	struct sigaction old_chld;
+	struct sigaction sa_chld = {.sa_handler = on_check_child,
+				    .sa_flags = SA_RESTART | SA_NOCLDSTOP};
+	sigemptyset(&sa_chld.sa_mask);
+	sigaction(SIGCHLD, &sa_chld, &old_chld);
 	fflush(stdout);
 	int saved = dup(STDOUT_FILENO);
 	if (saved >= 0)
@@ -300,6 +377,7 @@ static int check_record(const struct recorder_options *o, struct check_run *c,
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &old[i], NULL);
+	sigaction(SIGCHLD, &old_chld, NULL);
 	return rc;
 }
 
@@ -560,6 +638,7 @@ static int check_parse(int argc, char **argv, struct check_args *a)
 	a->owned = xcalloc((size_t)argc + 1, sizeof(char *));
 	fwd_add(a, "check");
 	a->run.w_start = a->run.w_last = NAN;
+	a->run.t_sampled = NAN;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -663,6 +742,21 @@ static int check_parse(int argc, char **argv, struct check_args *a)
 	return EXIT_OK;
 }
 
+/* "sh -c 'python3 app.py'": the shell stays, the service is its child,
+ * and the shell's memory is what would be judged. */
+static void check_shell_warning(const struct recorder_options *o)
+{
+	const char *script = o->command ? target_shell_script(o->command) :
+				NULL;
+	if (!script || target_script_execs(script) || o->children)
+		return;
+	warning("check: the service is a shell script that execs nothing: "
+		"what is measured and judged is the shell ('%s'), not the "
+		"program it starts; write 'exec' before the service "
+		"(%s -c 'exec ...') or add --children", o->command[0],
+		o->command[0]);
+}
+
 /* A temporary folder for the recording when -o is not given. */
 static char *temp_recording(char **dir)
 {
@@ -716,6 +810,7 @@ int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	a.run.name_regex = cli.o.name_regex;
+	check_shell_warning(&cli.o);
 	double t0 = now_monotonic();
 	struct recorder_result res;
 	rc = check_record(&cli.o, &a.run, &res);

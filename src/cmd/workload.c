@@ -2,7 +2,9 @@
  * workload.c - the demo's simulated services (workload.h).
  *
  * Every allocation is touched (memset) so it is resident and shows in
- * RssAnon. Requests arrive every REQUEST_INTERVAL_US. Cache entries are
+ * RssAnon. Requests arrive every REQUEST_INTERVAL_US at most (fewer when
+ * the machine is busy: nothing here depends on the rate; the cache says
+ * when it is full). Cache entries are
  * mapped and unmapped directly, so an evicted entry's memory goes back to
  * the kernel whatever the allocator (glibc, or a sanitizer's with its
  * quarantine) and the footprint stays at the cap.
@@ -19,7 +21,7 @@
 
 #define REQUEST_INTERVAL_US 50000         /* 20 requests per second */
 /* The cache fills in entries of 64 KiB, two per request (12.8 s to the
- * 32 MiB cap): steps fine enough that the rest of a 40 s demo can rule
+ * 32 MiB cap at full speed: WORKLOAD_CACHE_FILL_S): steps fine enough that the rest of a 40 s demo can rule
  * out a slope of concern on the flat part (resolution / time held). */
 #define CACHE_ENTRY (64 * 1024)
 #define CACHE_FILL_PER_REQUEST 2
@@ -65,7 +67,8 @@ struct node {
 	struct node *next;
 };
 
-int workload_run(enum workload_kind k, int ready_fd, int log_fd)
+int workload_run(enum workload_kind k, int ready_fd, int full_fd,
+		 int log_fd)
 {
 	prctl(PR_SET_NAME, workload_name(k), 0, 0, 0);
 	void *base = NULL;
@@ -115,6 +118,13 @@ int workload_run(enum workload_kind k, int ready_fd, int log_fd)
 					memset(cache[cache_next], 0x22,
 					       CACHE_ENTRY);
 				cache_next = (cache_next + 1) % CACHE_SLOTS;
+				if (cache_next == 0 && full_fd >= 0) {
+					/* full: the plateau starts here */
+					if (write(full_fd, &one, 1) != 1)
+						{ /* the demo is gone */ }
+					close(full_fd);
+					full_fd = -1;
+				}
 			}
 		}
 		/* One line, one write: O_APPEND keeps lines whole. */

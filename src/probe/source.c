@@ -221,8 +221,10 @@ int source_read(struct source *s, double timeout_s, const atomic_bool *cancel,
 	}
 	case KIND_METRIC:
 		return metric_read(s, timeout_s, cancel, value, err, errlen);
-	case KIND_LOG:
-		return source_log_read(s->log, value, err, errlen);
+	case KIND_LOG: {
+		int rc = source_log_read(s->log, value, err, errlen);
+		return rc == SOURCE_LOG_MISSING ? SOURCE_DOWN : rc ? -1 : 0;
+	}
 	}
 	return -1;
 }

@@ -52,8 +52,9 @@ const char *source_spec(const struct source *s);
 
 /* One reading, in the calling thread. 0 with *value, or -1 with a
  * one-line reason in err, or SOURCE_DOWN with one when the service looks
- * not up yet (nothing listens on the URL; the command printed nothing or
- * exited non-zero): the startup grace applies to those alone. Bounded by timeout_s (log reads are bounded by
+ * not up yet (nothing listens on the URL; the log file does not exist
+ * yet; the command printed nothing or exited non-zero): the startup grace
+ * applies to those alone. Bounded by timeout_s (log reads are bounded by
  * size instead), and ended within about 100 ms once *cancel is set
  * (cancel may be NULL). */
 #define SOURCE_DOWN (-2)

@@ -144,9 +144,11 @@ static int open_current(struct source_log *sl, char *err, size_t errlen)
 {
 	int fd = open_ro(sl->path);
 	if (fd < 0) {
+		int e = errno;
 		snprintf(err, errlen, "cannot open '%s': %s", sl->path,
-			 strerror(errno));
-		return -1;
+			 strerror(e));
+		/* not there yet: the service creates it when it starts */
+		return e == ENOENT ? SOURCE_LOG_MISSING : -1;
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -251,9 +253,12 @@ int source_log_read(struct source_log *sl, double *count, char *err,
 	size_t budget = sl->max_bytes;
 	int rc = 0;
 	for (int hop = 0; hop < MAX_SWITCHES; hop++) {
-		if (sl->fd < 0 && open_current(sl, err, errlen) < 0) {
-			rc = -1;
-			break;
+		if (sl->fd < 0) {
+			int o = open_current(sl, err, errlen);
+			if (o < 0) {
+				rc = o;
+				break;
+			}
 		}
 		struct stat st;
 		if (fstat(sl->fd, &st) < 0) {

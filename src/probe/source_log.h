@@ -31,8 +31,10 @@ struct source_log *source_log_open(const char *path, const char *regex);
 
 /* Reads what was appended since the last call and returns the cumulative
  * number of matching lines since open (*count, set on failure too).
- * Returns 0, or -1 with a reason in err (file missing/unreadable: the
- * caller records a gap and keeps the count). Handles: rotation (the path
+ * Returns 0, or -1 with a reason in err (file unreadable: the caller
+ * records a gap and keeps the count), or SOURCE_LOG_MISSING with one when
+ * the path names no file and none is being followed (not created yet:
+ * the service that writes it may still be starting). Handles: rotation (the path
  * now names a different inode: finish reading the old file to its end,
  * then read the new file from its start), truncation (size < offset: start
  * over at 0), a partial last line (kept until its newline arrives, at most
@@ -47,6 +49,7 @@ struct source_log *source_log_open(const char *path, const char *regex);
  * may still append to it) and the call succeeds. A trailing "\r" is not
  * part of a line; a NUL byte ends what the regex sees of one. An
  * unfinished last line of a file rotated away is counted as a line. */
+#define SOURCE_LOG_MISSING (-2)
 int source_log_read(struct source_log *sl, double *count, char *err,
 		    size_t errlen);
 

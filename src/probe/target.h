@@ -39,8 +39,18 @@ int target_spawn(char *const argv[], pid_t *pid);
 /* The display name of a command memtrend starts: the base name of the
  * program that will run -- argv[0]'s, or, when argv[0] is env(1), that of
  * the first word after env's options and NAME=VALUE assignments
- * ("env MALLOC_ARENA_MAX=2 /usr/bin/python3 app.py" is "python3"). Into
- * buf (n > 0), truncated; returns buf. */
+ * ("env MALLOC_ARENA_MAX=2 /usr/bin/python3 app.py" is "python3"), or,
+ * when argv is a shell's "-c SCRIPT" whose script execs a program (the
+ * process the shell becomes), that program's ("sh -c 'exec python3 -m
+ * http.server 2>log'" is "python3"). A script that execs nothing keeps
+ * the shell's name: the shell is the process measured. Into buf (n > 0),
+ * truncated; returns buf. */
 char *target_command_name(char *const argv[], char *buf, size_t n);
+/* The SCRIPT of "sh|bash|dash|zsh|ksh|mksh|ash [options] -c SCRIPT ...",
+ * else NULL. A pure look at argv, not a shell parser. */
+const char *target_shell_script(char *const argv[]);
+/* Whether script, as target_command_name() reads it, execs a program
+ * (the shell's process becomes the service). */
+bool target_script_execs(const char *script);
 
 #endif

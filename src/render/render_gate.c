@@ -78,6 +78,18 @@ char *render_gate_sentence(char *buf, size_t n, const struct gate_evidence *e,
 			 render_duration(span, sizeof(span), e->span_s), bud);
 		return buf;
 	}
+	/* The run had readings, but the warm-up took them: --warmup is
+	 * what to change, not the interval. */
+	if ((r->why == GATE_WHY_TOO_FEW || !e->found) && e->points < 3 &&
+	    e->points + e->points_before >= 3) {
+		snprintf(buf, n, "too few readings after the warm-up: it "
+			 "left out %zu of the run's %zu readings of memory, "
+			 "%zu remain (a slope needs 3): shorten the warm-up "
+			 "(--warmup) or run the load longer past it; budget "
+			 "%s", e->points_before, e->points + e->points_before,
+			 e->points, bud);
+		return buf;
+	}
 	if (r->why == GATE_WHY_TOO_FEW || !e->found) {
 		if (e->basis == GATE_PER_REQUEST && e->work_recorded)
 			snprintf(buf, n, "too few readings after the warm-up: "

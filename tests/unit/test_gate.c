@@ -241,11 +241,18 @@ static void test_measure(void **state)
 	assert_int_equal(r.why, GATE_WHY_NO_WORK);
 	render_gate_sentence(line, sizeof(line), &e, &r);
 	assert_non_null(strstr(line, "no work"));
-	/* a warm-up of requests that never came: too few, not a pass */
+	/* a warm-up of requests that never came: too few, not a pass; the
+	 * advice is about the warm-up that took every reading, not the
+	 * interval */
 	gate_measure(&s, work, GATE_PER_REQUEST, &w, &e);
 	assert_int_equal(e.points, 0);
+	assert_int_equal(e.points_before, 100);
 	gate_judge(&e, 1024, &r);
 	assert_int_equal(r.outcome, GATE_INCONCLUSIVE);
+	render_gate_sentence(line, sizeof(line), &e, &r);
+	assert_non_null(strstr(line, "left out 100 of the run's 100 readings"));
+	assert_non_null(strstr(line, "(--warmup)"));
+	assert_null(strstr(line, "--interval"));
 	free(work);
 	series_release(&s);
 
@@ -265,6 +272,7 @@ static void test_measure(void **state)
 	assert_int_equal(r.why, GATE_WHY_TOO_FEW);
 	render_gate_sentence(line, sizeof(line), &e, &r);
 	assert_non_null(strstr(line, "100 of memory, 1 of the work counter"));
+	assert_int_equal(e.points_before, 0);
 	assert_null(strstr(line, "no work"));
 	free(work);
 	series_release(&s);

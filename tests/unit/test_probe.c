@@ -879,7 +879,7 @@ static void test_command_name(void **state)
 {
 	(void)state;
 	static const struct {
-		const char *argv[6];
+		const char *argv[7];
 		const char *name;
 	} rows[] = {
 		{{"./my-service", "--port", "8080"}, "my-service"},
@@ -893,7 +893,27 @@ static void test_command_name(void **state)
 		{{"env", "A=1"}, "env"},
 		{{"env"}, "env"},
 		{{"envoy", "-c", "c.yaml"}, "envoy"},
+		/* a shell that execs the service becomes it */
+		{{"sh", "-c", "exec python3 -m http.server 8000 2>access.log"},
+		 "python3"},
+		{{"/bin/bash", "-ec", "cd /srv && A=1 exec 2>&1 ./app --x"},
+		 "app"},
+		{{"sh", "-c", "exec 3>log; exec -a svc /usr/sbin/nginx -g x"},
+		 "nginx"},
+		{{"bash", "-o", "pipefail", "-c", "if true; then exec node s.js; fi"},
+		 "node"},
+		{{"sh", "-c", "python3 server.py 2>log"}, "sh"},
+		{{"sh", "-c", "echo exec python3"}, "sh"},
+		{{"sh", "-c", "exec \"$@\"", "sh", "redis-server"}, "sh"},
+		{{"sh", "script.sh"}, "sh"},
+		{{"env", "A=1", "sh", "-c", "exec redis-server"}, "sh"},
 	};
+	assert_null(target_shell_script((char *const[]){"python3", "-c",
+							 "x", NULL}));
+	assert_string_equal(target_shell_script((char *const[]){"sh", "-ec",
+							       "y", NULL}), "y");
+	assert_true(target_script_execs("sleep 1; exec redis-server"));
+	assert_false(target_script_execs("redis-server --port 1"));
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		char buf[64];
 		assert_string_equal(target_command_name(
