@@ -190,7 +190,8 @@ int cmd_demo(int argc, char **argv)
 		.invocation = "memtrend demo",
 	};
 	struct recorder_result res;
-	rc = cli_record_foreground(&ro, isatty(STDERR_FILENO), NULL, &res);
+	rc = cli_record_foreground(&ro, isatty(STDERR_FILENO), NULL, false,
+				   &res);
 	stop_workloads(pids, DEMO_WORKLOADS);
 	memset(pids, 0, sizeof(pids));
 	if (rc != EXIT_OK)
