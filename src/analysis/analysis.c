@@ -564,9 +564,14 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		trend_advice(o, f);
 	}
 	/* Work: the counter's resets taken out once for the whole series
-	 * (the idle windows look at every incarnation). */
+	 * (the idle windows look at every incarnation). A work series that
+	 * is no counter (a gauge: counter.h) counts no work: it is set
+	 * aside as if not recorded, unless --work-is-counter. */
+	counter_check_run(s, &f->work, NULL);
+	f->work_set_aside = f->work.recorded && !f->work.is_counter &&
+			    !(o && o->work_is_counter);
 	double *work = NULL;
-	if (s->requests) {
+	if (s->requests && !f->work_set_aside) {
 		work = xmalloc((s->n ? s->n : 1) * sizeof(double));
 		idle_work_increase(s->requests, s->n, work);
 	}

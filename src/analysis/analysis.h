@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "attribution.h"
+#include "counter.h"
 #include "idle.h"
 #include "periodic.h"
 #include "plateau.h"
@@ -38,6 +39,9 @@ struct analysis_options {
 	size_t n_caps;
 	double idle_min_s;         /* --idle-min; NAN = IDLE_DEFAULT_MIN_S */
 	double warmup_s;           /* --warmup; NAN = the default rule */
+	bool work_is_counter;      /* --work-is-counter: use a work series
+				      that is no counter (counter.h) all
+				      the same */
 };
 
 /* Defaults: everything unknown or inferred. */
@@ -149,6 +153,11 @@ struct target_findings {
 	struct plateau_finding plateau;
 	struct exhaustion_finding exhaustion;
 	struct per_request_finding per_request;
+	struct counter_check work; /* is the work series a counter? */
+	bool work_set_aside;       /* it is not, and no --work-is-counter:
+				      no per-request slope, no idle windows,
+				      no requests (per_request.recorded and
+				      idle.work_known are false) */
 	struct idle_findings idle;  /* owned: analysis_release() */
 	struct restart_findings restarts;       /* owned */
 	struct step_findings steps;             /* owned; analysed incarnation */

@@ -71,6 +71,7 @@ enum reason_code {
 	REASON_STEPS,              /* steps */
 	REASON_ATTRIBUTION,        /* attribution (gauges: the findings') */
 	REASON_GPU,                /* gpu */
+	REASON_WORK_NOT_COUNTER,   /* work */
 };
 
 /* The steps a reason lists by name; the rest are counted. */
@@ -167,6 +168,11 @@ struct reason {
 			bool changed;      /* by the resolution or more */
 			double last, share, growth, footprint_growth;
 		} gpu;
+		struct {
+			size_t decreases, readings;
+			double share;      /* decreases / readings */
+			bool used;         /* --work-is-counter */
+		} work;
 	} u;
 };
 

@@ -192,6 +192,20 @@ static void incarnation_reason(struct target_findings *f)
 	r->u.incarnations.samples = f->analysed_samples;
 }
 
+/* A work series that went down too often to be a counter (counter.h):
+ * said whatever the verdict, with what was made of it. */
+static void work_reason(struct target_findings *f)
+{
+	const struct counter_check *w = &f->work;
+	if (!w->recorded || w->is_counter)
+		return;
+	struct reason *r = add(f, REASON_WORK_NOT_COUNTER);
+	r->u.work.decreases = w->decreases;
+	r->u.work.readings = w->readings;
+	r->u.work.share = w->decreasing_share;
+	r->u.work.used = !f->work_set_aside;
+}
+
 /* "or >= 2,000 requests more", when the per-request division is known:
  * always more than what was done, the same again settles nothing. */
 static void settle_requests_more(struct target_findings *f)
@@ -580,6 +594,7 @@ void verdict_decide(struct target_findings *f)
 		return;
 	}
 	incarnation_reason(f);
+	work_reason(f);
 	if (rule == RULE_RESOLUTION_UNKNOWN) {
 		add(f, REASON_RESOLUTION_UNKNOWN)->u.samples =
 			f->analysed_samples;

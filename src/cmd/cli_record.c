@@ -31,7 +31,7 @@ enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
        OPT_WORK, OPT_WORK_LOG, OPT_MATCH, OPT_WORK_TIMEOUT, OPT_CONN_PORT,
        OPT_GAUGE, OPT_REGIONS, OPT_NO_GPU, OPT_ALL, OPT_USER,
        OPT_MAX_TARGETS, OPT_RESCAN, OPT_CGROUP, OPT_GROUP_BY,
-       OPT_RETAIN, OPT_LISTEN };
+       OPT_RETAIN, OPT_LISTEN, OPT_WORK_IS_COUNTER };
 
 #define RECORD_MAX_TARGETS 10000  /* --all's default bound (its help says so) */
 
@@ -78,6 +78,10 @@ const struct cli_option record_options[] = {
 		"to FILE that match"),
 	CLI_OPT(0, "match", OPT_MATCH, "REGEX", "... this extended regex "
 		"(follows rotation)"),
+	CLI_OPT(0, "work-is-counter", OPT_WORK_IS_COUNTER, NULL, "analyse "
+		"the work series as a counter even when it goes down too often "
+		"to be one (watch, --listen; by default a gauge is set aside: "
+		"docs/verdicts.md)"),
 	CLI_OPT(0, "work-timeout", OPT_WORK_TIMEOUT, "DUR", "limit per "
 		"reading of a command or endpoint (default: the interval)"),
 	CLI_OPT(0, "conn-port", OPT_CONN_PORT, "PORT", "count ESTABLISHED "
@@ -207,6 +211,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	double work_timeout = NAN;
 	bool quiet = false;
 	const char *listen = NULL;
+	bool work_is_counter = false;
 	int rc = EXIT_USAGE, c;
 	optind = 1;
 	opterr = 0;  /* our own message, naming the command */
@@ -283,6 +288,9 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 			break;
 		case OPT_LISTEN:
 			listen = optarg;
+			break;
+		case OPT_WORK_IS_COUNTER:
+			work_is_counter = true;
 			break;
 		case OPT_USER:
 			if (parse_user(optarg, &o.user))
@@ -522,6 +530,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	cli->n_sources = n_sources;
 	cli->quiet = quiet;
 	cli->listen = listen;
+	cli->work_is_counter = work_is_counter;
 	free(gauges);
 	return EXIT_OK;
 bad_source:
@@ -603,7 +612,8 @@ static void foreground_on_target_end(void *ctx, int64_t target_id)
 }
 
 int cli_record_foreground(const struct recorder_options *o, bool status_line,
-			  const char *listen, struct recorder_result *res)
+			  const char *listen, bool work_is_counter,
+			  struct recorder_result *res)
 {
 	struct exporter *ex = NULL;
 	if (listen) {
@@ -614,6 +624,7 @@ int cli_record_foreground(const struct recorder_options *o, bool status_line,
 				     (double)sysconf(_SC_PAGESIZE),
 		};
 		analysis_options_init(&eo.analysis);
+		eo.analysis.work_is_counter = work_is_counter;
 		int rc;
 		char bound[80];
 		ex = exporter_start(&eo, &rc, bound, sizeof(bound));

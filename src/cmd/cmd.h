@@ -103,6 +103,7 @@ struct cli_record {
 	bool status_line;          /* the live line on stderr (a terminal,
 				      not --quiet) */
 	const char *listen;        /* --listen [ADDR:]PORT, or NULL */
+	bool work_is_counter;      /* --work-is-counter (analysis.h) */
 };
 /* Parse argv (verb: "record" or "watch", for messages and --help).
  * EXIT_OK: *cli is ready for recorder_run(); EXIT_USAGE or EXIT_RUNTIME
@@ -116,10 +117,12 @@ void cli_record_release(struct cli_record *cli);
 
 /* Run the recorder in the foreground (record, demo): SIGINT, SIGTERM and
  * SIGHUP stop it (their handlers are put back afterwards), and with
- * status_line a live line on stderr shows where it stands. Returns
+ * status_line a live line on stderr shows where it stands; with listen,
+ * the exporter's analyses take work_is_counter (--work-is-counter). Returns
  * recorder_run()'s exit code. (cli_record.c) */
 int cli_record_foreground(const struct recorder_options *o, bool status_line,
-			  const char *listen, struct recorder_result *res);
+			  const char *listen, bool work_is_counter,
+			  struct recorder_result *res);
 
 /* Join argv into one string (cli.c) for the recording's meta (owned by caller). */
 char *cli_join_argv(int argc, char **argv);

@@ -29,7 +29,7 @@
 
 enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
        OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP, OPT_NO_PLOT,
-       OPT_TOP, OPT_FAIL_ON };
+       OPT_TOP, OPT_FAIL_ON, OPT_WORK_IS_COUNTER };
 
 /* report's options: getopt_long, --help and the man page check all read
  * this table (cli_options.h). */
@@ -62,6 +62,10 @@ const struct cli_option report_options[] = {
 	CLI_OPT(0, "warmup", OPT_WARMUP, "DUR", "start-up ramp excluded from "
 		"idle windows (default: until the first request, at most 10 "
 		"minutes)"),
+	CLI_OPT(0, "work-is-counter", OPT_WORK_IS_COUNTER, NULL, "analyse "
+		"the requests column as a counter even when it goes down too "
+		"often to be one (by default such a gauge is set aside: no "
+		"per-request slope, no idle windows; docs/verdicts.md)"),
 	CLI_OPT(0, "no-color", OPT_NO_COLOR, NULL, "no colour even on a "
 		"terminal"),
 	CLI_OPT(0, "no-plot", OPT_NO_PLOT, NULL, "no text plot of the "
@@ -293,6 +297,9 @@ int cmd_report(int argc, char **argv)
 				      "duration (e.g. 10m, 0)", optarg);
 				goto out;
 			}
+			break;
+		case OPT_WORK_IS_COUNTER:
+			o.analysis.work_is_counter = true;
 			break;
 		case OPT_NO_PLOT:
 			o.plot = false;

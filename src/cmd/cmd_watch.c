@@ -633,6 +633,7 @@ static void watch_analyse(struct watch *w, bool force)
 	struct target_findings f;
 	struct analysis_options ao;
 	analysis_options_init(&ao);
+	ao.work_is_counter = w->cli->work_is_counter;
 	analysis_run(&an, &ao, &f);
 	if (w->have_f)
 		analysis_release(&w->f);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "counter.h"
 #include "fleet.h"
 #include "prom_group.h"
 #include "rank.h"
@@ -259,6 +260,9 @@ static struct series *build_target(struct fleet *fl, struct prom_fetch *fx,
 	/* Integer readings count bytes: the precision as stored is one
 	 * (a CSV of the same readings says the same). */
 	s->quantum = fractional ? 0 : 1;
+	/* a container restarted inside one series: the work counter's reset
+	 * with the footprint's drop splits it (counter.h) */
+	counter_split_restarts(s);
 	return s;
 }
 

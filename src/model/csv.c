@@ -22,6 +22,9 @@
  *   NAN there.
  * - A blank pid keeps the current incarnation (unknown is not a change);
  *   the first pid seen names an incarnation that started without one.
+ * - Where no pid tells (no pid column), a restart is found by the work
+ *   counter: a reset with the footprint's drop starts a new incarnation
+ *   (counter_split_restarts(), counter.h).
  * - Columns with no name (pandas writes one for its index) are ignored
  *   with a note. A column with another name becomes a gauge when its
  *   first non-blank cell reads as a size; when that cell is text (a host
@@ -40,6 +43,7 @@
  * own arrays; ISO times cost about 0.5 us a row (timegm).
  */
 #include "csv.h"
+#include "counter.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -669,6 +673,9 @@ static int read_rows(struct state *st, struct series *s)
 		return error("%s: no data rows after the header (line %zu)",
 			     r->name, st->header_line);
 	s->quantum = quantum;
+	/* no pid column: a restart still shows as the counter's reset with
+	 * the footprint's drop (counter.h) */
+	counter_split_restarts(s);
 	return 0;
 }
 

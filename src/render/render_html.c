@@ -69,7 +69,17 @@ static void setup_ctx(struct ctx *c, const struct target_findings *f)
 	c->bytes_kind = c->decimal ? SVG_AXIS_BYTES_DECIMAL : SVG_AXIS_BYTES;
 	c->work = NULL;
 	c->work_total = 0;
-	if (s->requests && s->n) {
+	c->work_gauge = f->work_set_aside;
+	if (c->work_gauge && s->n) {
+		/* a gauge is drawn as read: its "increase" counts nothing */
+		c->work = xmalloc(s->n * sizeof(double));
+		for (size_t i = 0; i < s->n; i++) {
+			c->work[i] = s->requests[i];
+			if (isfinite(s->requests[i]))
+				c->work_total = fmax(c->work_total,
+						     s->requests[i]);
+		}
+	} else if (s->requests && s->n) {
 		c->work = xmalloc(s->n * sizeof(double));
 		c->work_total = idle_work_increase(s->requests, s->n,
 						      c->work);

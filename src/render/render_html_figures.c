@@ -631,7 +631,10 @@ static void figure_work(struct ctx *c)
 	double top = M_TOP;
 	struct svg_scale sx;
 	svg_scale_set(&sx, c->t_lo, c->t_hi, M_LEFT, PLOT_W - M_RIGHT);
-	fputs("<figure class=\"fig-work\">\n<figcaption>Work: requests "
+	fputs(c->work_gauge ? "<figure class=\"fig-work\">\n<figcaption>"
+	      "Work: the requests column as read (not a counter, so not "
+	      "summed) and connections</figcaption>\n" :
+	      "<figure class=\"fig-work\">\n<figcaption>Work: requests "
 	      "(cumulative, counter resets taken out) and connections"
 	      "</figcaption>\n", out);
 	svg_open(out, h, "Requests and connections over time", &sx,
@@ -692,8 +695,9 @@ static void figure_work(struct ctx *c)
 	}
 	svg_close(out, h);
 	struct legend_item it[] = {
-		{"border-color:" C_ORANGE, "sw-line", req ?
-		 "requests, cumulative" : NULL},
+		{"border-color:" C_ORANGE, "sw-line", !req ? NULL :
+		 c->work_gauge ? "requests column, as read" :
+		 "requests, cumulative"},
 		{"border-color:" C_SKY, "sw-line", conn ? "connections" :
 		 NULL},
 		{"background:#00000017", NULL, c->f->idle.n ? "idle window" :
@@ -712,7 +716,7 @@ static void figure_per_request(struct ctx *c)
 	const struct target_findings *f = c->f;
 	const struct per_request_finding *pr = &f->per_request;
 	FILE *out = c->out;
-	if (!c->work)
+	if (!c->work || c->work_gauge)  /* no count of requests to plot */
 		return;
 	if (!(c->work_total > 0)) {
 		fputs("<p class=\"muted\">Footprint against requests: the "

@@ -38,6 +38,10 @@ struct ctx {
 	enum svg_axis_kind bytes_kind;
 	double *work;              /* cumulative requests, or NULL */
 	double work_total;
+	bool work_gauge;           /* the work series is no counter and was
+				      set aside (findings' work_set_aside):
+				      work holds it as read, work_total its
+				      largest reading; nothing per request */
 	double gap_s;              /* time step that breaks a line; INF */
 	double t_lo, t_hi;         /* time axis */
 };

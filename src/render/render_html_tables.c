@@ -161,10 +161,30 @@ static void per_request_table(struct ctx *c)
 {
 	const struct per_request_finding *pr = &c->f->per_request;
 	FILE *out = c->out;
+	const struct counter_check *w = &c->f->work;
 	char v[400], b1[64], b2[64], b3[64], b4[64];
+	if (w->recorded && !w->is_counter) {
+		snprintf(v, sizeof(v), "went down in %s of %s readings "
+			 "(%.1f %%) outside restarts: not a counter; %s",
+			 units_format_count(b1, sizeof(b1),
+					    (double)w->decreases),
+			 units_format_count(b2, sizeof(b2),
+					    (double)w->readings),
+			 100 * w->decreasing_share, pr->recorded ?
+			 "read as one all the same (--work-is-counter)" :
+			 "set aside (--work-is-counter reads it as one)");
+		fprintf(out, "<h3>%s</h3>\n<table class=\"kv\">\n",
+			pr->recorded ? "Per request" : "Work");
+		kv_row(out, "work series", v);
+		if (!pr->recorded) {
+			fputs("</table>\n", out);
+			return;
+		}
+	} else if (pr->recorded) {
+		fputs("<h3>Per request</h3>\n<table class=\"kv\">\n", out);
+	}
 	if (!pr->recorded)
 		return;
-	fputs("<h3>Per request</h3>\n<table class=\"kv\">\n", out);
 	if (!pr->known) {
 		kv_row(out, "requests", "no readings in the window");
 		fputs("</table>\n", out);

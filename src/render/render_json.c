@@ -80,6 +80,25 @@ static json_t *per_request_json(const struct target_findings *f)
 	return o;
 }
 
+/* The work series' counter check (counter.h); null without one. */
+static json_t *work_json(const struct target_findings *f)
+{
+	const struct counter_check *w = &f->work;
+	if (!w->recorded)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "is_counter", json_boolean(w->is_counter));
+	json_object_set_new(o, "used", json_boolean(!f->work_set_aside));
+	json_object_set_new(o, "readings",
+			    json_integer((json_int_t)w->readings));
+	json_object_set_new(o, "decreases",
+			    json_integer((json_int_t)w->decreases));
+	json_object_set_new(o, "resets", json_integer((json_int_t)w->resets));
+	json_object_set_new(o, "decreasing_share",
+			    num_or_null(w->decreasing_share));
+	return o;
+}
+
 static json_t *idle_windows_json(const struct target_findings *f)
 {
 	json_t *a = json_array();
@@ -427,6 +446,7 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 			    num_or_null(f->min_observation_s));
 	json_object_set_new(t, "needed_observation_s",
 			    num_or_null(f->needed_span_s));
+	json_object_set_new(t, "work", work_json(f));
 	json_object_set_new(t, "per_request", per_request_json(f));
 	json_object_set_new(t, "idle_windows", idle_windows_json(f));
 	json_object_set_new(t, "idle", idle_summary_json(f));

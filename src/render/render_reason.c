@@ -602,6 +602,18 @@ int render_reason(FILE *out, const struct target_findings *f,
 	case REASON_GPU:
 		say_gpu(out, &w, r);
 		break;
+	case REASON_WORK_NOT_COUNTER:
+		fprintf(out, "the work series is not a counter: it went down "
+			"in %s of %s readings (%.1f %%) outside restarts",
+			count_w(&w, 0, (double)r->u.work.decreases),
+			count_w(&w, 1, (double)r->u.work.readings),
+			100 * r->u.work.share);
+		fputs(r->u.work.used ? "; read as one all the same "
+		      "(--work-is-counter)" : "; no per-request slope, idle "
+		      "windows or request count are drawn from it "
+		      "(--work-is-counter to read it as a counter anyway)",
+		      out);
+		break;
 	}
 	return ferror(out) ? -1 : 0;
 }

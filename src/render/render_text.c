@@ -77,13 +77,22 @@ static char *per_req(char *buf, size_t n, double v)
 
 #define IDLE_ROWS_SHOWN 10
 
-/* Work, per-request slope, idle windows (the largest declines first when
- * there are many) and where the growth happened. */
+/* Work (and whether it is a counter), per-request slope, idle windows
+ * (the largest declines first when there are many) and where the growth
+ * happened. */
 static void print_work(FILE *out, const struct target_findings *f)
 {
 	const struct per_request_finding *pr = &f->per_request;
 	const struct idle_findings *id = &f->idle;
+	const struct counter_check *w = &f->work;
 	char b1[64], b2[64], b3[64], b4[64], b5[64], p[32];
+	if (w->recorded && !w->is_counter)
+		fprintf(out, "  work        not a counter: down in %s of %s "
+			"readings (%.1f %%) outside restarts; %s\n",
+			units_format_count(b1, sizeof(b1), (double)w->decreases),
+			units_format_count(b2, sizeof(b2), (double)w->readings),
+			100 * w->decreasing_share, pr->recorded ?
+			"read as one (--work-is-counter)" : "set aside");
 	if (!pr->recorded)
 		return;
 	if (!pr->known) {

@@ -497,13 +497,18 @@ static void add_work(struct frame *fr, const struct watch_view *v)
 	} else if (pr->recorded) {
 		at += (size_t)snprintf(line + at, sizeof(line) - at,
 				       "no readings yet");
+} else if (v->f->work_set_aside) {
+		/* a gauge: no request count (counter.h) */
+		at += (size_t)snprintf(line + at, sizeof(line) - at,
+			"not a counter (down in %.0f %% of readings)",
+			100 * v->f->work.decreasing_share);
 	}
 	double conn = last_finite(s->connections, s->n);
 	if (s->connections)
 		snprintf(line + at, sizeof(line) - at, "%sconnections %s",
 			 at ? "   " : "", isfinite(conn) ?
 			 units_format_count(a, sizeof(a), conn) : "n/a");
-	if (!pr->recorded && !s->connections)
+	if (!pr->recorded && !s->connections && !v->f->work_set_aside)
 		return;
 	frame_add(fr, "%-*s%s", LABEL_W, pr->recorded ? "requests" : "work",
 		  line);

@@ -16,6 +16,9 @@
  *   plateau   where nothing plateaus:                  <= 5 %
  *             where there is one:                      >= 90 %
  *   stable    on a leak above the slope of concern:    0
+ *   prsig     a significant per-request slope where the requests
+ *             column is a gauge (counter.h): 0; and the gauge found
+ *             (set aside) in every seed
  *   steps     false steps where there are none:        <= 5 %
  *
  * each judged by the Wilson interval of the rate over the seeds (see
@@ -141,12 +144,15 @@ struct family {
 			      request) against the true mean per request */
 	bool never_stable; /* a window too short to call stable without
 			      the work known (docs/verdicts.md rule 7) */
+	/* Added with issue 27. */
+	bool work_gauge;   /* the requests column is a gauge: a significant
+			      per-request slope is false (target: none) */
 };
 
 /* Slope of concern at a 2 GiB footprint with MemTotal 64 GiB: 62 GiB in
  * 30 days = 88.2 MiB/h. Leaks of 20 MiB/h are below it, 200 MiB/h above. */
 /* The older rows (positional) end in OLD: tuned, no newer field. */
-#define OLD , GROUP_TUNED, 0, 0, 0, false, false
+#define OLD , GROUP_TUNED, 0, 0, 0, false, false, false
 static const struct family families[] = {
 	/* AR(1) noise, 8 h at 15 s, sd 16 MiB; without and with drift */
 #define AR_FAM(nm, ph, dr, q) \
@@ -484,6 +490,21 @@ static const struct family families[] = {
 	{.name = "idle 12min at 15s, no counter", .shape = SHAPE_AR,
 	 .hours = 0.2, .dt = 15, .phi = 0.5, .noise_sd = 8 * KiB,
 	 .round_to = 4096, .truth_slope = true, .no_drift = true},
+
+	/* ---- Tuned, added with issue 27 ("A gauge taken for a counter"):
+	 * memory that follows requests in flight (4 MiB each, Poisson around
+	 * a mean of 6 that wanders as exp(OU), correlation time 1 h, sd 0.4:
+	 * readings 0-15), no leak, 24 h at 15 s, and the gauge recorded as
+	 * the requests column. The issue's own series (built elsewhere) had
+	 * its "per-request" slope significant in 71 % of seeds; this one,
+	 * read as a counter (--work-is-counter), in 0 of 200 (its memory
+	 * follows the gauge without drifting with the work done). Either
+	 * way the counter check must find the gauge in every seed and leave
+	 * no per-request slope. ---- */
+	{.name = "requests is an in-flight gauge 24h", .shape = SHAPE_INFLIGHT,
+	 .hours = 24, .dt = 15, .phi = 0.9, .noise_sd = 2 * MiB,
+	 .param = 3600, .p2 = 6, .p3 = 1, .truth_slope = true,
+	 .no_drift = true, .work_gauge = true},
 #undef OLD
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
@@ -637,7 +658,8 @@ static double family_generate_new(const struct family *fam, struct rng *r,
 		arfima_path(r, fam->param, n, fi);
 		break;
 	case SHAPE_INFLIGHT:
-		gauge = series_add_gauge(s, "requests_in_flight");
+		if (fam->p3 != 1)
+			gauge = series_add_gauge(s, "requests_in_flight");
 		wander = (struct ou){fam->param, 0.4, 0, false};
 		break;
 	case SHAPE_SPIKES:
@@ -724,10 +746,16 @@ static double family_generate_new(const struct family *fam, struct rng *r,
 			break;
 		}
 		case SHAPE_INFLIGHT: {
-			double lambda = 20 * exp(ou_next(&wander, r, dt));
+			/* p2: the mean in flight (0: 20); p3 = 1: the gauge
+			 * recorded as the requests column (issue 27) */
+			double lambda = (fam->p2 > 0 ? fam->p2 : 20) *
+					exp(ou_next(&wander, r, dt));
 			double inflight = rng_poisson(r, lambda);
 			series_append(s, t0 + t, 0, inc);
-			series_set_gauge_at(s, gauge, i, inflight);
+			if (fam->p3 == 1)
+				series_set_requests(s, i, inflight);
+			else
+				series_set_gauge_at(s, gauge, i, inflight);
 			y += 4 * MiB * inflight + ar1_next(&ar, r);
 			goto store;
 		}
@@ -953,6 +981,8 @@ struct tally {
 	size_t covered, covered_of;
 	size_t pr_covered, pr_of; /* per-request slope (truth_per_req) */
 	size_t growing, plateau, stable, inconclusive, with_steps;
+	size_t pr_significant; /* a significant per-request slope */
+	size_t work_aside;    /* the work series set aside as no counter */
 	size_t few_points;    /* seeds whose trend rested on < FEW_POINTS */
 	size_t pr_few;        /* ... the per-request trend */
 	double seconds;
@@ -993,6 +1023,8 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 			    pr_truth <= p->slope.high)
 				t->pr_covered++;
 		}
+		t->pr_significant += f.per_request.significant;
+		t->work_aside += f.work_set_aside;
 		switch (f.verdict) {
 		case VERDICT_GROWING: t->growing++; break;
 		case VERDICT_PLATEAU: t->plateau++; break;
@@ -1258,6 +1290,11 @@ int main(int argc, char **argv)
 					t.seeds, quick), &fam_ok));
 		if (fam->leak_above_concern || fam->never_stable)
 			ADD("stable %s ", check(t.stable == 0, &fam_ok));
+		if (fam->work_gauge) {
+			ADD("prsig %s ", check(t.pr_significant == 0, &fam_ok));
+			ADD("gauge-found %s ", check(t.work_aside == t.seeds,
+						     &fam_ok));
+		}
 		if (fam->steps_either)
 			;
 		else if (!fam->has_steps)
