@@ -16,6 +16,7 @@
 
 #include "analysis.h"
 #include "common.h"
+#include "counter.h"
 #include "gate.h"
 #include "stats.h"
 
@@ -68,6 +69,19 @@ void gate_measure(const struct series *s, const double *work,
 	};
 	if (!s->n)
 		return;
+	/* A gauge (requests in flight) read as a count of work gives a
+	 * per-request slope that means nothing (issue 27: significant in
+	 * most windows of a service with no leak). */
+	if (basis == GATE_PER_REQUEST && s->requests) {
+		struct counter_check cc;
+		counter_check_run(s, &cc, NULL);
+		e->work_decreases = cc.decreases;
+		e->work_compared = cc.readings;
+		if (!cc.is_counter) {
+			e->work_not_counter = true;
+			return;
+		}
+	}
 	/* The latest incarnation: a restart resets memory and counter. */
 	size_t hi = s->n, lo = hi - 1;
 	while (lo > 0 && s->inc[lo - 1] == s->inc[hi - 1])
@@ -182,6 +196,10 @@ void gate_judge(const struct gate_evidence *e, double budget,
 	/* A counter read fewer than twice after the warm-up (a fast load
 	 * against a slow interval, an endpoint failing) cannot say whether
 	 * work was done: too few readings, not "no work". */
+	if (e->basis == GATE_PER_REQUEST && e->work_not_counter) {
+		r->why = GATE_WHY_NOT_COUNTER;
+		return;
+	}
 	if (e->basis == GATE_PER_REQUEST && e->work_recorded &&
 	    e->points >= 3 && e->work_readings < 2)
 		return;

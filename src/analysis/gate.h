@@ -42,6 +42,10 @@ struct gate_evidence {
 	size_t points;             /* readings used */
 	size_t points_before;      /* readings the warm-up left out */
 	bool work_recorded;        /* the series has a work counter */
+	bool work_not_counter;     /* ... that is a gauge (counter.h): it
+				      went down work_decreases times in
+				      work_compared readings */
+	size_t work_decreases, work_compared;
 	double requests;           /* work done after the warm-up; NAN when
 				      the counter has no readings there */
 	size_t work_readings;      /* readings of the counter among them
@@ -58,7 +62,9 @@ struct gate_evidence {
 
 /* Fill *e from the latest incarnation of s (no slope spans a restart)
  * after the warm-up. work: idle_work_increase() of s->requests, or NULL
- * when there is none (then the per-request basis finds no slope). */
+ * when there is none (then the per-request basis finds no slope). Per
+ * request the work series is checked first (counter_check_run): a gauge
+ * gives no per-request evidence (work_not_counter). */
 void gate_measure(const struct series *s, const double *work,
 		  enum gate_basis basis, const struct gate_window *w,
 		  struct gate_evidence *e);
@@ -80,6 +86,8 @@ enum gate_why {
 	GATE_WHY_NO_WORK,          /* per request: the counter, read at
 				      least twice after the warm-up, never
 				      moved */
+	GATE_WHY_NOT_COUNTER,      /* per request: the work series is a
+				      gauge (counter.h), not a count */
 	GATE_WHY_INTERVAL,         /* the budget lies inside the interval */
 	GATE_WHY_AT_BUDGET,        /* ... and the interval has no width on
 				      the budget's side: no advice */

@@ -69,6 +69,19 @@ char *render_gate_sentence(char *buf, size_t n, const struct gate_evidence *e,
 					    fmax(e->requests, 0)));
 	else
 		render_duration(amount, sizeof(amount), e->span_s);
+	if (r->why == GATE_WHY_NOT_COUNTER) {
+		snprintf(buf, n, "the work series is not a counter: it went "
+			 "down in %zu of %zu readings (%.1f %%), as a gauge "
+			 "(requests in flight, a queue) does, so growth per "
+			 "request cannot be judged from it: give a counter "
+			 "of the requests served (a *_total metric, an access "
+			 "log), or judge per hour (--max-growth); budget %s",
+			 e->work_decreases, e->work_compared,
+			 e->work_compared ? 100.0 * (double)e->work_decreases /
+					    (double)e->work_compared : 0.0,
+			 bud);
+		return buf;
+	}
 	if (r->why == GATE_WHY_NO_WORK) {
 		char span[40];
 		snprintf(buf, n, "no work: the work counter did not move "
@@ -158,6 +171,7 @@ static const char *why_name(enum gate_why w)
 	case GATE_WHY_NONE: return NULL;
 	case GATE_WHY_TOO_FEW: return "too_few";
 	case GATE_WHY_NO_WORK: return "no_work";
+	case GATE_WHY_NOT_COUNTER: return "not_counter";
 	case GATE_WHY_INTERVAL: return "interval";
 	case GATE_WHY_AT_BUDGET: return "at_budget";
 	}

@@ -276,6 +276,33 @@ static void test_measure(void **state)
 	assert_null(strstr(line, "no work"));
 	free(work);
 	series_release(&s);
+
+	/* the work column is a gauge: requests in flight 0..9, going down
+	 * at every tenth reading (i % 10 == 0 after 9: 9 of the 99 compared
+	 * readings, 9.1 %, counted by hand): per request cannot be judged,
+	 * whatever the footprint does; the time basis still judges */
+	fill(&s, true);
+	for (size_t i = 0; i < s.n; i++)
+		s.requests[i] = (double)(i % 10);
+	work = malloc(s.n * sizeof(double));
+	idle_work_increase(s.requests, s.n, work);
+	gate_measure(&s, work, GATE_PER_REQUEST, &none, &e);
+	assert_true(e.work_not_counter);
+	assert_int_equal(e.work_decreases, 9);
+	assert_int_equal(e.work_compared, 99);
+	assert_false(e.found);
+	gate_judge(&e, 1024, &r);
+	assert_int_equal(r.outcome, GATE_INCONCLUSIVE);
+	assert_int_equal(r.why, GATE_WHY_NOT_COUNTER);
+	render_gate_sentence(line, sizeof(line), &e, &r);
+	assert_non_null(strstr(line, "not a counter: it went down in 9 of 99 "
+				     "readings (9.1 %)"));
+	assert_non_null(strstr(line, "--max-growth"));
+	gate_measure(&s, NULL, GATE_PER_HOUR, &tw, &e);
+	assert_false(e.work_not_counter);
+	assert_true(e.found);
+	free(work);
+	series_release(&s);
 }
 
 int main(void)
