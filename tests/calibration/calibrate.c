@@ -16,6 +16,8 @@
  *   plateau   where nothing plateaus:                  <= 5 %
  *             where there is one:                      >= 90 %
  *   stable    on a leak above the slope of concern:    0
+ *   growing   on a leak above it that restarts:        >= 90 %
+ *             (leak_found; issue 27)
  *   steps     false steps where there are none:        <= 5 %
  *
  * each judged by the Wilson interval of the rate over the seeds (see
@@ -102,6 +104,9 @@ enum shape {
 	SHAPE_SKEW,        /* AR(1), skewed (exponential) innovations */
 	SHAPE_CHUNKED,     /* a leak that shows in 64 MiB chunks */
 	SHAPE_STEPS_CAP,   /* a few steps early, then flat */
+	/* Added with issue 27 (family_generate_new): */
+	SHAPE_RESTARTS,    /* restarts, each incarnation warms up, then
+			      leaks (or not) from its own start */
 };
 
 /* Which families the method may be tuned on (TUNED), and which only ever
@@ -139,12 +144,30 @@ struct family {
 	double round_to;   /* readings in this unit (0: a page) */
 	bool truth_per_req; /* coverage of the per-request slope (bytes per
 			      request) against the true mean per request */
+	/* Added with issue 27; zero in the older families. */
+	bool leak_found;   /* growing is the truth: found in >= 90 % */
+	bool plateau_either; /* a flat service that warms up after each
+				restart: the last incarnation's rise and
+				level may be called a plateau (as "restart +
+				long warm-up"); not counted either way */
+	bool truth_pooled; /* coverage of the incarnations' pooled slope
+			      when there is one (else the analysed
+			      incarnation's), against drift_bph */
+	/* SHAPE_RESTARTS: incarnation lives uniform in [life_min, life_max]
+	 * s, or exponential with mean life_min (poisson); each warms up from
+	 * warm_from to warm_to over warm_s by warm_shape (0 a line, 1 the
+	 * saturating 1 - exp(-5 t / warm_s), 2 a logistic centred at
+	 * warm_s / 2 of width warm_s / 12), then drift_bph from its start */
+	double life_min, life_max;
+	bool poisson;
+	double warm_s, warm_from, warm_to;
+	int warm_shape;
 };
 
 /* Slope of concern at a 2 GiB footprint with MemTotal 64 GiB: 62 GiB in
  * 30 days = 88.2 MiB/h. Leaks of 20 MiB/h are below it, 200 MiB/h above. */
 /* The older rows (positional) end in OLD: tuned, no newer field. */
-#define OLD , GROUP_TUNED, 0, 0, 0, false
+#define OLD , GROUP_TUNED, 0, 0, 0, false, false, false, false, 0, 0, false, 0, 0, 0, 0
 static const struct family families[] = {
 	/* AR(1) noise, 8 h at 15 s, sd 16 MiB; without and with drift */
 #define AR_FAM(nm, ph, dr, q) \
@@ -467,6 +490,53 @@ static const struct family families[] = {
 	 .hours = 12, .dt = 30, .phi = 0.8, .noise_sd = 6 * MiB,
 	 .param = 36 * MiB, .p2 = 1800, .drift_bph = 20 * MiB,
 	 .truth_slope = true},
+
+	/* ---- Added with issue 27: services that restart. The slope of
+	 * concern at the incarnations' ~1.6 GiB with MemTotal 64 GiB is
+	 * (64 - 1.6) GiB / 720 h = 88.7 MiB/h; 120 MiB/h is above it. The
+	 * tuned rows first, then one held-out shape fixed before the method
+	 * of issue 27 was written (Poisson restart times, logistic warm-up):
+	 * run for the table only, never tuned on. ---- */
+#define RS(nm, dr, lo, hi, ws, w0, w1, shp, grp) \
+	{.name = nm, .shape = SHAPE_RESTARTS, .hours = 24, .dt = 15, \
+	 .phi = 0.9, .noise_sd = 8 * MiB, .drift_bph = dr, .life_min = lo, \
+	 .life_max = hi, .warm_s = ws, .warm_from = w0, .warm_to = w1, \
+	 .warm_shape = shp, .truth_slope = true, .truth_pooled = true, \
+	 .no_drift = (dr) == 0, .plateau_either = (dr) == 0, \
+	 .leak_above_concern = (dr) > 88.7 * MiB, \
+	 .leak_found = (dr) > 88.7 * MiB, .steps_either = true, .group = grp}
+	/* the issue's service: 30-60 min lives, 60 s warm-up 1.2 -> 1.6 GiB
+	 * (a line), then a leak or none; 24 h at 15 s */
+	RS("restarts 30-60min leak 120MiB/h 24h", 120 * MiB, 1800, 3600, 60,
+	   1.2 * GiB, 1.6 * GiB, 0, GROUP_TUNED),
+	RS("restarts 30-60min flat 24h", 0, 1800, 3600, 60, 1.2 * GiB,
+	   1.6 * GiB, 0, GROUP_TUNED),
+	RS("restarts 30-60min leak 60MiB/h 24h", 60 * MiB, 1800, 3600, 60,
+	   1.2 * GiB, 1.6 * GiB, 0, GROUP_TUNED),
+	/* a long warm-up: 16 min saturating 1 -> 2 GiB, lives of 3-5 h */
+	RS("restarts 3-5h warm-up 16min flat 24h", 0, 3 * 3600, 5 * 3600,
+	   960, 1 * GiB, 2 * GiB, 1, GROUP_TUNED),
+	RS("restarts 3-5h warm-up 16min leak 120MiB/h 24h", 120 * MiB,
+	   3 * 3600, 5 * 3600, 960, 1 * GiB, 2 * GiB, 1, GROUP_TUNED),
+#undef RS
+	/* HELD-OUT (fixed before the method change of issue 27): restarts
+	 * at Poisson times (mean life 40 min), a logistic warm-up 0.8 -> 1.5
+	 * GiB centred at 2 min of each life. */
+	{.name = "poisson restarts logistic warm-up leak 120MiB/h 24h",
+	 .group = GROUP_HELDOUT, .shape = SHAPE_RESTARTS, .hours = 24,
+	 .dt = 15, .phi = 0.9, .noise_sd = 8 * MiB, .drift_bph = 120 * MiB,
+	 .life_min = 2400, .poisson = true, .warm_s = 240,
+	 .warm_from = 0.8 * GiB, .warm_to = 1.5 * GiB, .warm_shape = 2,
+	 .truth_slope = true, .truth_pooled = true,
+	 .leak_above_concern = true, .leak_found = true,
+	 .steps_either = true},
+	{.name = "poisson restarts logistic warm-up flat 24h",
+	 .group = GROUP_HELDOUT, .shape = SHAPE_RESTARTS, .hours = 24,
+	 .dt = 15, .phi = 0.9, .noise_sd = 8 * MiB, .life_min = 2400,
+	 .poisson = true, .warm_s = 240, .warm_from = 0.8 * GiB,
+	 .warm_to = 1.5 * GiB, .warm_shape = 2, .truth_slope = true,
+	 .truth_pooled = true, .no_drift = true, .plateau_either = true,
+	 .steps_either = true},
 #undef OLD
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
@@ -611,7 +681,7 @@ static double family_generate_new(const struct family *fam, struct rng *r,
 	size_t n_ev = 0;
 	double requests = 0, aux = 0, a_prev = 0;
 	bool hi_regime = rng_uniform(r) < 0.5;
-	size_t gauge = 0;
+	size_t gauge = 0, next_restart = 0;
 	*pr_truth = fam->truth_per_req ? fam->param : NAN;
 	switch (fam->shape) {
 	case SHAPE_ARFIMA:
@@ -651,6 +721,21 @@ static double family_generate_new(const struct family *fam, struct rng *r,
 		break;
 	case SHAPE_CHUNKED:
 		aux = fam->param * rng_uniform(r); /* where in a chunk */
+		break;
+	case SHAPE_RESTARTS:
+		/* the restart times, drawn first: ev_t[k] is the start of
+		 * incarnation k + 1 (at most 63 restarts) */
+		for (double x = 0; n_ev < 63;) {
+			double life = fam->poisson ?
+				fam->life_min * rng_exp(r) :
+				fam->life_min + (fam->life_max - fam->life_min) *
+				rng_uniform(r);
+			x += life;
+			if (x >= span)
+				break;
+			ev_t[n_ev++] = x;
+		}
+		aux = 0;   /* the current incarnation's start */
 		break;
 	default:
 		break;
@@ -792,6 +877,29 @@ static double family_generate_new(const struct family *fam, struct rng *r,
 			     fam->param / (1 + exp(fam->p2 / fam->p3)) +
 			     ar1_next(&ar, r);
 			break;
+		case SHAPE_RESTARTS: {
+			/* a sample at or after the next restart time starts
+			 * the next incarnation: fresh noise, its own warm-up */
+			while (next_restart < n_ev && t >= ev_t[next_restart]) {
+				aux = ev_t[next_restart++];
+				inc = series_add_incarnation(
+					s, 100 + (int64_t)next_restart, 1,
+					t0 + t, "svc", "svc");
+				ar.started = false;
+			}
+			double a = t - aux, w = fam->warm_s, shape;
+			switch (fam->warm_shape) {
+			case 0: shape = fmin(a / w, 1); break;
+			case 1: shape = -expm1(-5 * a / w); break;
+			default:
+				shape = 1 / (1 + exp(-(a - w / 2) / (w / 12)));
+				break;
+			}
+			y = fam->warm_from + (fam->warm_to - fam->warm_from) *
+			    shape + fam->drift_bph * a / 3600 +
+			    ar1_next(&ar, r);
+			break;
+		}
 		case SHAPE_CHUNKED:
 			y += fam->param * floor((aux + fam->drift_bph * h) /
 						fam->param) + ar1_next(&ar, r);
@@ -1233,7 +1341,9 @@ int main(int argc, char **argv)
 		if (fam->no_drift)
 			ADD("grow %s ", check(false_rate_ok(t.growing, t.seeds,
 							    quick), &fam_ok));
-		if (!fam->has_plateau)
+		if (fam->plateau_either)
+			;
+		else if (!fam->has_plateau)
 			ADD("plat %s ", check(false_rate_ok(t.plateau, t.seeds,
 							    quick), &fam_ok));
 		else
@@ -1241,6 +1351,9 @@ int main(int argc, char **argv)
 					t.seeds, quick), &fam_ok));
 		if (fam->leak_above_concern)
 			ADD("stable %s ", check(t.stable == 0, &fam_ok));
+		if (fam->leak_found)
+			ADD("grow-found %s ", check(found_rate_ok(t.growing,
+					t.seeds, quick), &fam_ok));
 		if (fam->steps_either)
 			;
 		else if (!fam->has_steps)
