@@ -31,6 +31,7 @@
 
 #include "analysis.h"
 #include "common.h"
+#include "stats.h"
 
 struct reason *reason_list_add(struct reason_list *l, enum reason_code c)
 {
@@ -76,7 +77,23 @@ void verdict_facts_of(const struct target_findings *f,
 		.pr_slope = pr->slope,
 		.pr_detectable = pr->detectable,
 		.pr_concern = pr->concern,
+		.pooled = f->pooled.found,
+		.pooled_significant = f->pooled.significant,
+		.pooled_slope = f->pooled.slope,
 	};
+}
+
+/* Issue 27: the incarnations pooled (pooled.h) speak for the service when
+ * they say more than the analysed incarnation alone -- their interval is
+ * narrower (a service restarted every 30-60 min: each incarnation is
+ * short, together they are long). Then the analysed incarnation's time
+ * slope is not the evidence; the pooled one is. */
+static bool pooled_decides(const struct verdict_facts *v)
+{
+	return v->pooled && isfinite(v->pooled_slope.high) &&
+	       (!isfinite(v->slope.high) ||
+		v->pooled_slope.high - v->pooled_slope.low <
+		v->slope.high - v->slope.low);
 }
 
 /* Rule 5's two ways to grow. */
@@ -112,6 +129,17 @@ enum verdict_rule verdict_rule_of(const struct verdict_facts *v)
 		return RULE_FEW_CYCLES;
 	if (v->plateau)
 		return RULE_PLATEAU;
+	if (pooled_decides(v)) {
+		if (v->pooled_significant && v->pooled_slope.estimate > 0)
+			return RULE_POOLED_GROWING;
+		if (per_request_grows(v))
+			return RULE_GROWING;
+		if (isfinite(v->concern_bph) &&
+		    v->pooled_slope.high < v->concern_bph &&
+		    !per_request_unseen(v))
+			return RULE_POOLED_STABLE;
+		return RULE_UNSEEN;
+	}
 	if (time_grows(v) || per_request_grows(v))
 		return RULE_GROWING;
 	/* Stable needs both: the window could resolve the slope of
@@ -128,7 +156,9 @@ enum verdict verdict_of_rule(enum verdict_rule r)
 	switch (r) {
 	case RULE_PLATEAU: return VERDICT_PLATEAU;
 	case RULE_GROWING: return VERDICT_GROWING;
+	case RULE_POOLED_GROWING: return VERDICT_GROWING;
 	case RULE_STABLE: return VERDICT_STABLE;
+	case RULE_POOLED_STABLE: return VERDICT_STABLE;
 	default: return VERDICT_INCONCLUSIVE;
 	}
 }
@@ -170,6 +200,41 @@ static void periodic_reason(struct target_findings *f)
 	r->u.cycles.whole = pf->n_floors;
 }
 
+/* The analysed incarnation's warm-up, found or given: the slope is read
+ * after it. */
+static void warmup_reason(struct target_findings *f)
+{
+	if (!f->warmups)
+		return;
+	const struct warmup_finding *wu = &f->warmups[f->analysed_inc];
+	if (wu->source == WARMUP_NONE)
+		return;
+	struct reason *r = add(f, REASON_WARMUP);
+	r->u.warmup.given = wu->source == WARMUP_GIVEN;
+	r->u.warmup.inc = f->analysed_inc + 1;
+	r->u.warmup.duration_s = wu->end - wu->start;
+	r->u.warmup.low_s = wu->end_low - wu->start;
+	r->u.warmup.high_s = wu->end_high - wu->start;
+	r->u.warmup.level = wu->level;
+	r->u.warmup.of = f->n_incarnations;
+	for (size_t i = 0; i < f->n_incarnations; i++)
+		r->u.warmup.found += f->warmups[i].source == WARMUP_FOUND;
+}
+
+/* The incarnations pooled (pooled.h). */
+static void pooled_reason(struct target_findings *f)
+{
+	const struct pooled_finding *p = &f->pooled;
+	if (!p->found)
+		return;
+	struct reason *r = add(f, REASON_POOLED);
+	r->u.pooled.slope = p->slope;
+	r->u.pooled.incarnations = p->incarnations;
+	r->u.pooled.spread_bph = p->tau_bph;
+	r->u.pooled.life_s = p->life_s;
+	r->u.pooled.given_back_bph = p->given_back_bph;
+}
+
 static void incarnation_reason(struct target_findings *f)
 {
 	const struct series *s = f->series;
@@ -198,6 +263,41 @@ static void settle_requests_more(struct target_findings *f)
 	f->settle.concern_per_request = pr->concern;
 }
 
+/* The median life of the incarnations (first to last reading). */
+static double median_life(const struct target_findings *f)
+{
+	double *l = xmalloc(f->n_incarnations * sizeof(double));
+	size_t k = 0;
+	for (size_t i = 0; i < f->n_incarnations; i++)
+		if (f->per_inc[i].samples)
+			l[k++] = f->per_inc[i].end - f->per_inc[i].start;
+	double m = k ? stats_median_inplace(l, k) : NAN;
+	free(l);
+	return m;
+}
+
+/* Issue 27: never ask for a window longer than the incarnations live.
+ * When the service restarted and the window asked for is longer than
+ * its incarnations' median life, ask for restarts instead: as many more
+ * as the pooled interval needs (pooled.h), else the window over a life. */
+static bool settle_restarts(struct target_findings *f)
+{
+	if (f->n_incarnations < 2 || !f->per_inc ||
+	    f->settle.code != SETTLE_WINDOW)
+		return false;
+	double life = f->pooled.found ? f->pooled.life_s : median_life(f);
+	if (!(life > 0) || !(f->settle.need_s > life))
+		return false;
+	double more = f->pooled.found ? f->pooled.more_incarnations :
+		      ceil(f->settle.need_s / life);
+	if (!(more >= 1))
+		more = 1;
+	f->settle.code = SETTLE_RESTARTS;
+	f->settle.life_s = life;
+	f->settle.restarts = more;
+	return true;
+}
+
 static void settle_window(struct target_findings *f)
 {
 	if (!isfinite(f->concern_bph) || !(f->concern_bph > 0)) {
@@ -218,6 +318,7 @@ static void settle_window(struct target_findings *f)
 	f->settle.more_s = need - f->an_span_s;
 	f->settle.resolution = f->resolution;
 	f->settle.concern_bph = f->concern_bph;
+	settle_restarts(f);
 	settle_requests_more(f);
 }
 
@@ -507,6 +608,7 @@ static void unseen(struct target_findings *f, const struct verdict_facts *v)
 		r->u.unseen_per_request.concern = pr->concern;
 	}
 	trend_reason(f);
+	pooled_reason(f);
 	shape_reasons(f);
 	context_reasons(f, true);
 	settle_window(f);
@@ -520,6 +622,30 @@ static void stable(struct target_findings *f)
 		trend_reason(f);
 	struct reason *r = add(f, REASON_DETECTABLE);
 	r->u.detectable.detectable_bph = f->detectable_bph;
+	r->u.detectable.concern_bph = f->concern_bph;
+	shape_reasons(f);
+	context_reasons(f, true);
+}
+
+/* Rules 6a and 6b: the incarnations pooled decide. */
+static void pooled_growing(struct target_findings *f)
+{
+	pooled_reason(f);
+	trend_reason(f);
+	shape_reasons(f);
+	if (isfinite(f->concern_bph) &&
+	    f->pooled.slope.estimate < f->concern_bph)
+		add(f, REASON_SLOWER_THAN_CONCERN)->u.rate = f->concern_bph;
+	context_reasons(f, true);
+}
+
+static void pooled_stable(struct target_findings *f)
+{
+	pooled_reason(f);
+	trend_reason(f);
+	struct reason *r = add(f, REASON_DETECTABLE);
+	r->u.detectable.detectable_bph =
+		(f->pooled.slope.high - f->pooled.slope.low) / 2;
 	r->u.detectable.concern_bph = f->concern_bph;
 	shape_reasons(f);
 	context_reasons(f, true);
@@ -542,6 +668,7 @@ void verdict_decide(struct target_findings *f)
 		return;
 	}
 	incarnation_reason(f);
+	warmup_reason(f);
 	if (rule == RULE_RESOLUTION_UNKNOWN) {
 		add(f, REASON_RESOLUTION_UNKNOWN)->u.samples =
 			f->analysed_samples;
@@ -556,7 +683,9 @@ void verdict_decide(struct target_findings *f)
 	case RULE_FEW_CYCLES: few_cycles(f); break;
 	case RULE_PLATEAU: plateau(f); break;
 	case RULE_GROWING: growing(f, &v); break;
+	case RULE_POOLED_GROWING: pooled_growing(f); break;
 	case RULE_UNSEEN: unseen(f, &v); break;
+	case RULE_POOLED_STABLE: pooled_stable(f); break;
 	default: stable(f); break;
 	}
 }

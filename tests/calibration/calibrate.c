@@ -1068,7 +1068,13 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 		struct target_findings f;
 		analysis_run(&s, &o, &f);
 		t->seeds++;
-		if (isfinite(truth) && f.has_trend) {
+		if (isfinite(truth) && fam->truth_pooled && f.pooled.found) {
+			/* the incarnations pooled: k slopes, never "few" */
+			t->covered_of++;
+			if (f.pooled.slope.low <= truth &&
+			    truth <= f.pooled.slope.high)
+				t->covered++;
+		} else if (isfinite(truth) && f.has_trend) {
 			t->covered_of++;
 			t->few_points += f.trend.n < FEW_POINTS;
 			if (f.slope.low <= truth && truth <= f.slope.high)
@@ -1108,6 +1114,21 @@ static void family_run(size_t idx, size_t seeds, struct tally *t)
 				f.steps.n, f.per_request.found ? "yes" : "no",
 				f.per_request.slope.estimate,
 				f.per_request.slope.low, f.per_request.slope.high);
+		if (verbose && f.n_incarnations > 1) {
+			size_t warm = 0;
+			for (size_t i = 0; i < f.n_incarnations; i++)
+				warm += f.warmups[i].source != WARMUP_NONE;
+			fprintf(stderr, "    %zu incarnations, %zu warm-ups "
+				"found (last ends %.0f s in); pooled %s k=%zu "
+				"%.4g [%.4g, %.4g] p %.3g, tau %.3g\n",
+				f.n_incarnations, warm,
+				f.warmups[f.analysed_inc].end_high -
+				f.warmups[f.analysed_inc].start,
+				f.pooled.found ? "yes" : "no",
+				f.pooled.incarnations, f.pooled.slope.estimate,
+				f.pooled.slope.low, f.pooled.slope.high,
+				f.pooled.slope.p, f.pooled.tau_bph);
+		}
 		analysis_release(&f);
 		series_release(&s);
 	}
