@@ -207,8 +207,8 @@ static void warmup_reason(struct target_findings *f)
 	if (!f->warmups)
 		return;
 	const struct warmup_finding *wu = &f->warmups[f->analysed_inc];
-	if (wu->source == WARMUP_NONE)
-		return;
+	if (wu->source == WARMUP_NONE || !(wu->end > wu->start))
+		return;   /* none, or --warmup 0 */
 	struct reason *r = add(f, REASON_WARMUP);
 	r->u.warmup.given = wu->source == WARMUP_GIVEN;
 	r->u.warmup.inc = f->analysed_inc + 1;

@@ -6,7 +6,8 @@
  * two warm-up shapes with late slope under the autocorrelated noise of
  * stats_ar.h (one fitter, the constant and the time fixed, the warm-up's
  * column free: the fitting plateau.c does, reused), keeps the best, and
- * reads the end's interval off the profile likelihood. What it does not
+ * reads the end's interval off the profile likelihood; then looks again
+ * after that end for a further stage (at most WARMUP_STAGES). What it does not
  * do: decide which incarnation to analyse, apply --warmup (analysis.c
  * does), or any I/O.
  */
@@ -43,8 +44,8 @@ static double curve_end(double tau, double c, double resolution)
 	return c > tol ? tau * log(c / tol) : 0;
 }
 
-void warmup_find(const double *t, const double *y, size_t n,
-		 double resolution, struct warmup_finding *out)
+static void find_once(const double *t, const double *y, size_t n,
+		      double resolution, struct warmup_finding *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->source = WARMUP_NONE;
@@ -125,8 +126,8 @@ void warmup_find(const double *t, const double *y, size_t n,
 			best = &tries[k];
 	if (!best || !(best->loglik - line.loglik >= WARMUP_GAIN))
 		goto done;
-	/* the settled level: the model at the end, its intercept the median
-	 * of the readings less the fitted shape */
+	/* the model's value at the end (its intercept the median of the
+	 * readings less the fitted shape), for the rise's test */
 	for (size_t i = 0; i < m; i++)
 		col[i] = by[i] - best->b * tc[i] -
 			 best->c * shape_value(best->curve, best->tau, tc[i]);
@@ -142,6 +143,18 @@ void warmup_find(const double *t, const double *y, size_t n,
 			lo = fmin(lo, tries[k].end);
 			hi = fmax(hi, tries[k].end);
 		}
+	/* the settled level as read: the median of the first
+	 * WARMUP_MIN_AFTER readings from the end's upper bound (a model
+	 * whose late line is fitted over hours of later work can miss the
+	 * floor it started from) */
+	size_t k = 0;
+	while (k < m && tc[k] < hi)
+		k++;
+	size_t take = m - k < WARMUP_MIN_AFTER ? m - k : WARMUP_MIN_AFTER;
+	if (take) {
+		memcpy(col, by + k, take * sizeof(double));
+		level = stats_median_inplace(col, take);
+	}
 	out->source = WARMUP_FOUND;
 	out->curve = best->curve;
 	out->end = bx[0] + best->end * span;
@@ -155,4 +168,30 @@ void warmup_find(const double *t, const double *y, size_t n,
 done:
 	free(tries);
 	free(buf);
+}
+
+void warmup_find(const double *t, const double *y, size_t n,
+		 double resolution, struct warmup_finding *out)
+{
+	find_once(t, y, n, resolution, out);
+	/* A warm-up in stages (weights loaded fast, then caches filled more
+	 * slowly): look again after the end found, the same rules on the
+	 * rest, while a stage is found and still ends in the first
+	 * WARMUP_MAX_SHARE of the whole incarnation. */
+	double limit = n ? t[0] + WARMUP_MAX_SHARE * (t[n - 1] - t[0]) : NAN;
+	for (int stage = 1; stage < WARMUP_STAGES &&
+	     out->source == WARMUP_FOUND; stage++) {
+		size_t k = 0;
+		while (k < n && t[k] < out->end_high)
+			k++;
+		struct warmup_finding next;
+		find_once(t + k, y + k, n - k, resolution, &next);
+		if (next.source != WARMUP_FOUND || next.end_high > limit)
+			break;
+		double rise = out->rise;
+		double start = out->start;
+		*out = next;
+		out->start = start;
+		out->rise = rise + next.rise;
+	}
 }

@@ -23,20 +23,28 @@
  * incarnation (a later bend is a plateau's, plateau.h). The end is the
  * hinge's bend, or where the curve came within WARMUP_REACHED of its rise.
  *
+ * A warm-up may come in stages (weights loaded fast, then caches filled
+ * more slowly): after the end found, the same search runs on the rest of
+ * the incarnation, and a stage found there that passes the same tests and
+ * still ends in the first WARMUP_MAX_SHARE of the whole incarnation
+ * extends the warm-up (at most WARMUP_STAGES stages). The end, its
+ * interval and the level are the last stage's; the rise is the sum.
+ *
  * Uncertainty: the profile likelihood over the bend. Every tau whose fit
  * lies within 1.92 (chi-square(1) 95 % / 2) of the best gives an end; the
  * interval [end_low, end_high] spans them (approximate: the noise model is
  * fitted, not known). The settled part of the incarnation is taken from
  * end_high on, so that no residue of the rise is read as the slope.
  *
- * The level: the model's value at the end (its intercept the median of the
- * readings less the fitted shape, robust to spikes), i.e. the settled floor
- * the process reached once warm.
+ * The level: the settled floor the process reached once warm, as read --
+ * the median of the first WARMUP_MIN_AFTER (bucketed) readings from
+ * end_high on (the model's late line, fitted over hours of later work, can
+ * miss where it started). The rise's test uses the model's own value.
  *
  * No I/O; inputs read-only; scratch freed before return. Work: O(n) to
  * bucket to at most WARMUP_POINTS medians, then at most WARMUP_POINTS *
  * WARMUP_MAX_SHARE hinge fits and 2 x WARMUP_CURVES curve fits, each
- * O(m x STATS_AR_FIT_GRID).
+ * O(m x STATS_AR_FIT_GRID), per stage.
  */
 #ifndef MEMTREND_WARMUP_H
 #define MEMTREND_WARMUP_H
@@ -52,6 +60,7 @@
 #define WARMUP_CURVES 16        /* saturating time constants searched */
 #define WARMUP_REACHED 0.01     /* the curve's end: within 1 % of rise */
 #define WARMUP_PROFILE 1.92     /* chi-square(1) 95 % / 2 */
+#define WARMUP_STAGES 4         /* stages of one warm-up looked for */
 
 enum warmup_source {
 	WARMUP_NONE,     /* none found, none given */
