@@ -204,7 +204,8 @@ struct settle {
 				      requests more; NAN when not known */
 	double concern_per_request; /* WORK, and with requests_more */
 	double life_s;             /* RESTARTS: median incarnation life */
-	double restarts;           /* RESTARTS: more incarnations needed */
+	double restarts;           /* RESTARTS: more incarnations needed;
+				      NAN when none could be pooled */
 };
 
 /* A growable list of reasons (no cap: every reason is kept). */

@@ -279,7 +279,8 @@ static double median_life(const struct target_findings *f)
 /* Issue 27: never ask for a window longer than the incarnations live.
  * When the service restarted and the window asked for is longer than
  * its incarnations' median life, ask for restarts instead: as many more
- * as the pooled interval needs (pooled.h), else the window over a life. */
+ * as the pooled interval needs (pooled.h); without one (too few
+ * incarnations with enough settled readings), no count. */
 static bool settle_restarts(struct target_findings *f)
 {
 	if (f->n_incarnations < 2 || !f->per_inc ||
@@ -288,10 +289,9 @@ static bool settle_restarts(struct target_findings *f)
 	double life = f->pooled.found ? f->pooled.life_s : median_life(f);
 	if (!(life > 0) || !(f->settle.need_s > life))
 		return false;
-	double more = f->pooled.found ? f->pooled.more_incarnations :
-		      ceil(f->settle.need_s / life);
-	if (!(more >= 1))
-		more = 1;
+	/* without a pooled interval there is no count to give */
+	double more = f->pooled.found ? fmax(1, f->pooled.more_incarnations) :
+		      NAN;
 	f->settle.code = SETTLE_RESTARTS;
 	f->settle.life_s = life;
 	f->settle.restarts = more;

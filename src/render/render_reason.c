@@ -184,10 +184,13 @@ static void say_warmup(FILE *out, struct words *w, const struct reason *r)
 			r->u.warmup.inc);
 		return;
 	}
-	fprintf(out, "incarnation %zu warmed up for %s (95 %% interval %s "
-		"to %s) to %s; the slope is taken after it",
-		r->u.warmup.inc, dur_w(w, 0, r->u.warmup.duration_s),
-		dur_w(w, 1, r->u.warmup.low_s), dur_w(w, 2, r->u.warmup.high_s),
+	fprintf(out, "incarnation %zu warmed up for %s", r->u.warmup.inc,
+		dur_w(w, 0, r->u.warmup.duration_s));
+	dur_w(w, 1, r->u.warmup.low_s);
+	dur_w(w, 2, r->u.warmup.high_s);
+	if (strcmp(w->b[1], w->b[2]))   /* an interval wider than shown */
+		fprintf(out, " (95 %% interval %s to %s)", w->b[1], w->b[2]);
+	fprintf(out, " to %s; the slope is taken after it",
 		size_w(w, 3, r->u.warmup.level));
 	if (r->u.warmup.of > 1)
 		fprintf(out, " (a warm-up found in %zu of %zu incarnations)",
@@ -675,12 +678,16 @@ int render_settle(FILE *out, const struct target_findings *f)
 		break;
 	case SETTLE_RESTARTS:
 		fprintf(out, "incarnations live about %s, shorter than the %s "
-			"one would need to see a slope of %s: about %s more "
-			"restart%s, pooled, would decide",
+			"one would need to see a slope of %s: ",
 			dur_w(&w, 0, st->life_s), dur_w(&w, 1, st->need_s),
-			rate_w(&w, 2, st->concern_bph),
-			count_w(&w, 3, st->restarts),
-			st->restarts == 1 ? "" : "s");
+			rate_w(&w, 2, st->concern_bph));
+		if (isfinite(st->restarts))
+			fprintf(out, "about %s more restart%s, pooled, would "
+				"decide", count_w(&w, 3, st->restarts),
+				st->restarts == 1 ? "" : "s");
+		else
+			fputs("more restarts, each with readings after its "
+			      "warm-up, pooled, would decide", out);
 		break;
 	}
 	if ((st->code == SETTLE_NO_CONCERN || st->code == SETTLE_WINDOW ||
