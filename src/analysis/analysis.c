@@ -12,7 +12,9 @@
  *
  * A slope never spans two incarnations (a restart would look like a huge
  * drop): the slope is taken from the latest incarnation that has enough
- * points.
+ * points, after its warm-up (warmup.h: found in the readings, or
+ * --warmup). Each incarnation's own slope after its warm-up is pooled
+ * with the others' (pooled.h) for the verdict's rules 6a/6b.
  */
 #include "analysis.h"
 
