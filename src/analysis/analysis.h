@@ -246,6 +246,8 @@ struct verdict_facts {
 	/* the incarnations pooled (pooled.h), after their warm-ups */
 	bool pooled, pooled_significant;
 	struct slope pooled_slope; /* per hour */
+	bool plateau_is_warmup;    /* the plateau's rise is the analysed
+				      incarnation's warm-up found */
 };
 /* The rule that decides, first that applies (docs/verdicts.md). */
 enum verdict_rule {

@@ -81,6 +81,13 @@ void verdict_facts_of(const struct target_findings *f,
 		.pooled_significant = f->pooled.significant,
 		.pooled_slope = f->pooled.slope,
 	};
+	/* a level reached within twice the warm-up's length: its rise is
+	 * the warm-up */
+	const struct warmup_finding *wu =
+		f->warmups ? &f->warmups[f->analysed_inc] : NULL;
+	out->plateau_is_warmup = f->plateau.found && wu &&
+		wu->source == WARMUP_FOUND &&
+		f->plateau.tau <= wu->start + 2 * (wu->end_high - wu->start);
 }
 
 /* Issue 27: the incarnations pooled (pooled.h) speak for the service when
@@ -127,7 +134,12 @@ enum verdict_rule verdict_rule_of(const struct verdict_facts *v)
 		return RULE_NO_WORK;
 	if (v->cycles && v->whole_cycles < PERIODIC_MIN_CYCLES)
 		return RULE_FEW_CYCLES;
-	if (v->plateau)
+	/* A plateau whose rise is the warm-up says the warm-up ended, not
+	 * that growth stopped: when the pooled incarnations grow, they
+	 * decide (rule 6a). */
+	if (v->plateau && !(v->plateau_is_warmup && pooled_decides(v) &&
+			    v->pooled_significant &&
+			    v->pooled_slope.estimate > 0))
 		return RULE_PLATEAU;
 	if (pooled_decides(v)) {
 		if (v->pooled_significant && v->pooled_slope.estimate > 0)
