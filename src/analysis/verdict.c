@@ -81,13 +81,14 @@ void verdict_facts_of(const struct target_findings *f,
 		.pooled_significant = f->pooled.significant,
 		.pooled_slope = f->pooled.slope,
 	};
-	/* a level reached within twice the warm-up's length: its rise is
-	 * the warm-up */
+	/* the warm-up found is at least half the plateau's rise (the early
+	 * slope over its time): its rise is the warm-up */
 	const struct warmup_finding *wu =
 		f->warmups ? &f->warmups[f->analysed_inc] : NULL;
-	out->plateau_is_warmup = f->plateau.found && wu &&
-		wu->source == WARMUP_FOUND &&
-		f->plateau.tau <= wu->start + 2 * (wu->end_high - wu->start);
+	const struct plateau_finding *p = &f->plateau;
+	double p_rise = p->early_slope_bph * (p->tau - f->an_start) / 3600;
+	out->plateau_is_warmup = p->found && wu &&
+		wu->source == WARMUP_FOUND && wu->rise >= 0.5 * p_rise;
 }
 
 /* Issue 27: the incarnations pooled (pooled.h) speak for the service when
