@@ -702,6 +702,24 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	 * MIN_AFTER_WARMUP points are left; the plateau looks at all of it
 	 * (a rise and a level held is a plateau, warm-up or not). */
 	warmups_find(s, o, f);
+	/* Memory that cycles over the whole incarnation (a daily load): its
+	 * first rise is a cycle's, not a start-up, and cutting it would
+	 * leave fewer whole cycles. One more trend and periodic_find() over
+	 * the whole incarnation when a warm-up was found (as before issue
+	 * 27: the whole incarnation's slope to detrend). */
+	struct trend_result whole;
+	if (f->warmups[inc].source == WARMUP_FOUND && n >= MIN_TREND_POINTS &&
+	    stats_trend_compute(x, y, n, &whole) == 0) {
+		struct periodic_finding pf;
+		periodic_find(x, y, n, whole.slope, &pf);
+		if (pf.found) {
+			double start = f->warmups[inc].start;
+			warmup_find(NULL, NULL, 0, 0, &f->warmups[inc]);
+			f->warmups[inc].start = start;
+			f->warmup_ends[inc] = NAN;
+		}
+		periodic_finding_release(&pf);
+	}
 	size_t k0 = 0;
 	const struct warmup_finding *wu = &f->warmups[inc];
 	if (wu->source != WARMUP_NONE) {

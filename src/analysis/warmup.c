@@ -137,6 +137,12 @@ static void find_once(const double *t, const double *y, size_t n,
 	double rise = best->curve ? best->c : best->c * best->tau;
 	if (!(rise >= fmax(2 * resolution, WARMUP_MIN_SHARE * fabs(level))))
 		goto done;
+	/* a start-up's memory stays: a reading after the end back below the
+	 * midpoint of the rise means the rise was a cycle's (a daily load),
+	 * not a warm-up (plateau.h's "memory went back" rule) */
+	for (size_t i = 0; i < m; i++)
+		if (tc[i] > best->end && by[i] < level - 0.5 * rise)
+			goto done;
 	double lo = best->end, hi = best->end;
 	for (size_t k = 0; k < n_try; k++)
 		if (tries[k].loglik >= best->loglik - WARMUP_PROFILE) {

@@ -20,7 +20,9 @@
  * (the curve) must be at least max(2 x resolution, WARMUP_MIN_SHARE of the
  * level it reaches) -- a warm-up is a large part of what a process holds,
  * not a wobble -- and it must end in the first WARMUP_MAX_SHARE of the
- * incarnation (a later bend is a plateau's, plateau.h). The end is the
+ * incarnation (a later bend is a plateau's, plateau.h), and memory must stay
+ * up after it: a reading back below the midpoint of the rise means the rise
+ * was a cycle's (a daily load), not a start-up. The end is the
  * hinge's bend, or where the curve came within WARMUP_REACHED of its rise.
  *
  * A warm-up may come in stages (weights loaded fast, then caches filled
