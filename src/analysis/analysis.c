@@ -12,7 +12,9 @@
  *
  * A slope never spans two incarnations (a restart would look like a huge
  * drop): the slope is taken from the latest incarnation that has enough
- * points.
+ * points, after its warm-up (warmup.h: found in the readings, or
+ * --warmup). Each incarnation's own slope after its warm-up is pooled
+ * with the others' (pooled.h) for the verdict's rules 6a/6b.
  */
 #include "analysis.h"
 
@@ -202,21 +204,23 @@ static size_t pick_incarnation(const struct series *s, size_t *counts)
 	return best;
 }
 
-/* The first point of [lo, hi) after the incarnation's start-up, by the
- * idle windows' rule (idle.h): --warmup when given, else the first
+/* The first point of [lo, hi) after the incarnation's start-up: the end
+ * of its warm-up when one was found or given (warmup.h, the upper end of
+ * its interval), else by the idle windows' rule (idle.h): the first
  * increase of the work counter but at most IDLE_DEFAULT_WARMUP_S; without
  * work, IDLE_DEFAULT_WARMUP_S. When that leaves fewer than
  * MIN_AFTER_WARMUP points, lo: a short recording is all there is. */
 #define MIN_AFTER_WARMUP 6
 static size_t warmup_end_index(const struct series *s, const double *work,
-			       size_t lo, size_t hi, double warmup_s)
+			       size_t lo, size_t hi,
+			       const struct warmup_finding *wu)
 {
 	if (lo >= hi)
 		return lo;
 	double t0 = s->t[lo];
 	double end = t0 + IDLE_DEFAULT_WARMUP_S;
-	if (isfinite(warmup_s)) {
-		end = t0 + warmup_s;
+	if (wu && wu->source != WARMUP_NONE) {
+		end = wu->end_high;
 	} else if (work) {
 		double prev = NAN;
 		for (size_t i = lo; i < hi && s->t[i] < end; i++) {
@@ -235,28 +239,95 @@ static size_t warmup_end_index(const struct series *s, const double *work,
 	return hi - k >= MIN_AFTER_WARMUP ? k : lo;
 }
 
-/* Each incarnation on its own: figures and a slope (when it has enough
- * points and a span). O(n) plus one bounded trend per incarnation. */
+/* The end (exclusive) of the incarnation's run that starts at lo:
+ * incarnations are contiguous runs of the series. */
+static size_t inc_run_end(const struct series *s, size_t lo)
+{
+	if (!s->n_incs)
+		return s->n;
+	size_t hi = lo + 1;
+	while (hi < s->n && s->inc[hi] == s->inc[lo])
+		hi++;
+	return hi;
+}
+
+/* Each incarnation's warm-up (warmup.h), or --warmup's end when given,
+ * into f->warmups and f->warmup_ends (the idle windows' rule
+ * when none: NAN). O(n) copies plus warmup_find()'s bounded fits per
+ * incarnation. */
+static void warmups_find(const struct series *s,
+			 const struct analysis_options *o,
+			 struct target_findings *f)
+{
+	size_t n_incs = s->n_incs ? s->n_incs : 1;
+	f->warmup_ends = xmalloc(n_incs * sizeof(double));
+	f->warmups = xcalloc(n_incs, sizeof(*f->warmups));
+	for (size_t i = 0; i < n_incs; i++)
+		f->warmup_ends[i] = NAN;
+	double *x = xmalloc((s->n ? s->n : 1) * sizeof(double));
+	double *y = xmalloc((s->n ? s->n : 1) * sizeof(double));
+	double given = o ? o->warmup_s : NAN;
+	for (size_t lo = 0, hi; lo < s->n; lo = hi) {
+		hi = inc_run_end(s, lo);
+		size_t idx = s->n_incs ? s->inc[lo] : 0;
+		size_t m = 0;
+		for (size_t i = lo; i < hi; i++)
+			if (!isnan(s->footprint[i])) {
+				x[m] = s->t[i];
+				y[m++] = s->footprint[i];
+			}
+		struct warmup_finding *wu = &f->warmups[idx];
+		warmup_find(x, y, m, f->resolution, wu);
+		if (isfinite(given) && m) {
+			/* --warmup overrides what was found */
+			double start = wu->start;
+			memset(wu, 0, sizeof(*wu));
+			wu->source = WARMUP_GIVEN;
+			wu->start = start;
+			wu->end = wu->end_low = wu->end_high =
+				start + fmax(given, 0);
+			wu->level = wu->rise = wu->gain = wu->late_bph = NAN;
+		}
+		if (wu->source != WARMUP_NONE)
+			f->warmup_ends[idx] = wu->end_high;
+	}
+	free(x);
+	free(y);
+}
+
+/* A slope per hour from a trend, its interval never narrower than the
+ * resolution over the span leaves open (as trend_set()). */
+static struct slope slope_widened(const struct trend_result *tr,
+				  double resolution, double span_s)
+{
+	struct slope sl;
+	stats_trend_per_hour(tr, &sl.estimate, &sl.low, &sl.high, &sl.p);
+	double q = span_s > 0 ? resolution / span_s * 3600 : 0;
+	sl.low = fmin(sl.low, sl.estimate - q);
+	sl.high = fmax(sl.high, sl.estimate + q);
+	return sl;
+}
+
+/* Each incarnation on its own: figures, a slope over all of it (when it
+ * has enough points and a span) and one after its warm-up (the settled
+ * slope the incarnations are pooled by). O(n) plus two bounded trends per
+ * incarnation. f->per_inc is allocated, its warm-ups found. */
 static void incarnations_summarise(const struct series *s,
 				   struct target_findings *f)
 {
 	size_t n_incs = s->n_incs ? s->n_incs : 1;
-	f->per_inc = xcalloc(n_incs, sizeof(*f->per_inc));
+	assert(f->per_inc);
 	/* Copies only for the other incarnations (the analysed one, often
 	 * all of a 10^7-point series, is summarised in place). */
 	size_t cap = n_incs > 1 ? s->n : 1;
 	double *x = xmalloc(cap * sizeof(double));
 	double *y = xmalloc(cap * sizeof(double));
-	for (size_t lo = 0; lo < s->n;) {
-		size_t hi = lo + 1;
-		while (hi < s->n && s->n_incs && s->inc[hi] == s->inc[lo])
-			hi++;
-		if (!s->n_incs)
-			hi = s->n;
-		struct incarnation_summary *is =
-			&f->per_inc[s->n_incs ? s->inc[lo] : 0];
+	for (size_t lo = 0, hi; lo < s->n; lo = hi) {
+		hi = inc_run_end(s, lo);
+		size_t idx = s->n_incs ? s->inc[lo] : 0;
+		struct incarnation_summary *is = &f->per_inc[idx];
 		size_t m = 0;
-		bool copy = (s->n_incs ? s->inc[lo] : 0) != f->analysed_inc;
+		bool copy = idx != f->analysed_inc;
 		for (size_t i = lo; i < hi; i++) {
 			if (isnan(s->footprint[i]))
 				continue;
@@ -276,21 +347,123 @@ static void incarnations_summarise(const struct series *s,
 			m++;
 		}
 		is->samples = m;
+		is->settled_start = NAN;
 		struct trend_result tr;
-		if ((s->n_incs ? s->inc[lo] : 0) == f->analysed_inc) {
-			/* Already computed: the verdict's own slope. */
-			is->has_slope = f->has_trend;
-			is->slope = f->slope;
-		} else if (m >= MIN_TREND_POINTS && is->end > is->start &&
-			   stats_trend_compute(x, y, m, &tr) == 0) {
+		if (!copy) {
+			/* Already computed: the verdict's own slope, after
+			 * the warm-up. */
+			is->has_slope = is->has_settled_slope = f->has_trend;
+			is->slope = is->settled_slope = f->slope;
+			is->settled_points = f->has_trend ? f->trend.n_raw : 0;
+			is->settled_start = f->slope_start;
+			continue;
+		}
+		if (m >= MIN_TREND_POINTS && is->end > is->start &&
+		    stats_trend_compute(x, y, m, &tr) == 0) {
 			is->has_slope = true;
 			stats_trend_per_hour(&tr, &is->slope.estimate, &is->slope.low,
 				       &is->slope.high, &is->slope.p);
 		}
-		lo = hi;
+		/* after the warm-up: from the first point at or after the
+		 * upper end of its interval */
+		size_t k = 0;
+		const struct warmup_finding *wu = &f->warmups[idx];
+		if (wu->source != WARMUP_NONE)
+			while (k < m && x[k] < wu->end_high)
+				k++;
+		if (m - k >= MIN_TREND_POINTS && x[m - 1] > x[k] &&
+		    stats_trend_compute(x + k, y + k, m - k, &tr) == 0) {
+			is->has_settled_slope = true;
+			is->settled_points = m - k;
+			is->settled_start = x[k];
+			is->settled_slope = slope_widened(&tr, f->resolution,
+							  x[m - 1] - x[k]);
+		}
 	}
 	free(x);
 	free(y);
+}
+
+/* The incarnations pooled (pooled.h): the settled slopes of those with
+ * POOLED_MIN_POINTS or more settled points. When most incarnations had a
+ * warm-up, one whose warm-up could not be found (too short to show it)
+ * may still hold it in its slope: it is left out. Then what more would
+ * decide: incarnations, the interval's half-width shrinking about as
+ * 1 / sqrt(k), to the distance analysis_needed() asks for. */
+static void incarnations_pool(const struct series *s,
+			      struct target_findings *f)
+{
+	struct pooled_finding *p = &f->pooled;
+	memset(p, 0, sizeof(*p));
+	p->slope = SLOPE_NONE;
+	p->tau_bph = p->life_s = p->more_incarnations = NAN;
+	p->given_back_bph = NAN;
+	size_t n_incs = f->n_incarnations;
+	if (n_incs < POOLED_MIN_INCS)
+		return;
+	size_t cand = 0, warm = 0;
+	for (size_t i = 0; i < n_incs; i++) {
+		const struct incarnation_summary *is = &f->per_inc[i];
+		if (!is->has_settled_slope ||
+		    is->settled_points < POOLED_MIN_POINTS)
+			continue;
+		cand++;
+		warm += f->warmups[i].source != WARMUP_NONE;
+	}
+	bool need_warm = 2 * warm >= cand && warm > 0;
+	double *est = xmalloc(3 * n_incs * sizeof(double));
+	double *se = est + n_incs, *life = est + 2 * n_incs;
+	size_t k = 0;
+	for (size_t i = 0; i < n_incs; i++) {
+		const struct incarnation_summary *is = &f->per_inc[i];
+		if (!is->has_settled_slope ||
+		    is->settled_points < POOLED_MIN_POINTS ||
+		    (need_warm && f->warmups[i].source == WARMUP_NONE))
+			continue;
+		double half = (is->settled_slope.high - is->settled_slope.low) / 2;
+		if (!(half > 0) || !isfinite(is->settled_slope.estimate))
+			continue;
+		est[k] = is->settled_slope.estimate;
+		se[k] = half / 1.959964;
+		life[k] = is->end - is->start;
+		k++;
+	}
+	struct meta_result mr;
+	if (k >= POOLED_MIN_INCS &&
+	    stats_meta_hksj(est, se, k, 1 - ANALYSIS_ALPHA, &mr) == 0) {
+		p->found = true;
+		p->incarnations = k;
+		p->slope = (struct slope){mr.estimate, mr.low, mr.high, mr.p};
+		p->tau_bph = sqrt(mr.tau2);
+		p->significant = mr.p < ANALYSIS_ALPHA &&
+				 (mr.low > 0 || mr.high < 0);
+		p->life_s = stats_median_inplace(life, k);
+		double half = (mr.high - mr.low) / 2, c = f->concern_bph;
+		if (isfinite(c) && c > 0) {
+			double target = mr.estimate < c ?
+					c - fmax(mr.estimate, 0) : mr.estimate;
+			if (target > 0 && half > target)
+				p->more_incarnations = fmax(1, ceil(
+					(double)k * (half / target) *
+					(half / target) - (double)k));
+		}
+	}
+	free(est);
+	/* the restarts' evidence: what they gave back per hour of the old
+	 * incarnations' settled lives */
+	double back = 0, hours = 0;
+	for (size_t r = 0; r < f->restarts.n; r++) {
+		const struct restart *rs = &f->restarts.r[r];
+		const struct incarnation_summary *is = &f->per_inc[rs->old_inc];
+		double from = isfinite(is->settled_start) ? is->settled_start :
+			      is->start;
+		if (!isfinite(rs->recovered) || !(is->end > from))
+			continue;
+		back += rs->recovered;
+		hours += (is->end - from) / 3600;
+	}
+	if (hours > 0 && s->n_incs)
+		p->given_back_bph = back / hours;
 }
 
 /* Steps that give back at least this share of what the steps take are
@@ -338,7 +511,7 @@ static void trend_set(struct target_findings *f, const struct trend_result *tr)
 {
 	stats_trend_per_hour(tr, &f->slope.estimate, &f->slope.low, &f->slope.high,
 		       &f->slope.p);
-	double q = f->resolution / f->an_span_s * 3600;
+	double q = f->resolution / f->slope_span_s * 3600;
 	f->slope.low = fmin(f->slope.low, f->slope.estimate - q);
 	f->slope.high = fmax(f->slope.high, f->slope.estimate + q);
 	f->significant = f->slope.p < ANALYSIS_ALPHA &&
@@ -361,10 +534,12 @@ static void trend_advice(const struct analysis_options *o,
 	else if (f->slope.estimate != 0)
 		f->min_observation_s =
 			f->resolution / fabs(f->slope.estimate) * 3600;
+	/* in all: the warm-up before the slope's window, then the window */
 	if (isfinite(f->concern_bph) && f->concern_bph > 0)
-		f->needed_span_s = analysis_needed(
-			f->an_span_s, half, f->slope.estimate, f->concern_bph,
-			f->resolution / f->concern_bph * 3600);
+		f->needed_span_s = (f->slope_start - f->an_start) +
+			analysis_needed(f->slope_span_s, half,
+					f->slope.estimate, f->concern_bph,
+					f->resolution / f->concern_bph * 3600);
 }
 
 double analysis_needed(double span, double half, double slope,
@@ -443,6 +618,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	f->min_observation_s = f->needed_span_s = NAN;
 	f->concern_limit = NAN;
 	f->plateau.cap_bytes = NAN;
+	f->slope_start = NAN;
 
 	size_t n_incs = s->n_incs ? s->n_incs : 1;
 	size_t *counts = xcalloc(n_incs, sizeof(size_t));
@@ -462,6 +638,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		counts[s->n_incs ? s->inc[i] : 0]++;
 	}
 	f->span_s = f->samples ? f->end - f->start : 0;
+	f->per_inc = xcalloc(n_incs, sizeof(*f->per_inc));
 	size_t inc = pick_incarnation(s, counts);
 	f->analysed_inc = inc;
 	f->analysed_samples = counts[inc];
@@ -519,31 +696,68 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 					      sizeof(f->concern_source),
 					      &f->concern_limit);
 
+	/* Each incarnation's warm-up (issue 27: found, not assumed). The
+	 * slope, the cycles and the steps are read after the analysed
+	 * incarnation's (from the upper end of its interval), when at least
+	 * MIN_AFTER_WARMUP points are left; the plateau looks at all of it
+	 * (a rise and a level held is a plateau, warm-up or not). */
+	warmups_find(s, o, f);
+	/* Memory that cycles over the whole incarnation (a daily load): its
+	 * first rise is a cycle's, not a start-up, and cutting it would
+	 * leave fewer whole cycles. One more trend and periodic_find() over
+	 * the whole incarnation when a warm-up was found (as before issue
+	 * 27: the whole incarnation's slope to detrend). */
+	struct trend_result whole;
+	if (f->warmups[inc].source == WARMUP_FOUND && n >= MIN_TREND_POINTS &&
+	    stats_trend_compute(x, y, n, &whole) == 0) {
+		struct periodic_finding pf;
+		periodic_find(x, y, n, whole.slope, &pf);
+		if (pf.found) {
+			double start = f->warmups[inc].start;
+			warmup_find(NULL, NULL, 0, 0, &f->warmups[inc]);
+			f->warmups[inc].start = start;
+			f->warmup_ends[inc] = NAN;
+		}
+		periodic_finding_release(&pf);
+	}
+	size_t k0 = 0;
+	const struct warmup_finding *wu = &f->warmups[inc];
+	if (wu->source != WARMUP_NONE) {
+		while (k0 < n && x[k0] < wu->end_high)
+			k0++;
+		if (n - k0 < MIN_AFTER_WARMUP)
+			k0 = 0;
+	}
+	const double *wx = x + k0, *wy = y + k0;
+	size_t wn = n - k0;
+	f->slope_start = wn ? wx[0] : NAN;
+	f->slope_span_s = wn ? wx[wn - 1] - wx[0] : 0;
+
 	/* A long series is reduced to STATS_BUCKETS_MAX bucket medians once,
 	 * here, for the trend, the plateau and the steps alike (each would
 	 * otherwise take its own O(n) pass over 10^7 points). The trend is
 	 * the same either way: stats_trend_compute() reduces with the same buckets
 	 * (stats.h). */
-	const double *sx = x, *sy = y;
-	size_t sn = n;
+	const double *sx = wx, *sy = wy;
+	size_t sn = wn;
 	double *bx = NULL, *by = NULL;
-	if (n > STATS_BUCKETS_MAX) {
+	if (wn > STATS_BUCKETS_MAX) {
 		bx = xmalloc(STATS_BUCKETS_MAX * sizeof(double));
 		by = xmalloc(STATS_BUCKETS_MAX * sizeof(double));
-		sn = stats_bucket_medians(x, y, n, bx, by, STATS_BUCKETS_MAX);
+		sn = stats_bucket_medians(wx, wy, wn, bx, by, STATS_BUCKETS_MAX);
 		sx = bx;
 		sy = by;
 	}
-	if (n >= MIN_TREND_POINTS && f->an_span_s > 0 &&
+	if (wn >= MIN_TREND_POINTS && f->slope_span_s > 0 &&
 	    stats_trend_compute(sx, sy, sn, &f->trend) == 0) {
-		if (sn < n) {
-			f->trend.n_raw = n;
+		if (sn < wn) {
+			f->trend.n_raw = wn;
 			f->trend.bucketed = true;
 		}
 		f->has_trend = true;
 		/* Memory that cycles (GC, daily load): the trend is the one
 		 * of the cycles' floors, when there are enough of them. */
-		periodic_find(x, y, n, f->trend.slope, &f->periodic);
+		periodic_find(wx, wy, wn, f->trend.slope, &f->periodic);
 		if (f->periodic.found &&
 		    f->periodic.n_floors >= PERIODIC_MIN_CYCLES) {
 			struct trend_result ft;
@@ -587,7 +801,10 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 			.n_caps = o ? o->n_caps : 0,
 			.limits = &lim,
 		};
-		plateau_find(sx, sy, sn, &pp, &f->plateau);
+		if (k0 == 0)
+			plateau_find(sx, sy, sn, &pp, &f->plateau);
+		else   /* the whole incarnation; plateau_find() buckets */
+			plateau_find(x, y, n, &pp, &f->plateau);
 		if (f->plateau.candidate && work)
 			plateau_check_work(s, work, lo, hi, &pp, f);
 	}
@@ -606,15 +823,17 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	/* Restarts need the idle windows (a new incarnation's settled floor
 	 * is its first idle window when it has one). */
 	double warmup = o ? o->warmup_s : NAN;
-	restarts_find(s, &f->idle, warmup, &f->restarts);
+	restarts_find_warm(s, &f->idle, warmup, f->warmups, &f->restarts);
 	/* Attribution over the analysed incarnation after its start-up (a
 	 * model being loaded is no growth to attribute). */
 	if (s->n_gauges)  /* nothing to attribute to, no O(n) copy */
-		attribution_find(s, warmup_end_index(s, work, lo, hi, warmup),
+		attribution_find(s, warmup_end_index(s, work, lo, hi,
+						     &f->warmups[inc]),
 				 hi, &f->attribution);
 	free(work);
 	analysis_gpu_compute(s, lo, hi, &f->gpu);
 	incarnations_summarise(s, f);
+	incarnations_pool(s, f);
 	verdict_decide(f);
 }
 
@@ -622,6 +841,10 @@ void analysis_release(struct target_findings *f)
 {
 	free(f->per_inc);
 	f->per_inc = NULL;
+	free(f->warmup_ends);
+	f->warmup_ends = NULL;
+	free(f->warmups);
+	f->warmups = NULL;
 	idle_findings_release(&f->idle);
 	restart_findings_release(&f->restarts);
 	step_findings_release(&f->steps);

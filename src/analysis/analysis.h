@@ -19,6 +19,7 @@
 #include "idle.h"
 #include "periodic.h"
 #include "plateau.h"
+#include "pooled.h"
 #include "reason.h"
 #include "restarts.h"
 #include "series.h"
@@ -26,6 +27,7 @@
 #include "steps.h"
 #include "stats.h"
 #include "units.h"
+#include "warmup.h"
 
 #define ANALYSIS_CONCERN_HORIZON_S (30.0 * 86400.0) /* 30 days */
 #define ANALYSIS_ALPHA TREND_ALPHA
@@ -73,6 +75,12 @@ struct incarnation_summary {
 	double fp_first, fp_last, fp_min, fp_max;
 	bool has_slope;
 	struct slope slope;        /* per hour */
+	/* Issue 27: its slope after its warm-up (target_findings.warmups),
+	 * the one pooled.h pools. */
+	bool has_settled_slope;
+	struct slope settled_slope; /* per hour, after warmup.end_high */
+	size_t settled_points;
+	double settled_start;      /* Unix s of its first settled point */
 };
 
 /* Footprint against the work counter (analysis_work.c). */
@@ -113,6 +121,9 @@ struct target_findings {
 	size_t analysed_samples;
 	double start, end, span_s; /* of the whole target */
 	double an_start, an_end, an_span_s; /* of the analysed incarnation */
+	double slope_start;        /* Unix s: the slope's window starts after
+				      the analysed incarnation's warm-up */
+	double slope_span_s;       /* an_end - slope_start */
 	double fp_first, fp_last, fp_min, fp_max;
 	double resolution;
 	bool resolution_given;     /* --resolution rather than inferred */
@@ -164,6 +175,14 @@ struct target_findings {
 	struct attribution_finding attribution; /* owned; analysed incarnation */
 	struct gpu_finding gpu;                 /* analysed incarnation */
 	struct incarnation_summary *per_inc;    /* owned; n_incarnations */
+	struct warmup_finding *warmups; /* owned; n_incarnations: where each
+					   incarnation's start-up growth
+					   ended (warmup.h; --warmup when
+					   given) */
+	double *warmup_ends;       /* owned; per incarnation, Unix s: the
+				      end of its warm-up for the idle
+				      windows (NAN: idle.h's default) */
+	struct pooled_finding pooled; /* the incarnations pooled */
 	double idle_min_s;         /* shortest idle window looked for */
 
 	enum verdict verdict;
@@ -235,6 +254,11 @@ struct verdict_facts {
 	double pr_detectable, pr_concern;
 	double span_s;             /* of the analysed incarnation */
 	size_t samples;            /* ... with a footprint */
+	/* the incarnations pooled (pooled.h), after their warm-ups */
+	bool pooled, pooled_significant;
+	struct slope pooled_slope; /* per hour */
+	bool plateau_is_warmup;    /* the plateau's rise is the analysed
+				      incarnation's warm-up found */
 };
 /* "Stable" without the work done known (no counter, or no readings of
  * it in the window) needs a window at least this long
@@ -256,6 +280,9 @@ enum verdict_rule {
 	RULE_UNSEEN,               /* 6 */
 	RULE_SHORT_WINDOW,         /* 7 */
 	RULE_STABLE,               /* 8 */
+	/* 6 would apply, but the incarnations pooled decide (issue 27): */
+	RULE_POOLED_GROWING,       /* 6a: each incarnation grows */
+	RULE_POOLED_STABLE,        /* 6b: none grows by the concern */
 };
 void verdict_facts_of(const struct target_findings *f,
 		      struct verdict_facts *out);

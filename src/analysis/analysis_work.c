@@ -153,6 +153,7 @@ void analysis_work_run(const struct series *s, const double *work,
 			 IDLE_DEFAULT_MIN_S,
 		.warmup_s = o ? o->warmup_s : NAN,
 		.resolution = f->resolution,
+		.warmup_ends = f->warmup_ends,
 	};
 	f->idle_min_s = io.min_s;
 	idle_findings_compute(s, work, &io, &f->idle);

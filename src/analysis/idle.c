@@ -26,6 +26,7 @@ void idle_options_default(struct idle_options *o)
 	o->min_s = IDLE_DEFAULT_MIN_S;
 	o->warmup_s = NAN;
 	o->resolution = 0;
+	o->warmup_ends = NULL;
 }
 
 double idle_work_increase(const double *raw, size_t n, double *out)
@@ -153,6 +154,9 @@ static double warmup_end(const struct series *s, const double *work,
 	double t0 = s->t[lo];
 	if (!isnan(o->warmup_s))
 		return t0 + (o->warmup_s > 0 ? o->warmup_s : 0);
+	uint32_t inc = s->inc ? s->inc[lo] : 0;
+	if (o->warmup_ends && isfinite(o->warmup_ends[inc]))
+		return o->warmup_ends[inc];
 	double end = t0 + IDLE_DEFAULT_WARMUP_S;
 	if (!work)
 		return end;

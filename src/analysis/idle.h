@@ -24,6 +24,7 @@
  *  - it has at least two points and t[b] - t[a] >= min_s.
  * Warm-up: points with t < warmup_end of their incarnation are never in a
  * window. warmup_end = first time + warmup_s when warmup_s is given, else
+ * the warm-up's end as found in the readings (warmup_ends, issue 27), else
  * min(first time + IDLE_DEFAULT_WARMUP_S, time of the incarnation's first
  * work increase), "first time" being the incarnation's first sample. The
  * warm-up end point w of an incarnation is its first point with t >=
@@ -62,9 +63,14 @@ struct idle_options {
 				first sample, s (< 0 = 0); NAN = default rule */
 	double resolution;   /* bytes; the smallest step the readings show
 				(for `released`); NAN or <= 0 = none */
+	const double *warmup_ends; /* per incarnation index, Unix s: its
+				warm-up as found (warmup.h), used when
+				warmup_s is NAN; NULL, or NAN for one, = the
+				default rule */
 };
 
-/* min_s = IDLE_DEFAULT_MIN_S, warmup_s = NAN, resolution = 0. */
+/* min_s = IDLE_DEFAULT_MIN_S, warmup_s = NAN, resolution = 0,
+ * warmup_ends = NULL. */
 void idle_options_default(struct idle_options *o);
 
 struct idle_window {

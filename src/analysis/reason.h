@@ -72,6 +72,9 @@ enum reason_code {
 	REASON_ATTRIBUTION,        /* attribution (gauges: the findings') */
 	REASON_GPU,                /* gpu */
 	REASON_WORK_NOT_COUNTER,   /* work */
+	/* issue 27: warm-ups found, incarnations pooled */
+	REASON_WARMUP,             /* warmup */
+	REASON_POOLED,             /* pooled: the incarnations together */
 };
 
 /* The steps a reason lists by name; the rest are counted. */
@@ -173,6 +176,20 @@ struct reason {
 			double share;      /* decreases / readings */
 			bool used;         /* --work-is-counter */
 		} work;
+		struct {
+			bool given;        /* --warmup rather than found */
+			size_t inc;        /* 1-based: the analysed one */
+			double duration_s, low_s, high_s; /* from its start */
+			double level;      /* bytes at its end; NAN: given */
+			size_t found, of;  /* incarnations with one found */
+		} warmup;
+		struct {
+			struct slope slope; /* per hour, pooled */
+			size_t incarnations;
+			double spread_bph;  /* between incarnations (tau) */
+			double life_s;      /* median life */
+			double given_back_bph; /* restarts' evidence; NAN */
+		} pooled;
 	} u;
 };
 
@@ -186,6 +203,8 @@ enum settle_code {
 	SETTLE_WORK,         /* take requests: requests at resolution */
 	SETTLE_WORK_UNSIZED, /* take requests (--suspect SIZE/req) */
 	SETTLE_SHORT_WINDOW, /* watch need_s in all with the usual work */
+	SETTLE_RESTARTS,     /* incarnations live life_s, shorter than
+				need_s: about restarts more would decide */
 };
 
 struct settle {
@@ -198,6 +217,9 @@ struct settle {
 	double requests_more;      /* NO_CONCERN, WINDOW: or this many
 				      requests more; NAN when not known */
 	double concern_per_request; /* WORK, and with requests_more */
+	double life_s;             /* RESTARTS: median incarnation life */
+	double restarts;           /* RESTARTS: more incarnations needed;
+				      NAN when none could be pooled */
 };
 
 /* A growable list of reasons (no cap: every reason is kept). */

@@ -30,6 +30,7 @@ const char *restart_floor_name(enum restart_floor f)
 	case RESTART_FLOOR_IDLE: return "first idle window";
 	case RESTART_FLOOR_SETTLED: return "level where the growth flattened";
 	case RESTART_FLOOR_WARMUP: return "--warmup";
+	case RESTART_FLOOR_FOUND: return "end of its warm-up";
 	case RESTART_FLOOR_EARLY_MEDIAN: return "early median";
 	case RESTART_FLOOR_MEDIAN: return "median";
 	case RESTART_FLOOR_NONE: return "none";
@@ -123,7 +124,8 @@ static bool settled_stretch(const struct series *s, size_t a, size_t b,
  * windows of earlier incarnations. */
 static void settled_floor(const struct series *s, size_t a, size_t b,
 			  const struct idle_findings *idle, size_t *w,
-			  double warmup_s, struct restart *r)
+			  double warmup_s, const struct warmup_finding *wu,
+			  struct restart *r)
 {
 	uint32_t inc = s->inc[a];
 	double first = s->t[a];
@@ -148,6 +150,15 @@ static void settled_floor(const struct series *s, size_t a, size_t b,
 			r->floor = RESTART_FLOOR_IDLE;
 			return;
 		}
+	}
+
+	/* 2b. The warm-up found in the readings (without --warmup). */
+	if (isnan(warmup_s) && wu && wu->source == WARMUP_FOUND &&
+	    isfinite(wu->level)) {
+		r->after = wu->level;
+		r->after_time = wu->end;
+		r->floor = RESTART_FLOOR_FOUND;
+		return;
 	}
 
 	/* 3 (looked for first: it also overrides 2). Where the growth
@@ -203,6 +214,14 @@ static void settled_floor(const struct series *s, size_t a, size_t b,
 void restarts_find(const struct series *s, const struct idle_findings *idle,
 		   double warmup_s, struct restart_findings *out)
 {
+	restarts_find_warm(s, idle, warmup_s, NULL, out);
+}
+
+void restarts_find_warm(const struct series *s,
+			const struct idle_findings *idle, double warmup_s,
+			const struct warmup_finding *warm,
+			struct restart_findings *out)
+{
 	memset(out, 0, sizeof(*out));
 	if (!s->inc || s->n_incs <= 1 || s->n < 2)
 		return;
@@ -235,7 +254,8 @@ void restarts_find(const struct series *s, const struct idle_findings *idle,
 				r->before_time = s->t[i];
 				break;
 			}
-		settled_floor(s, a, b, idle, &w, warmup_s, r);
+		settled_floor(s, a, b, idle, &w, warmup_s,
+			      warm ? &warm[r->new_inc] : NULL, r);
 		r->floor_rule = restart_floor_name(r->floor);
 		r->recovered = r->before - r->after;  /* NAN propagates */
 		if (isfinite(r->recovered))

@@ -28,6 +28,9 @@
  *         time + warmup_s, unless rule 3 finds the growth flattening
  *         only later (a warm-up longer than --warmup): then rule 3. An
  *         incarnation that ends before warmup_s falls through to rule 3.
+ *      2b. "end of its warm-up" (issue 27): without --warmup, when the
+ *         new incarnation's warm-up was found (warmup.h), the level its
+ *         model reached at the warm-up's end; after_time = that end.
  *      3. "level where the growth flattened": the first reading from
  *         which the next RESTARTS_SKIP_S stay within 1 % of it, when it
  *         lies more than 1 % above the incarnation's first reading; the
@@ -56,6 +59,7 @@
 
 #include "idle.h"
 #include "series.h"
+#include "warmup.h"
 
 #define RESTARTS_SKIP_S 60.0    /* load time skipped by the early median */
 #define RESTARTS_EARLY_S 600.0  /* then the median over this long */
@@ -63,6 +67,7 @@
 enum restart_floor {
 	RESTART_FLOOR_IDLE,         /* "first idle window" */
 	RESTART_FLOOR_WARMUP,       /* "--warmup" */
+	RESTART_FLOOR_FOUND,        /* "end of its warm-up" (rule 2b) */
 	RESTART_FLOOR_SETTLED,      /* "level where the growth flattened" */
 	RESTART_FLOOR_EARLY_MEDIAN, /* "early median" */
 	RESTART_FLOOR_MEDIAN,       /* "median" (short incarnation) */
@@ -98,6 +103,12 @@ struct restart_findings {
  * warmup_s NAN = not given. */
 void restarts_find(const struct series *s, const struct idle_findings *idle,
 		   double warmup_s, struct restart_findings *out);
+/* The same with each incarnation's warm-up (warm: s->n_incs of them, by
+ * incarnation index; NULL: none found, rule 2b never applies). */
+void restarts_find_warm(const struct series *s,
+			const struct idle_findings *idle, double warmup_s,
+			const struct warmup_finding *warm,
+			struct restart_findings *out);
 /* Free the restarts; *f is zeroed. */
 void restart_findings_release(struct restart_findings *f);
 

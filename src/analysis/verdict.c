@@ -34,6 +34,7 @@
 
 #include "analysis.h"
 #include "common.h"
+#include "stats.h"
 
 struct reason *reason_list_add(struct reason_list *l, enum reason_code c)
 {
@@ -81,7 +82,31 @@ void verdict_facts_of(const struct target_findings *f,
 		.pr_concern = pr->concern,
 		.span_s = f->an_span_s,
 		.samples = f->analysed_samples,
+		.pooled = f->pooled.found,
+		.pooled_significant = f->pooled.significant,
+		.pooled_slope = f->pooled.slope,
 	};
+	/* the warm-up found is at least half the plateau's rise (the early
+	 * slope over its time): its rise is the warm-up */
+	const struct warmup_finding *wu =
+		f->warmups ? &f->warmups[f->analysed_inc] : NULL;
+	const struct plateau_finding *p = &f->plateau;
+	double p_rise = p->early_slope_bph * (p->tau - f->an_start) / 3600;
+	out->plateau_is_warmup = p->found && wu &&
+		wu->source == WARMUP_FOUND && wu->rise >= 0.5 * p_rise;
+}
+
+/* Issue 27: the incarnations pooled (pooled.h) speak for the service when
+ * they say more than the analysed incarnation alone -- their interval is
+ * narrower (a service restarted every 30-60 min: each incarnation is
+ * short, together they are long). Then the analysed incarnation's time
+ * slope is not the evidence; the pooled one is. */
+static bool pooled_decides(const struct verdict_facts *v)
+{
+	return v->pooled && isfinite(v->pooled_slope.high) &&
+	       (!isfinite(v->slope.high) ||
+		v->pooled_slope.high - v->pooled_slope.low <
+		v->slope.high - v->slope.low);
 }
 
 /* Rule 5's two ways to grow. */
@@ -115,8 +140,24 @@ enum verdict_rule verdict_rule_of(const struct verdict_facts *v)
 		return RULE_NO_WORK;
 	if (v->cycles && v->whole_cycles < PERIODIC_MIN_CYCLES)
 		return RULE_FEW_CYCLES;
-	if (v->plateau)
+	/* A plateau whose rise is the warm-up says the warm-up ended, not
+	 * that growth stopped: when the pooled incarnations grow, they
+	 * decide (rule 6a). */
+	if (v->plateau && !(v->plateau_is_warmup && pooled_decides(v) &&
+			    v->pooled_significant &&
+			    v->pooled_slope.estimate > 0))
 		return RULE_PLATEAU;
+	if (pooled_decides(v)) {
+		if (v->pooled_significant && v->pooled_slope.estimate > 0)
+			return RULE_POOLED_GROWING;
+		if (per_request_grows(v))
+			return RULE_GROWING;
+		if (isfinite(v->concern_bph) &&
+		    v->pooled_slope.high < v->concern_bph &&
+		    !per_request_unseen(v))
+			return RULE_POOLED_STABLE;
+		return RULE_UNSEEN;
+	}
 	if (time_grows(v) || per_request_grows(v))
 		return RULE_GROWING;
 	/* Stable needs both: the window could resolve the slope of
@@ -139,7 +180,9 @@ enum verdict verdict_of_rule(enum verdict_rule r)
 	switch (r) {
 	case RULE_PLATEAU: return VERDICT_PLATEAU;
 	case RULE_GROWING: return VERDICT_GROWING;
+	case RULE_POOLED_GROWING: return VERDICT_GROWING;
 	case RULE_STABLE: return VERDICT_STABLE;
+	case RULE_POOLED_STABLE: return VERDICT_STABLE;
 	default: return VERDICT_INCONCLUSIVE;
 	}
 }
@@ -179,6 +222,41 @@ static void periodic_reason(struct target_findings *f)
 	r->u.cycles.swing = pf->amplitude;
 	r->u.cycles.watched = pf->cycles;
 	r->u.cycles.whole = pf->n_floors;
+}
+
+/* The analysed incarnation's warm-up, found or given: the slope is read
+ * after it. */
+static void warmup_reason(struct target_findings *f)
+{
+	if (!f->warmups)
+		return;
+	const struct warmup_finding *wu = &f->warmups[f->analysed_inc];
+	if (wu->source == WARMUP_NONE || !(wu->end > wu->start))
+		return;   /* none, or --warmup 0 */
+	struct reason *r = add(f, REASON_WARMUP);
+	r->u.warmup.given = wu->source == WARMUP_GIVEN;
+	r->u.warmup.inc = f->analysed_inc + 1;
+	r->u.warmup.duration_s = wu->end - wu->start;
+	r->u.warmup.low_s = wu->end_low - wu->start;
+	r->u.warmup.high_s = wu->end_high - wu->start;
+	r->u.warmup.level = wu->level;
+	r->u.warmup.of = f->n_incarnations;
+	for (size_t i = 0; i < f->n_incarnations; i++)
+		r->u.warmup.found += f->warmups[i].source == WARMUP_FOUND;
+}
+
+/* The incarnations pooled (pooled.h). */
+static void pooled_reason(struct target_findings *f)
+{
+	const struct pooled_finding *p = &f->pooled;
+	if (!p->found)
+		return;
+	struct reason *r = add(f, REASON_POOLED);
+	r->u.pooled.slope = p->slope;
+	r->u.pooled.incarnations = p->incarnations;
+	r->u.pooled.spread_bph = p->tau_bph;
+	r->u.pooled.life_s = p->life_s;
+	r->u.pooled.given_back_bph = p->given_back_bph;
 }
 
 static void incarnation_reason(struct target_findings *f)
@@ -223,6 +301,41 @@ static void settle_requests_more(struct target_findings *f)
 	f->settle.concern_per_request = pr->concern;
 }
 
+/* The median life of the incarnations (first to last reading). */
+static double median_life(const struct target_findings *f)
+{
+	double *l = xmalloc(f->n_incarnations * sizeof(double));
+	size_t k = 0;
+	for (size_t i = 0; i < f->n_incarnations; i++)
+		if (f->per_inc[i].samples)
+			l[k++] = f->per_inc[i].end - f->per_inc[i].start;
+	double m = k ? stats_median_inplace(l, k) : NAN;
+	free(l);
+	return m;
+}
+
+/* Issue 27: never ask for a window longer than the incarnations live.
+ * When the service restarted and the window asked for is longer than
+ * its incarnations' median life, ask for restarts instead: as many more
+ * as the pooled interval needs (pooled.h); without one (too few
+ * incarnations with enough settled readings), no count. */
+static bool settle_restarts(struct target_findings *f)
+{
+	if (f->n_incarnations < 2 || !f->per_inc ||
+	    f->settle.code != SETTLE_WINDOW)
+		return false;
+	double life = f->pooled.found ? f->pooled.life_s : median_life(f);
+	if (!(life > 0) || !(f->settle.need_s > life))
+		return false;
+	/* without a pooled interval there is no count to give */
+	double more = f->pooled.found ? fmax(1, f->pooled.more_incarnations) :
+		      NAN;
+	f->settle.code = SETTLE_RESTARTS;
+	f->settle.life_s = life;
+	f->settle.restarts = more;
+	return true;
+}
+
 static void settle_window(struct target_findings *f)
 {
 	if (!isfinite(f->concern_bph) || !(f->concern_bph > 0)) {
@@ -243,6 +356,7 @@ static void settle_window(struct target_findings *f)
 	f->settle.more_s = need - f->an_span_s;
 	f->settle.resolution = f->resolution;
 	f->settle.concern_bph = f->concern_bph;
+	settle_restarts(f);
 	settle_requests_more(f);
 }
 
@@ -532,6 +646,7 @@ static void unseen(struct target_findings *f, const struct verdict_facts *v)
 		r->u.unseen_per_request.concern = pr->concern;
 	}
 	trend_reason(f);
+	pooled_reason(f);
 	shape_reasons(f);
 	context_reasons(f, true);
 	settle_window(f);
@@ -577,6 +692,30 @@ static void short_window(struct target_findings *f)
 	f->settle.more_s = need - f->an_span_s;
 }
 
+/* Rules 6a and 6b: the incarnations pooled decide. */
+static void pooled_growing(struct target_findings *f)
+{
+	pooled_reason(f);
+	trend_reason(f);
+	shape_reasons(f);
+	if (isfinite(f->concern_bph) &&
+	    f->pooled.slope.estimate < f->concern_bph)
+		add(f, REASON_SLOWER_THAN_CONCERN)->u.rate = f->concern_bph;
+	context_reasons(f, true);
+}
+
+static void pooled_stable(struct target_findings *f)
+{
+	pooled_reason(f);
+	trend_reason(f);
+	struct reason *r = add(f, REASON_DETECTABLE);
+	window_figures(f, r);
+	r->u.detectable.detectable_bph =
+		(f->pooled.slope.high - f->pooled.slope.low) / 2;
+	shape_reasons(f);
+	context_reasons(f, true);
+}
+
 void verdict_decide(struct target_findings *f)
 {
 	f->reasons.n = 0;
@@ -595,6 +734,7 @@ void verdict_decide(struct target_findings *f)
 	}
 	incarnation_reason(f);
 	work_reason(f);
+	warmup_reason(f);
 	if (rule == RULE_RESOLUTION_UNKNOWN) {
 		add(f, REASON_RESOLUTION_UNKNOWN)->u.samples =
 			f->analysed_samples;
@@ -609,8 +749,10 @@ void verdict_decide(struct target_findings *f)
 	case RULE_FEW_CYCLES: few_cycles(f); break;
 	case RULE_PLATEAU: plateau(f); break;
 	case RULE_GROWING: growing(f, &v); break;
+	case RULE_POOLED_GROWING: pooled_growing(f); break;
 	case RULE_UNSEEN: unseen(f, &v); break;
 	case RULE_SHORT_WINDOW: short_window(f); break;
+	case RULE_POOLED_STABLE: pooled_stable(f); break;
 	default: stable(f); break;
 	}
 }

@@ -274,6 +274,50 @@ static json_t *restarts_json(const struct target_findings *f)
 	return a;
 }
 
+/* Issue 27: an incarnation's warm-up, found or given (warmup.h); null
+ * when none. */
+static json_t *warmup_json(const struct warmup_finding *wu)
+{
+	if (wu->source == WARMUP_NONE)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "source", json_string(
+		wu->source == WARMUP_FOUND ? "found" : "given"));
+	json_object_set_new(o, "shape", wu->source != WARMUP_FOUND ?
+			    json_null() :
+			    json_string(wu->curve ? "saturating" : "hinge"));
+	json_object_set_new(o, "end", time_or_null(wu->end));
+	json_object_set_new(o, "end_ci95_low", time_or_null(wu->end_low));
+	json_object_set_new(o, "end_ci95_high", time_or_null(wu->end_high));
+	json_object_set_new(o, "duration_s", num_or_null(wu->end - wu->start));
+	json_object_set_new(o, "level_bytes", bytes_or_null(wu->level));
+	json_object_set_new(o, "rise_bytes", bytes_or_null(wu->rise));
+	json_object_set_new(o, "loglik_gain_over_line", num_or_null(wu->gain));
+	return o;
+}
+
+/* Issue 27: the incarnations pooled (pooled.h); null when fewer than two
+ * could be. */
+static json_t *pooled_json(const struct target_findings *f)
+{
+	const struct pooled_finding *p = &f->pooled;
+	if (!p->found)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "incarnations",
+			    json_integer((json_int_t)p->incarnations));
+	json_object_set_new(o, "slope", slope_json(p->slope));
+	json_object_set_new(o, "significant", json_boolean(p->significant));
+	json_object_set_new(o, "between_sd_bytes_per_hour",
+			    num_or_null(p->tau_bph));
+	json_object_set_new(o, "life_s", num_or_null(p->life_s));
+	json_object_set_new(o, "more_incarnations",
+			    num_or_null(p->more_incarnations));
+	json_object_set_new(o, "given_back_bytes_per_hour",
+			    num_or_null(p->given_back_bph));
+	return o;
+}
+
 static json_t *steps_json(const struct target_findings *f)
 {
 	json_t *a = json_array();
@@ -382,6 +426,11 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 			json_object_set_new(o, "slope_ci95_high",
 				is->has_slope ? num_or_null(is->slope.high) :
 				json_null());
+			json_object_set_new(o, "warmup", f->warmups ?
+				warmup_json(&f->warmups[i]) : json_null());
+			json_object_set_new(o, "settled_slope",
+				is->has_settled_slope ?
+				slope_json(is->settled_slope) : json_null());
 		}
 		json_array_append_new(incs, o);
 	}
@@ -432,6 +481,8 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 				    json_boolean(f->trend_on_floors));
 		json_object_set_new(sl, "between_steps",
 				    json_boolean(f->trend_between_steps));
+		json_object_set_new(sl, "window_start",
+				    time_or_null(f->slope_start));
 		json_object_set_new(t, "slope", sl);
 	} else {
 		json_object_set_new(t, "slope", json_null());
@@ -451,6 +502,7 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 	json_object_set_new(t, "idle_windows", idle_windows_json(f));
 	json_object_set_new(t, "idle", idle_summary_json(f));
 	json_object_set_new(t, "restarts", restarts_json(f));
+	json_object_set_new(t, "pooled", pooled_json(f));
 	json_object_set_new(t, "steps", steps_json(f));
 	if (f->plateau.found) {
 		json_t *p = json_object();

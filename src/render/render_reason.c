@@ -173,6 +173,50 @@ static const char *plural(size_t n)
 
 /* The noise clause: nothing when the analysis marked the figures absent
  * (readings that never change or lie on the line: no noise to wander). */
+/* "incarnation 3 warmed up for 16 min (95 % 15 min to 17 min) to 202.7
+ * GiB; the slope is taken after it (a warm-up found in 31 of 32
+ * incarnations)". */
+static void say_warmup(FILE *out, struct words *w, const struct reason *r)
+{
+	if (r->u.warmup.given) {
+		fprintf(out, "--warmup: the slope is taken after the first %s "
+			"of incarnation %zu", dur_w(w, 0, r->u.warmup.duration_s),
+			r->u.warmup.inc);
+		return;
+	}
+	fprintf(out, "incarnation %zu warmed up for %s", r->u.warmup.inc,
+		dur_w(w, 0, r->u.warmup.duration_s));
+	dur_w(w, 1, r->u.warmup.low_s);
+	dur_w(w, 2, r->u.warmup.high_s);
+	if (strcmp(w->b[1], w->b[2]))   /* an interval wider than shown */
+		fprintf(out, " (95 %% interval %s to %s)", w->b[1], w->b[2]);
+	fprintf(out, " to %s; the slope is taken after it",
+		size_w(w, 3, r->u.warmup.level));
+	if (r->u.warmup.of > 1)
+		fprintf(out, " (a warm-up found in %zu of %zu incarnations)",
+			r->u.warmup.found, r->u.warmup.of);
+}
+
+/* "each incarnation grows +60 MiB/h (95 % interval +52 to +68 MiB/h,
+ * p < 1e-6) over 32 incarnations after their warm-ups; ..." */
+static void say_pooled(FILE *out, struct words *w, const struct reason *r)
+{
+	const struct slope *sl = &r->u.pooled.slope;
+	bool grows = sl->low > 0;
+	fprintf(out, "each incarnation %s %s (95 %% interval %s to %s, %s) "
+		"over %zu incarnations after their warm-ups, pooled (random "
+		"effects); they live about %s", grows ? "grows" : "changes by",
+		rate_w(w, 0, sl->estimate), rate_w(w, 1, sl->low),
+		rate_w(w, 2, sl->high), p_w(w, 3, sl->p),
+		r->u.pooled.incarnations, dur_w(w, 4, r->u.pooled.life_s));
+	if (r->u.pooled.spread_bph > 0)
+		fprintf(out, ", their slopes spread by %s",
+			rate_w(w, 5, r->u.pooled.spread_bph));
+	if (isfinite(r->u.pooled.given_back_bph))
+		fprintf(out, "; the restarts gave back %s of settled life",
+			rate_w(w, 6, r->u.pooled.given_back_bph));
+}
+
 static void say_trend(FILE *out, struct words *w, const struct reason *r)
 {
 	double ct = r->u.trend.corr_time_s, vi = r->u.trend.inflation;
@@ -614,6 +658,12 @@ int render_reason(FILE *out, const struct target_findings *f,
 		      "(--work-is-counter to read it as a counter anyway)",
 		      out);
 		break;
+	case REASON_WARMUP:
+		say_warmup(out, &w, r);
+		break;
+	case REASON_POOLED:
+		say_pooled(out, &w, r);
+		break;
 	}
 	return ferror(out) ? -1 : 0;
 }
@@ -663,8 +713,22 @@ int render_settle(FILE *out, const struct target_findings *f)
 			"counter with it (--work, --work-log or --work-cmd)", dur_w(&w, 0, st->need_s),
 			dur_w(&w, 1, st->more_s));
 		break;
+	case SETTLE_RESTARTS:
+		fprintf(out, "incarnations live about %s, shorter than the %s "
+			"one would need to see a slope of %s: ",
+			dur_w(&w, 0, st->life_s), dur_w(&w, 1, st->need_s),
+			rate_w(&w, 2, st->concern_bph));
+		if (isfinite(st->restarts))
+			fprintf(out, "about %s more restart%s, pooled, would "
+				"decide", count_w(&w, 3, st->restarts),
+				st->restarts == 1 ? "" : "s");
+		else
+			fputs("more restarts, each with readings after its "
+			      "warm-up, pooled, would decide", out);
+		break;
 	}
-	if ((st->code == SETTLE_NO_CONCERN || st->code == SETTLE_WINDOW) &&
+	if ((st->code == SETTLE_NO_CONCERN || st->code == SETTLE_WINDOW ||
+	     st->code == SETTLE_RESTARTS) &&
 	    st->requests_more > 0)
 		fprintf(out, "; or >= %s requests more (to see %s)",
 			count_w(&w, 0, st->requests_more),

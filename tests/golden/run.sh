@@ -27,7 +27,8 @@ one() { # name input [report options...]
 	echo "exit $?" >> "$OUT/$name.html"
 }
 one demo "$HERE/demo.db"
-for f in diag-restart gauges idle-windows quoting restart three_flat; do
+for f in diag-restart field-restart gauges idle-windows quoting restart \
+	three_flat; do
 	one "csv-$f" "$FIX/csv/$f.csv"
 done
 one csv-epoch_blanks "$FIX/csv/epoch_blanks.tsv"
