@@ -82,16 +82,43 @@ static void find_once(const double *t, const double *y, size_t n,
 	/* every fit tried, for the profile: at most m hinges + curves */
 	size_t n_try = 0, try_cap = m + 2 * WARMUP_CURVES;
 	struct shape_fit *tries = xmalloc(try_cap * sizeof(*tries));
-	/* the hinge: a bend at every bucket of the first WARMUP_MAX_SHARE,
-	 * at least one point before it, WARMUP_MIN_AFTER after */
-	for (size_t j = 1; j + WARMUP_MIN_AFTER < m &&
-	     tc[j] <= WARMUP_MAX_SHARE; j++) {
-		for (size_t i = 0; i < m; i++)
-			col[i] = fmin(tc[i], tc[j]);
-		if (stats_ar_fitter_fit(fit, c3, 3, &f3) || !(f3.beta[2] > 0))
-			continue;
-		tries[n_try++] = (struct shape_fit){false, tc[j], tc[j],
-			f3.loglik, f3.beta[1], f3.beta[2]};
+	/* the hinge: a bend at a bucket of the first WARMUP_MAX_SHARE, at
+	 * least one point before it, WARMUP_MIN_AFTER after -- on a grid of
+	 * about WARMUP_HINGE_GRID bends, then at every bucket within one
+	 * grid step of the best (as plateau.c searches its bend: the
+	 * likelihood is smooth in the bend, and every bucket costs a fit) */
+	size_t j_end = 1;
+	while (j_end + WARMUP_MIN_AFTER < m && tc[j_end] <= WARMUP_MAX_SHARE)
+		j_end++;
+	size_t step = j_end > 1 + WARMUP_HINGE_GRID ?
+		      (j_end - 1) / WARMUP_HINGE_GRID : 1;
+	size_t best_j = 0;
+	double best_ll = -INFINITY;
+	for (int pass = 0; pass < 2; pass++) {
+		size_t lo = 1, hi = j_end;
+		if (pass == 1) {
+			if (step == 1 || !best_j)
+				break;
+			lo = best_j > step ? best_j - step + 1 : 1;
+			hi = best_j + step < j_end ? best_j + step : j_end;
+		}
+		for (size_t j = lo; j < hi; j++) {
+			bool on_grid = (j - 1) % step == 0;
+			if (pass == 0 ? !on_grid : on_grid)
+				continue;
+			for (size_t i = 0; i < m; i++)
+				col[i] = fmin(tc[i], tc[j]);
+			if (stats_ar_fitter_fit(fit, c3, 3, &f3) ||
+			    !(f3.beta[2] > 0))
+				continue;
+			assert(n_try < try_cap);
+			tries[n_try++] = (struct shape_fit){false, tc[j], tc[j],
+				f3.loglik, f3.beta[1], f3.beta[2]};
+			if (f3.loglik > best_ll) {
+				best_ll = f3.loglik;
+				best_j = j;
+			}
+		}
 	}
 	/* the saturating curve: time constants log-spaced from a tenth of
 	 * the first step to where the curve would end at WARMUP_MAX_SHARE */

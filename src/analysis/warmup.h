@@ -44,8 +44,9 @@
  * miss where it started). The rise's test uses the model's own value.
  *
  * No I/O; inputs read-only; scratch freed before return. Work: O(n) to
- * bucket to at most WARMUP_POINTS medians, then at most WARMUP_POINTS *
- * WARMUP_MAX_SHARE hinge fits and 2 x WARMUP_CURVES curve fits, each
+ * bucket to at most WARMUP_POINTS medians, then about WARMUP_HINGE_GRID
+ * hinge fits on a grid and 2 x (WARMUP_POINTS x WARMUP_MAX_SHARE /
+ * WARMUP_HINGE_GRID) near the best, and WARMUP_CURVES curve fits, each
  * O(m x STATS_AR_FIT_GRID), per stage.
  */
 #ifndef MEMTREND_WARMUP_H
@@ -60,6 +61,7 @@
 #define WARMUP_MAX_SHARE 0.5    /* ends in the first half of the life */
 #define WARMUP_MIN_AFTER 6      /* points after the end */
 #define WARMUP_CURVES 16        /* saturating time constants searched */
+#define WARMUP_HINGE_GRID 32    /* bends tried first, then near the best */
 #define WARMUP_REACHED 0.01     /* the curve's end: within 1 % of rise */
 #define WARMUP_PROFILE 1.92     /* chi-square(1) 95 % / 2 */
 #define WARMUP_STAGES 4         /* stages of one warm-up looked for */
