@@ -466,6 +466,22 @@ static void incarnations_pool(const struct series *s,
 		p->given_back_bph = back / hours;
 }
 
+/* The steps of the whole analysed incarnation (reduced to
+ * STATS_BUCKETS_MAX bucket medians when longer, as the trend is). */
+static void steps_whole(const double *x, const double *y, size_t n,
+			double resolution, struct step_findings *out)
+{
+	if (n <= STATS_BUCKETS_MAX) {
+		steps_find(x, y, n, resolution, out);
+		return;
+	}
+	double *bx = xmalloc(2 * STATS_BUCKETS_MAX * sizeof(double));
+	double *by = bx + STATS_BUCKETS_MAX;
+	size_t m = stats_bucket_medians(x, y, n, bx, by, STATS_BUCKETS_MAX);
+	steps_find(bx, by, m, resolution, out);
+	free(bx);
+}
+
 /* Steps that give back at least this share of what the steps take are
  * no growth of their own: a release, a spike's rise and fall. */
 #define STEPS_GIVEN_BACK_SHARE 0.5
@@ -478,9 +494,9 @@ static void incarnations_pool(const struct series *s,
  * allocator shows in chunks) are the growth itself and stay in the trend.
  * The trend on the cycles' floors is left as it is. */
 static void trend_between_steps(const double *x, const double *y, size_t n,
+				const struct step_findings *st,
 				struct target_findings *f)
 {
-	const struct step_findings *st = &f->steps;
 	if (f->trend_on_floors || st->n == 0 || st->n != st->n_found ||
 	    st->n > LF_NUISANCE_MAX)
 		return;
@@ -770,10 +786,23 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		}
 		/* Steps within the analysed incarnation only (a restart is
 		 * not a step; restarts_find() reports it), and not in a cycle
-		 * (each collection would be one). */
+		 * (each collection would be one): those after the warm-up
+		 * for the trend between them; those of the whole
+		 * incarnation for the report (a level reached in steps, the
+		 * staircase of a service that climbs, may lie in what was
+		 * read as its warm-up). */
+		struct step_findings after;
+		memset(&after, 0, sizeof(after));
 		if (!f->periodic.found)
-			steps_find(sx, sy, sn, f->resolution, &f->steps);
-		trend_between_steps(sx, sy, sn, f);
+			steps_find(sx, sy, sn, f->resolution, &after);
+		trend_between_steps(sx, sy, sn, &after, f);
+		if (k0 == 0) {
+			f->steps = after;
+		} else {
+			step_findings_release(&after);
+			if (!f->periodic.found)
+				steps_whole(x, y, n, f->resolution, &f->steps);
+		}
 		trend_set(f, &f->trend);
 		trend_advice(o, f);
 	}
@@ -814,7 +843,7 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		exhaustion_find(s, o, f);
 	analysis_work_exhaustion(f);
 	if (n && !f->has_trend && !f->periodic.found)
-		steps_find(sx, sy, sn, f->resolution, &f->steps);
+		steps_whole(x, y, n, f->resolution, &f->steps);
 	free(bx);
 	free(by);
 	free(xbuf);
