@@ -574,6 +574,26 @@ static const struct family families[] = {
 	 .warm_to = 1.5 * GiB, .warm_shape = 2, .truth_slope = true,
 	 .truth_pooled = true, .no_drift = true, .plateau_either = true,
 	 .steps_either = true},
+	/* ---- HELD-OUT, added 2026-12-05 after issue 27's counter check
+	 * and short-window rule were written, before any later change:
+	 * shapes those rules were not written around, run for the table
+	 * only, never tuned on. A queue-length gauge (mean 40, correlation
+	 * time 10 min) recorded as the requests column, memory following
+	 * it, 12 h at 30 s; and idle services watched 3 min at 5 s (64 KiB
+	 * of noise) and 9 min at 30 s (18 samples), their work not
+	 * recorded: never "stable". ---- */
+	{.name = "queue-length gauge as requests 12h", .group = GROUP_HELDOUT,
+	 .shape = SHAPE_INFLIGHT, .hours = 12, .dt = 30, .phi = 0.9,
+	 .noise_sd = 2 * MiB, .param = 600, .p2 = 40, .p3 = 1,
+	 .truth_slope = true, .no_drift = true, .work_gauge = true},
+	{.name = "idle 3min at 5s, no counter", .group = GROUP_HELDOUT,
+	 .shape = SHAPE_AR, .hours = 3.0 / 60, .dt = 5, .phi = 0.8,
+	 .noise_sd = 64 * KiB, .round_to = 4096, .truth_slope = true,
+	 .no_drift = true, .never_stable = true},
+	{.name = "idle 9min at 30s, no counter", .group = GROUP_HELDOUT,
+	 .shape = SHAPE_AR, .hours = 9.0 / 60, .dt = 30, .phi = 0.5,
+	 .noise_sd = 8 * KiB, .round_to = 4096, .truth_slope = true,
+	 .no_drift = true, .never_stable = true},
 #undef OLD
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
