@@ -260,8 +260,8 @@ static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
 	/* Columns 3.. are the components in enum order up to swap_pss, then
 	 * gpu; without components, gpu alone is column 3; the run's repeats
 	 * and t_last last. */
-	snprintf(sql, sizeof(sql), "SELECT incarnation_id, t, footprint%s%s%s "
-		 "FROM sample ORDER BY rowid", components ?
+	snprintf(sql, sizeof(sql), "SELECT incarnation_id, t, footprint%s%s%s, "
+		 "rowid FROM sample ORDER BY rowid", components ?
 		 ", rss, anon, file, shmem, swap, pagetables, pss, pss_anon, "
 		 "private_dirty, swap_pss" : "", gpu ? ", gpu" : "",
 		 runs ? ", repeats, t_last" : "");
@@ -285,13 +285,25 @@ static int read_samples(sqlite3 *db, const char *path, struct dataset *out,
 			continue;
 		struct series *se = &out->targets[last->target];
 		double t = sqlite3_column_double(s, 1);
+		int64_t repeats = runs ? sqlite3_column_int64(s, run_col) : 1;
+		double t_last = runs && sqlite3_column_type(s, run_col + 1) !=
+			SQLITE_NULL ? sqlite3_column_double(s, run_col + 1) : t;
+		/* A recording is input too: a time the recorder never writes
+		 * (inf, NaN: an edited or damaged file) is refused with its
+		 * row, not carried into the analyses' invariants. */
+		if (!isfinite(t) || !isfinite(t_last)) {
+			long long rowid = (long long)sqlite3_column_int64(
+				s, run_col + (runs ? 2 : 0));
+			sqlite3_finalize(s);
+			return error("'%s': sample row %lld has the time %g: "
+				     "not a time memtrend writes (the "
+				     "recording was edited or damaged)", path,
+				     rowid, isfinite(t) ? t_last : t);
+		}
 		if (se->n && t < se->t[se->n - 1]) {
 			skipped++;  /* clock stepped back: keep order */
 			continue;
 		}
-		int64_t repeats = runs ? sqlite3_column_int64(s, run_col) : 1;
-		double t_last = runs && sqlite3_column_type(s, run_col + 1) !=
-			SQLITE_NULL ? sqlite3_column_double(s, run_col + 1) : t;
 		size_t i0 = append_run(se, t, col_bytes(s, 2), last->inc,
 				       repeats, t_last);
 		for (size_t i = i0; i < se->n; i++) {
@@ -365,6 +377,7 @@ struct scan_part {
 	bool clean;                  /* every slot filled, in time order */
 	int rc;
 	char err[256];
+	bool bad_input;            /* err says what is wrong with a row */
 };
 
 static void *scan_part_run(void *arg)
@@ -406,6 +419,16 @@ static void *scan_part_run(void *arg)
 			last = inc_lookup(p->map, p->n_map, id);
 		if (last) {
 			double t = sqlite3_column_double(s, 2);
+			double t_end = r ? r->t_last : t;
+			if (!isfinite(t) || !isfinite(t_end)) {
+				snprintf(p->err, sizeof(p->err), "sample row "
+					 "%lld has the time %g: not a time "
+					 "memtrend writes (the recording was "
+					 "edited or damaged)", (long long)rowid,
+					 isfinite(t) ? t_end : t);
+				p->bad_input = true;
+				goto out;
+			}
 			double fp = col_bytes(s, 3);
 			struct folded_run fr = folded_run_of(t,
 				r ? r->t_last : t, r ? r->repeats : 1);
@@ -534,8 +557,11 @@ static int read_samples_parallel(sqlite3 *db, const char *path,
 		if (started[i])
 			pthread_join(th[i], NULL);
 		if (parts[i].first <= parts[i].last && parts[i].rc) {
-			error("cannot read samples from '%s': %s", path,
-			      parts[i].err);
+			if (parts[i].bad_input)
+				error("'%s': %s", path, parts[i].err);
+			else
+				error("cannot read samples from '%s': %s", path,
+				      parts[i].err);
 			rc = -1;
 		}
 	}
@@ -710,6 +736,14 @@ static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
 					continue;
 			}
 			double t = sqlite3_column_double(s, 1);
+			if (!isfinite(t)) {
+				rc = error("'%s': a work or gauge reading has "
+					   "the time %g: not a time memtrend "
+					   "writes (the recording was edited "
+					   "or damaged)", path, t);
+				step = SQLITE_DONE;
+				break;
+			}
 			if (last->n && t < last->t[last->n - 1])
 				continue;  /* clock stepped back */
 			size_t cap = last->cap;

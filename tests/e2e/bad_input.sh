@@ -205,3 +205,29 @@ grep -q "no process matched 'zz-no-such-process-zz'" "$T/err" || fail "--name wi
 [ $rc = 2 ] || fail "unknown option: exit $rc"
 grep -q "record: unknown option or missing value: '--bogus'" "$T/err" || fail "unknown option: $(cat "$T/err")"
 ok "no slip destroys a recording; errors name the command"
+# A recording is input too (issue 31, point 3): a sample time the recorder
+# never writes (inf: an edited or damaged file) aborted `report` on an
+# assertion (exit 134). It is refused with its row, exit 2 -- read
+# serially (the demo's three targets) and by the parallel reader (one
+# target of 200,000 samples, store_read.c's PARALLEL_MIN_ROWS).
+cp "$GOLD" "$T/inf.db"
+sql "$T/inf.db" "UPDATE sample SET t = 9e999 WHERE rowid = 51"
+"$MEMTREND" report "$T/inf.db" > /dev/null 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "a time of inf: exit $rc: $(cat "$T/err")"
+grep -q "sample row 51 has the time inf" "$T/err" || fail "a time of inf: $(cat "$T/err")"
+cp "$GOLD" "$T/big.db"
+sql "$T/big.db" "
+DELETE FROM sample WHERE incarnation_id <> (SELECT min(id) FROM incarnation);
+DELETE FROM incarnation WHERE id <> (SELECT min(id) FROM incarnation);
+DELETE FROM source_sample WHERE source_id IN (SELECT id FROM source WHERE target_id NOT IN (SELECT target_id FROM incarnation));
+DELETE FROM source WHERE target_id NOT IN (SELECT target_id FROM incarnation);
+DELETE FROM target WHERE id NOT IN (SELECT target_id FROM incarnation);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000)
+INSERT INTO sample(incarnation_id, t, footprint)
+SELECT (SELECT min(id) FROM incarnation), 1.8e9 + i, 1000000 FROM n;
+UPDATE sample SET t = -9e999 WHERE rowid = (SELECT max(rowid) - 5 FROM sample);"
+bigrow=$(sql "$T/big.db" "SELECT max(rowid) - 5 FROM sample")
+"$MEMTREND" report "$T/big.db" > /dev/null 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "a time of -inf, parallel reader: exit $rc: $(cat "$T/err")"
+grep -q "sample row $bigrow has the time -inf" "$T/err" || fail "a time of -inf: $(cat "$T/err")"
+ok "a recording with a time of inf or -inf: refused with its row, exit 2"
