@@ -115,8 +115,28 @@ static size_t format_number(char *buf, size_t n, double v, const char *loc_dp)
 
 /* ---- labels ------------------------------------------------------------- */
 
-/* s as a label value: made valid UTF-8 (invalid bytes as U+FFFD), then
- * backslash, double quote and newline escaped, as both formats want. */
+/* Bytes of a control character at p (valid UTF-8) that a label value
+ * must not carry raw, or 0: C0 controls but the newline (escaped
+ * instead), DEL, C1 controls (U+0080-U+009F) and the bidirectional
+ * embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069),
+ * which would make a scrape's text, or a terminal that shows it, say
+ * what the process's name chose. The formats have no escape for them:
+ * each becomes U+FFFD. */
+static size_t label_control_len(const unsigned char *p)
+{
+	if ((p[0] < 0x20 && p[0] != '\n') || p[0] == 0x7f)
+		return 1;
+	if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+		return 2;
+	if (p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+			     (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)))
+		return 3;
+	return 0;
+}
+
+/* s as a label value: made valid UTF-8 (invalid bytes as U+FFFD), control
+ * characters as U+FFFD (label_control_len), then backslash, double quote
+ * and newline escaped, as both formats want. */
 static void put_label_value(struct obuf *b, const char *s)
 {
 	if (!s)
@@ -128,6 +148,12 @@ static void put_label_value(struct obuf *b, const char *s)
 	char *valid = xmalloc(cap);
 	render_escape_utf8(valid, cap, s);
 	for (const char *p = valid; *p; p++) {
+		size_t ctl = label_control_len((const unsigned char *)p);
+		if (ctl) {
+			ob_put(b, "\xEF\xBF\xBD", 3);
+			p += ctl - 1;
+			continue;
+		}
 		switch (*p) {
 		case '\\': ob_put(b, "\\\\", 2); break;
 		case '"': ob_put(b, "\\\"", 2); break;

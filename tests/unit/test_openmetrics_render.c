@@ -39,7 +39,11 @@ static const struct om_target table[] = {
 	 .footprint = 2147483648.0, .anon = 2147483648.0, .swap = NAN,
 	 .shmem = NAN, .gpu = NAN, .requests = NAN, .connections = NAN,
 	 .samples = 12, .analysed = false},
-	{.target = "evil\"name\\with\nnewline\xff", .kind = "name", .pid = 7,
+	/* quotes, backslash, newline, an invalid byte; ESC, BEL, DEL, a C1
+	 * control and U+202E (right-to-left override): issue 31 found the
+	 * last four raw in /metrics */
+	{.target = "evil\"name\\with\nnewline\xff\x1b[31m\a\x7f\xc2\x9b"
+		   "\xe2\x80\xae", .kind = "name", .pid = 7,
 	 .footprint = 4096, .anon = 4096, .swap = 0, .shmem = 0, .gpu = 0,
 	 .requests = NAN, .connections = 0, .samples = 5, .analysed = true,
 	 .verdict = VERDICT_INCONCLUSIVE, .slope = {NAN, NAN, NAN, NAN},
@@ -49,7 +53,8 @@ static const struct om_target table[] = {
 
 #define API "{target=\"api\",kind=\"process\",pid=\"4242\""
 #define GRP "{target=\"workers\",kind=\"group\""
-#define EVIL "{target=\"evil\\\"name\\\\with\\nnewline\xEF\xBF\xBD\"," \
+#define EVIL "{target=\"evil\\\"name\\\\with\\nnewline\xEF\xBF\xBD" \
+	"\xEF\xBF\xBD[31m\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"," \
 	"kind=\"name\",pid=\"7\""
 
 #define HELP_FOOTPRINT "Memory footprint of the target by component: " \
