@@ -325,6 +325,14 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 	if (file)
 		return error("report: a FILE or --prometheus, not both"),
 		       EXIT_USAGE;
+	char url_shown[512];
+	bool url_password;
+	http_url_redacted(url_shown, sizeof(url_shown), fo->url, &url_password);
+	if (url_password)
+		warning("--prometheus: the URL's password is never printed "
+			"(shown as ***), but every user of this machine can "
+			"read it in the process list: give the credentials "
+			"with --auth-file FILE instead");
 	if (isfinite(fo->range_s) && isfinite(fo->start) &&
 	    isfinite(fo->end))
 		return error("--range with both --start and --end: give two "
@@ -484,8 +492,12 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 					    fl.names_differ);
 
 	/* The dataset, by name (the same order on every run). */
-	char src[512];
-	snprintf(src, sizeof(src), "%s %s", fo->url, fo->query);
+	/* The source as printed (text heading, JSON, the page's title):
+	 * never the URL's password. */
+	char src[512], shown[512];
+	snprintf(src, sizeof(src), "%s %s",
+		 http_url_redacted(shown, sizeof(shown), fo->url, NULL),
+		 fo->query);
 	dataset_init(&d, src);
 	have_d = true;
 	d.interval_s = fl.step;

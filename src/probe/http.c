@@ -17,6 +17,7 @@
  */
 #include "http.h"
 
+#include <assert.h>
 #include <curl/curl.h>
 #include <stdlib.h>
 #include <math.h>
@@ -315,4 +316,30 @@ static int fetch(struct http_client *c, const char *url, long *status,
 		xgrow((void **)&c->buf, &c->cap, 1, 1);
 	c->buf[c->len] = '\0';
 	return 0;
+}
+
+char *http_url_redacted(char *buf, size_t n, const char *url,
+			bool *had_password)
+{
+	assert(buf && n > 0 && url);
+	if (had_password)
+		*had_password = false;
+	const char *scheme = strstr(url, "://");
+	const char *auth = scheme ? scheme + 3 : url;
+	/* the authority ends at the first '/', '?' or '#'; a userinfo part
+	 * is what comes before its last '@' */
+	size_t alen = strcspn(auth, "/?#");
+	const char *at = NULL;
+	for (const char *p = auth; p < auth + alen; p++)
+		if (*p == '@')
+			at = p;
+	const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (!colon) {
+		snprintf(buf, n, "%s", url);
+		return buf;
+	}
+	if (had_password)
+		*had_password = true;
+	snprintf(buf, n, "%.*s:***%s", (int)(colon - url), url, at);
+	return buf;
 }

@@ -45,6 +45,13 @@ void http_client_set_cancel(struct http_client *c, const atomic_bool *cancel);
  * could be made ("cannot connect: ..."): nothing listens there (yet).
  * Only http and https. */
 #define HTTP_UNREACHABLE (-2)
+/* url as it may be printed: the password of a userinfo part
+ * ("http://user:secret@host/" -> "http://user:***@host/") replaced, the
+ * rest as given, into buf (n bytes; cut to fit). Returns buf. Sets
+ * *had_password (when not NULL) to whether there was one. */
+char *http_url_redacted(char *buf, size_t n, const char *url,
+			bool *had_password);
+
 int http_get(struct http_client *c, const char *url, const char **body,
 	     size_t *len, char *err, size_t errlen);
 

@@ -701,8 +701,9 @@ struct prom_client *prom_client_new(const struct prom_config *cfg)
 {
 	assert(cfg && cfg->url && cfg->timeout_s > 0 && cfg->body_max > 0);
 	if (strncmp(cfg->url, "http://", 7) && strncmp(cfg->url, "https://", 8)) {
+		char shown[512];
 		error("--prometheus: '%s' is not an http:// or https:// URL",
-		      cfg->url);
+		      http_url_redacted(shown, sizeof(shown), cfg->url, NULL));
 		return NULL;
 	}
 	struct http_client *h = http_client_new(fmin(cfg->timeout_s, 10),
@@ -859,10 +860,12 @@ static int request(struct prom_client *c, const char *path, const char *form,
 		if (status == 404 || status == 405) {
 			/* Not Prometheus' API there: a page of its UI, an
 			 * exporter's /metrics, a path after the base URL */
+			char shown[512];
 			error("%s: HTTP %ld from %s: %s (is --prometheus the "
 			      "base URL of a Prometheus server, e.g. "
-			      "http://127.0.0.1:9090?)", what, status, url,
-			      msg);
+			      "http://127.0.0.1:9090?)", what, status,
+			      http_url_redacted(shown, sizeof(shown), url,
+						NULL), msg);
 			rc = PROM_BAD_QUERY;
 			goto out;
 		}

@@ -185,3 +185,27 @@ FR --query one_memory_bytes --work-query 'no_such_requests_total' > /dev/null 2>
 grep -q "work-query: no series match 'no_such_requests_total'" "$T/work.err" ||
 	fail "--work-query matching nothing: $(cat "$T/work.err")"
 ok "no series, a PromQL error, a --by typo (selector, expression), a --work-query matching nothing: exit 2 with a message"
+
+# A password in the URL (issue 31, point 7) is never printed: not in the
+# text heading, the JSON source, the HTML page nor a 404's error; a
+# warning points at --auth-file. (Prometheus here has no auth: the
+# userinfo is accepted and ignored.)
+SECRET_URL=$(echo "$URL" | sed 's#://#://alice:s3cret-pw@#')
+"$MEMTREND" report --prometheus "$SECRET_URL" --start $START --end $END --step ${STEP}s \
+	--limit 64GiB --no-color --query one_memory_bytes > "$T/sec.txt" 2> "$T/sec.err" ||
+	fail "a URL with userinfo: $(cat "$T/sec.err")"
+"$MEMTREND" report --prometheus "$SECRET_URL" --start $START --end $END --step ${STEP}s \
+	--limit 64GiB --query one_memory_bytes --json > "$T/sec.json" 2>> "$T/sec.err" ||
+	fail "a URL with userinfo, JSON: $(cat "$T/sec.err")"
+"$MEMTREND" report --prometheus "$SECRET_URL" --start $START --end $END --step ${STEP}s \
+	--limit 64GiB --query one_memory_bytes --html "$T/sec.html" > /dev/null 2>> "$T/sec.err" ||
+	fail "a URL with userinfo, HTML: $(cat "$T/sec.err")"
+"$MEMTREND" report --prometheus "$SECRET_URL/nothing-here" --start $START --end $END \
+	--step ${STEP}s --query one_memory_bytes > /dev/null 2>> "$T/sec.err"
+if grep -l "s3cret-pw" "$T/sec.txt" "$T/sec.json" "$T/sec.html" "$T/sec.err"; then
+	fail "the URL's password was printed"
+fi
+grep -q "alice:\*\*\*@" "$T/sec.txt" || fail "the heading does not show the redacted URL: $(head -2 "$T/sec.txt")"
+grep -q "HTTP 404 from .*alice:\*\*\*@" "$T/sec.err" || fail "the 404: $(cat "$T/sec.err")"
+grep -q "auth-file" "$T/sec.err" || fail "no word of --auth-file: $(cat "$T/sec.err")"
+ok "a password in the --prometheus URL: never printed (text, JSON, HTML, a 404), --auth-file advised"

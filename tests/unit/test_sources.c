@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "http.h"
 #include "probe.h"
 #include "source_command.h"
 #include "source_log.h"
@@ -951,6 +952,33 @@ static void test_log_long_lines_and_budget(void **state)
 	log_teardown(&fx);
 }
 
+/* The URL as printed (http_url_redacted): userinfo's password as ***,
+ * the rest untouched; an '@' after the authority is no userinfo. Table
+ * by hand. */
+static void test_url_redacted(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *in, *out;
+		bool had;
+	} cases[] = {
+		{"http://127.0.0.1:9090", "http://127.0.0.1:9090", false},
+		{"http://alice@host:9090/", "http://alice@host:9090/", false},
+		{"http://alice:s3cret@host:9090/", "http://alice:***@host:9090/",
+		 true},
+		{"https://a:p@ss@host/x?q=1", "https://a:***@host/x?q=1", true},
+		{"http://host/api?u=a:b@c", "http://host/api?u=a:b@c", false},
+		{"http://:tok@host", "http://:***@host", true},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[128];
+		bool had = !cases[i].had;
+		http_url_redacted(buf, sizeof(buf), cases[i].in, &had);
+		assert_string_equal(buf, cases[i].out);
+		assert_int_equal(had, cases[i].had);
+	}
+}
+
 int main(void)
 {
 	fixtures = getenv("FIXTURES");
@@ -971,6 +999,7 @@ int main(void)
 		cmocka_unit_test(test_log_append_rotate_truncate),
 		cmocka_unit_test(test_log_missing_and_partial_at_open),
 		cmocka_unit_test(test_log_long_lines_and_budget),
+		cmocka_unit_test(test_url_redacted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
