@@ -221,8 +221,11 @@ static const struct row rows[] = {
 
 static const char *const rule_names[] = {
 	"too few", "resolution unknown", "no work", "few cycles", "plateau",
-	"growing", "unseen", "short window", "stable",
+	"growing", "unseen", "short window", "stable", "pooled growing",
+	"pooled stable",
 };
+_Static_assert(sizeof(rule_names) / sizeof(rule_names[0]) ==
+	       RULE_POOLED_STABLE + 1, "a name for every rule");
 
 static void test_decision_table(void **state)
 {
