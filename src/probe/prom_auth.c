@@ -17,24 +17,49 @@
  * USER:PASSWORD`, or a bare TOKEN; first line only. */
 char *prom_auth_read(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO with no writer would block open() forever;
+	 * only a regular file is read (issue 31). */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		error("--auth-file: cannot open '%s': %m", path);
 		return NULL;
 	}
 	struct stat st;
-	if (fstat(fd, &st) == 0 && (st.st_mode & 077))
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		error("--auth-file: '%s' is not a regular file (a directory, "
+		      "a FIFO, a device): give the file that holds the "
+		      "credentials", path);
+		close(fd);
+		return NULL;
+	}
+	if (st.st_mode & 077)
 		warning("--auth-file: '%s' can be read by other users (chmod "
 			"600 it)", path);
-	char b[4096];
-	ssize_t n = read(fd, b, sizeof(b) - 1);
+	char b[PROM_AUTH_LINE_MAX + 2];
+	size_t n = 0;
+	for (;;) {   /* a regular file: read() returns what there is */
+		ssize_t r = read(fd, b + n, sizeof(b) - 1 - n);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		if (n == sizeof(b) - 1 || memchr(b, '\n', n))
+			break;
+	}
 	close(fd);
-	if (n <= 0) {
+	if (n == 0) {
 		error("--auth-file: '%s' is empty", path);
 		return NULL;
 	}
 	b[n] = '\0';
-	b[strcspn(b, "\r\n")] = '\0';
+	size_t line = strcspn(b, "\r\n");
+	if (line > PROM_AUTH_LINE_MAX) {
+		error("--auth-file: the first line of '%s' is longer than %d "
+		      "bytes: not a credential memtrend would send whole",
+		      path, PROM_AUTH_LINE_MAX);
+		memset(b, 0, sizeof(b));
+		return NULL;
+	}
+	b[line] = '\0';
 	char *p = b;
 	while (*p == ' ' || *p == '\t')
 		p++;

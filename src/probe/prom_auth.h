@@ -11,8 +11,14 @@
 #ifndef MEMTREND_PROM_AUTH_H
 #define MEMTREND_PROM_AUTH_H
 
+/* The longest first line read: a longer one is refused, never cut. */
+#define PROM_AUTH_LINE_MAX 4095
+
 /* `Bearer TOKEN` or `Basic BASE64`, owned (the caller wipes and frees
- * it); NULL after a message. The file's bytes read are wiped. */
+ * it); NULL after a message: the path is no regular file (a FIFO is
+ * never waited on, a directory is one message), it is empty, its first
+ * line is over PROM_AUTH_LINE_MAX bytes, or holds no credential. The
+ * file's bytes read are wiped. */
 char *prom_auth_read(const char *path);
 
 #endif

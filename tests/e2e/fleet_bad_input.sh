@@ -135,6 +135,23 @@ printf 'basic user:pa:ss\n' > "$T/auth"
 FR --prometheus "$B/ok" --query 'm_bytes' --auth-file "$T/auth" > /dev/null 2>&1 || fail "basic auth"
 grep -q "^ok .* Basic dXNlcjpwYTpzcw==$" "$T/requests.log" || fail "basic: $(tail -1 "$T/requests.log")"
 ok "basic auth from the file"
+# --auth-file that is no file of credentials (issue 31, point 7): a FIFO
+# with no writer (waited on forever before), a directory (two
+# contradictory messages before), a first line over 4,095 bytes (cut
+# silently before): each one message, exit 2, at once.
+mkfifo "$T/fifo"
+for bad in "$T/fifo" "$T"; do
+	timeout 10 "$MEMTREND" report --prometheus "$B/ok" --query 'm_bytes' \
+		--auth-file "$bad" > /dev/null 2> "$T/e"; rc=$?
+	[ $rc = 2 ] || fail "--auth-file $bad: exit $rc: $(cat "$T/e")"
+	[ "$(grep -c . "$T/e")" = 1 ] || fail "--auth-file $bad: $(cat "$T/e")"
+	grep -q "is not a regular file" "$T/e" || fail "--auth-file $bad: $(cat "$T/e")"
+done
+head -c 5000 /dev/zero | tr '\0' 'a' > "$T/long"
+FR --prometheus "$B/ok" --query 'm_bytes' --auth-file "$T/long" > /dev/null 2> "$T/e"; rc=$?
+[ $rc = 2 ] || fail "--auth-file, a 5,000-byte line: exit $rc: $(cat "$T/e")"
+grep -q "longer than 4095 bytes" "$T/e" || fail "a 5,000-byte line: $(cat "$T/e")"
+ok "--auth-file: a FIFO, a directory, a line too long: one message each, exit 2"
 
 # Cut off after the first series: retried, each series once. (The
 # series already handed on are skipped on the retry; the commands' own
