@@ -16,6 +16,10 @@
  *  6. the window cannot see the slope of concern (detectable > concern,
  *     or the interval reaches above it; per request too when work is
  *     known)                                  -> inconclusive
+ *  6a/6b. the service restarted and its incarnations pooled after their
+ *     warm-ups (pooled.h) say more than the analysed one: their interval
+ *     above zero -> growing; below the concern -> stable; else 6 (a
+ *     per-request rise still says growing, rule 5)
  *  7. work done not known and a window under STABLE_MIN_WINDOW_S or
  *     STABLE_MIN_SAMPLES                      -> inconclusive ("no growth
  *                                                 in this window")
