@@ -1,12 +1,11 @@
 /*
  * pooled.c - the random-effects meta-analysis of per-incarnation slopes
- * (Hartung-Knapp-Sidik-Jonkman on DerSimonian-Laird weights) and the t
- * quantile it needs (pooled.h has the formulas and their sources).
+ * (Hartung-Knapp-Sidik-Jonkman on DerSimonian-Laird weights; pooled.h
+ * has the formulas and their sources; the t quantile is stats_ar.h's).
  *
  * What it does: arithmetic over k estimates. What it does not do: compute
  * the per-incarnation slopes (analysis.c does, after each warm-up), judge
- * the verdict (verdict.c), or any I/O. O(k) plus a bisection of 200 steps
- * for the quantile.
+ * the verdict (verdict.c), or any I/O. O(k) plus one t quantile.
  */
 #include "pooled.h"
 
@@ -14,29 +13,6 @@
 #include <math.h>
 
 #include "stats_ar.h"
-
-double stats_t_quantile(double p, double nu)
-{
-	if (!(p > 0 && p < 1) || !(nu > 0))
-		return NAN;
-	if (p == 0.5)
-		return 0;
-	if (p < 0.5)
-		return -stats_t_quantile(1 - p, nu);
-	/* bisection on the monotone cdf; the quantile of p <= 1 - 1e-12 at
-	 * nu >= 1 is below 3.2e11 */
-	double lo = 0, hi = 1;
-	while (stats_t_cdf(hi, nu) < p && hi < 1e12)
-		hi *= 2;
-	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
-		double mid = 0.5 * (lo + hi);
-		if (stats_t_cdf(mid, nu) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return 0.5 * (lo + hi);
-}
 
 int stats_meta_hksj(const double *est, const double *se, size_t k,
 		    double level, struct meta_result *out)

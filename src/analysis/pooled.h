@@ -62,8 +62,6 @@ struct meta_result {
 };
 int stats_meta_hksj(const double *est, const double *se, size_t k,
 		    double level, struct meta_result *out);
-/* Student t quantile: the x with stats_t_cdf(x, nu) = p, 0 < p < 1. */
-double stats_t_quantile(double p, double nu);
 
 struct pooled_finding {
 	bool found;            /* >= POOLED_MIN_INCS slopes to pool */

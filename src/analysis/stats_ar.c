@@ -127,6 +127,29 @@ double stats_t_cdf(double t, double nu)
 	return t > 0 ? 1 - tail : tail;
 }
 
+double stats_t_quantile(double p, double nu)
+{
+	if (!(p > 0 && p < 1) || !(nu > 0))
+		return NAN;
+	if (p == 0.5)
+		return 0;
+	if (p < 0.5)
+		return -stats_t_quantile(1 - p, nu);
+	/* bisection on the monotone cdf; the quantile of p <= 1 - 1e-12 at
+	 * nu >= 1 is below 3.2e11 */
+	double lo = 0, hi = 1;
+	while (stats_t_cdf(hi, nu) < p && hi < 1e12)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = 0.5 * (lo + hi);
+		if (stats_t_cdf(mid, nu) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return 0.5 * (lo + hi);
+}
+
 /* The median time step of n >= 2 points (the mean step when most steps
  * are ties); 0 or NAN when the points span no time. */
 static double median_step(const double *t, size_t n)

@@ -66,5 +66,8 @@ void stats_ar_fitter_free(struct stats_ar_fitter *f);
 
 /* Student t distribution function with nu degrees of freedom. */
 double stats_t_cdf(double t, double nu);
+/* Student t quantile: the x with stats_t_cdf(x, nu) = p, 0 < p < 1
+ * (NAN otherwise); bisection to 1e-12 relative. */
+double stats_t_quantile(double p, double nu);
 
 #endif

@@ -341,22 +341,6 @@ static double jump_noise(const double *y, size_t m, double med_d,
 	return keep ? 1.2533 * sum / (double)keep : 0;
 }
 
-/* Upper quantile p of Student's t with nu degrees of freedom. */
-static double t_quantile(double p, double nu)
-{
-	double lo = 0, hi = 1;
-	while (stats_t_cdf(hi, nu) < p && hi < 1e6)
-		hi *= 2;
-	for (int it = 0; it < 100; it++) {
-		double mid = (lo + hi) / 2;
-		if (stats_t_cdf(mid, nu) < p)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return hi;
-}
-
 /* The jump at boundary k (first point of the new level), beyond the
  * typical difference between neighbours (med_d: a steady ramp's own
  * rise): the largest there, a bucket that straddles the step splitting
@@ -446,8 +430,8 @@ static bool level_holds(const double *y, size_t m, size_t k, double change,
 	if (!judged)
 		return true;
 	double n_tests = 4.0 / 3.0 * (double)m / (double)w;
-	double bound = s * t_quantile(1 - STEPS_FALSE_RATE / 2 / n_tests,
-				      fmax(0.37 * windows, 1));
+	double bound = s * stats_t_quantile(1 - STEPS_FALSE_RATE / 2 /
+					    n_tests, fmax(0.37 * windows, 1));
 	return fabs(d - med) >= bound;
 }
 
@@ -484,8 +468,9 @@ static void scan_scale(const struct scale *sc, const double *kx,
 	double med_d = stats_median_inplace(scratch, m - 1);
 	double sigma_d = jump_noise(sc->y, m, med_d, scratch);
 	double n_tests = 4.0 / 3.0 * (double)(finest ? m : m * STEPS_SCALE_FACTOR);
-	double jump_min = fmax(sigma_d * t_quantile(1 - STEPS_FALSE_RATE / 2 / n_tests,
-						    0.37 * (double)(m - 1)),
+	double quantile = stats_t_quantile(1 - STEPS_FALSE_RATE / 2 / n_tests,
+					   0.37 * (double)(m - 1));
+	double jump_min = fmax(sigma_d * quantile,
 			       min_change * STEPS_LOCAL_FRACTION);
 	/* A noise-free series still needs a penalty above rounding. */
 	double sig_pen = fmax(sigma, 1e-6 * min_change);

@@ -31,6 +31,7 @@
 #include "pooled.h"
 #include "series.h"
 #include "said.h"
+#include "stats_ar.h"
 #include "warmup.h"
 
 #define KiB 1024.0
