@@ -667,25 +667,23 @@ int stats_trend_compute_steps(const double *x, const double *y, size_t n,
 	 * between the segments' middles, which Theil-Sen would read back. */
 	struct trend_result r;
 	double num = 0, den = 0;
-	int rc = 0;
+	int rc = -1;
 	for (size_t s = 0; s <= ns; s++) {
 		size_t a = s ? starts[s - 1] : 0, b = s < ns ? starts[s] : n;
-		if (b - a < 3 || x[a] == x[b - 1] ||
-		    trend_compute(x + a, x + a, y + a, b - a, false, NULL,
-				  &r) != 0)
+		if (b - a < 3 || x[a] == x[b - 1])
 			continue;
+		/* the slope alone: a segment's interval is not needed */
+		double slope = stats_theil_sen_slope(x + a, y + a, b - a);
 		double xm = 0, sxx = 0;
 		for (size_t i = a; i < b; i++)
 			xm += x[i];
 		xm /= (double)(b - a);
 		for (size_t i = a; i < b; i++)
 			sxx += (x[i] - xm) * (x[i] - xm);
-		num += sxx * r.slope;
+		num += sxx * slope;
 		den += sxx;
 	}
-	if (!(den > 0))
-		rc = -1;
-	if (rc == 0) {
+	if (den > 0) {
 		segment_offsets(x, y, n, num / den, starts, ns, offset,
 				scratch);
 		for (size_t i = 0; i < n; i++)

@@ -109,6 +109,10 @@ uint64_t stats_pair_count(const double *x, size_t n);
  * with x_i < x_j. k < stats_pair_count(). */
 double stats_kth_pairwise_slope(const double *x, const double *y, size_t n,
 				uint64_t k);
+/* The Theil-Sen slope alone (the median pairwise slope, as
+ * stats_trend_compute() takes it), without the interval and tests; NAN
+ * when no two x differ. x non-decreasing, no NaN. */
+double stats_theil_sen_slope(const double *x, const double *y, size_t n);
 /* Mann-Kendall S of y in index order (ties count 0), O(n log n). */
 double stats_mann_kendall_s(const double *y, size_t n);
 /* Tie-corrected Var(S): n(n-1)(2n+5)/18 - sum t(t-1)(2t+5)/18. */

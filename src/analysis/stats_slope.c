@@ -1237,6 +1237,24 @@ double stats_kth_pairwise_slope(const double *x, const double *y, size_t n,
 	return v;
 }
 
+double stats_theil_sen_slope(const double *x, const double *y, size_t n)
+{
+	uint64_t np = stats_pair_count(x, n);
+	if (np == 0)
+		return NAN;
+	/* the median: the middle rank, or the mean of the middle two */
+	uint64_t ks[2] = {np / 2, 0};
+	size_t nk = 1;
+	if (np % 2 == 0) {
+		ks[0] = np / 2 - 1;
+		ks[1] = np / 2;
+		nk = 2;
+	}
+	double v[2];
+	kth_slopes(x, y, n, np, ks, v, nk);
+	return nk == 2 ? (v[0] + v[1]) / 2 : v[0];
+}
+
 struct stats_slope_sel *stats_slope_sel_new(const double *x, const double *y,
 					    size_t n, uint64_t npairs,
 					    uint64_t con, uint64_t dis)

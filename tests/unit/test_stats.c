@@ -1146,6 +1146,13 @@ static void test_trend_steps(void **state)
 							   &tr), 0);
 		assert_int_equal(stats_trend_compute(x, y, n, &plain), 0);
 		assert_true(plain.slope < 0);
+		/* the slope alone is the trend's slope, to the bit: 2881
+		 * points give an even count of pairs (the mean of the
+		 * middle two), 2879 an odd one (the middle one) */
+		assert_true(stats_theil_sen_slope(x, y, n) == plain.slope);
+		struct trend_result odd;
+		assert_int_equal(stats_trend_compute(x, y, n - 2, &odd), 0);
+		assert_true(stats_theil_sen_slope(x, y, n - 2) == odd.slope);
 		if (!noisy) {
 			assert_true(fabs(tr.slope / truth - 1) < 1e-9);
 			assert_true(tr.ci_low == tr.ci_high);
