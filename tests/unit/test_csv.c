@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "csv.h"
+#include "fixture.h"
 #include "series.h"
 
 #define MiB (1024.0 * 1024)
@@ -33,15 +34,6 @@ static void assert_close(double got, double want, const char *what)
 		print_error("%s: got %.17g, want %.17g\n", what, got, want);
 		fail();
 	}
-}
-
-static const char *fixture(const char *name)
-{
-	static char path[4096];
-	const char *dir = getenv("FIXTURES");
-	snprintf(path, sizeof(path), "%s/csv/%s", dir ? dir : "tests/fixtures",
-		 name);
-	return path;
 }
 
 /* stderr into a temporary file while the code under test runs. */

@@ -69,6 +69,7 @@
 #include "analysis.h"
 #include "attribution.h"
 #include "csv.h"
+#include "fixture.h"
 #include "idle.h"
 #include "restarts.h"
 #include "series.h"
@@ -1119,15 +1120,6 @@ static void test_attribution_no_gauges(void **state)
 /* ================================================================== */
 /* End to end on the CSV fixture (see the top of this file)           */
 /* ================================================================== */
-
-static const char *fixture(const char *name)
-{
-	static char path[4096];
-	const char *dir = getenv("FIXTURES");
-	snprintf(path, sizeof(path), "%s/csv/%s", dir ? dir : "tests/fixtures",
-		 name);
-	return path;
-}
 
 /*
  * Restart: pid 4242's last footprint 244.51 GiB (08:04:45); pid 5151

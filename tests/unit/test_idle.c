@@ -64,6 +64,7 @@
 #include <cmocka.h>
 
 #include "csv.h"
+#include "fixture.h"
 #include "idle.h"
 #include "series.h"
 
@@ -837,15 +838,6 @@ static void test_small(void **state)
 }
 
 /* ---- the CSV fixture (see the top of this file) ------------------- */
-
-static const char *fixture(const char *name)
-{
-	static char path[4096];
-	const char *dir = getenv("FIXTURES");
-	snprintf(path, sizeof(path), "%s/csv/%s", dir ? dir : "tests/fixtures",
-		 name);
-	return path;
-}
 
 /*
  * Growth by hand: 19 startup steps (+16 MiB), 277 active rows (+256 KiB),

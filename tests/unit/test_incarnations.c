@@ -28,6 +28,7 @@
 
 #include "analysis.h"
 #include "csv.h"
+#include "fixture.h"
 #include "pooled.h"
 #include "series.h"
 #include "said.h"
@@ -64,15 +65,6 @@ static double uniform(void)
 static double gauss(void)
 {
 	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
-}
-
-static const char *fixture(const char *name)
-{
-	static char path[4096];
-	const char *dir = getenv("FIXTURES");
-	snprintf(path, sizeof(path), "%s/csv/%s", dir ? dir : "tests/fixtures",
-		 name);
-	return path;
 }
 
 /*
