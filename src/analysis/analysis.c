@@ -296,7 +296,8 @@ static void warmups_find(const struct series *s,
 }
 
 /* A slope per hour from a trend, its interval never narrower than the
- * resolution over the span leaves open (as trend_set()). */
+ * resolution over the span leaves open: the verdict's slope
+ * (trend_set()) and each incarnation's settled one. */
 static struct slope slope_widened(const struct trend_result *tr,
 				  double resolution, double span_s)
 {
@@ -358,21 +359,26 @@ static void incarnations_summarise(const struct series *s,
 			is->settled_start = f->slope_start;
 			continue;
 		}
-		if (m >= MIN_TREND_POINTS && is->end > is->start &&
-		    stats_trend_compute(x, y, m, &tr) == 0) {
+		bool have = m >= MIN_TREND_POINTS && is->end > is->start &&
+			    stats_trend_compute(x, y, m, &tr) == 0;
+		if (have) {
 			is->has_slope = true;
 			stats_trend_per_hour(&tr, &is->slope.estimate, &is->slope.low,
 				       &is->slope.high, &is->slope.p);
 		}
 		/* after the warm-up: from the first point at or after the
-		 * upper end of its interval */
+		 * upper end of its interval (none: the whole incarnation,
+		 * whose trend tr already is) */
 		size_t k = 0;
 		const struct warmup_finding *wu = &f->warmups[idx];
 		if (wu->source != WARMUP_NONE)
 			while (k < m && x[k] < wu->end_high)
 				k++;
-		if (m - k >= MIN_TREND_POINTS && x[m - 1] > x[k] &&
-		    stats_trend_compute(x + k, y + k, m - k, &tr) == 0) {
+		if (k > 0)
+			have = m - k >= MIN_TREND_POINTS && x[m - 1] > x[k] &&
+			       stats_trend_compute(x + k, y + k, m - k,
+						   &tr) == 0;
+		if (have) {
 			is->has_settled_slope = true;
 			is->settled_points = m - k;
 			is->settled_start = x[k];
@@ -525,11 +531,8 @@ static void trend_between_steps(const double *x, const double *y, size_t n,
  * leaves open (two readings a quantum apart could hide that much). */
 static void trend_set(struct target_findings *f, const struct trend_result *tr)
 {
-	stats_trend_per_hour(tr, &f->slope.estimate, &f->slope.low, &f->slope.high,
-		       &f->slope.p);
+	f->slope = slope_widened(tr, f->resolution, f->slope_span_s);
 	double q = f->resolution / f->slope_span_s * 3600;
-	f->slope.low = fmin(f->slope.low, f->slope.estimate - q);
-	f->slope.high = fmax(f->slope.high, f->slope.estimate + q);
 	f->significant = f->slope.p < ANALYSIS_ALPHA &&
 			 (f->slope.low > 0 || f->slope.high < 0);
 	double half = (f->slope.high - f->slope.low) / 2;
