@@ -140,6 +140,13 @@ double now_wall(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9 + wall_shift();
 }
 
+double now_boottime(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 double now_monotonic(void)
 {
 	struct timespec ts;

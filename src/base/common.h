@@ -56,5 +56,7 @@ void xgrow(void **p, size_t *cap, size_t need, size_t elem);
 /* Wall-clock UTC and monotonic seconds. */
 double now_wall(void);
 double now_monotonic(void);
+/* CLOCK_BOOTTIME: the monotonic clock plus the time spent suspended. */
+double now_boottime(void);
 
 #endif

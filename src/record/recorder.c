@@ -6,7 +6,8 @@
  * once a second) -> commit when the batch is old enough -> the on_tick
  * hook. Ticks are scheduled on CLOCK_MONOTONIC absolute deadlines (no
  * drift, no burst after a stall: a missed deadline is skipped); samples
- * are stamped with wall-clock UTC.
+ * are stamped with the wall clock at the start plus the time elapsed
+ * (stamp_clock.h: a step of the wall clock is noted, never followed).
  *
  * Own footprint: nothing grows with the number of samples. Per-tick work
  * allocates nothing on the common path; the tick summary's slope uses a
@@ -17,7 +18,7 @@
  * Cost: a process sample is one pread of /proc/PID/status through a kept
  * fd plus one prepared INSERT inside the open transaction. Name and
  * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
- * Around that work the loop adds three clock reads (vDSO), two
+ * Around that work the loop adds four clock reads (vDSO), two
  * should_stop() calls, a few stores into the tick summary (the on_tick
  * hook's `first`) and one sleep: clock_nanosleep() to the absolute
  * deadline when there is nothing else to wait for (as bench_floor
@@ -51,6 +52,7 @@
 #include "regions.h"
 #include "smaps.h"
 #include "source.h"
+#include "stamp_clock.h"
 #include "stats.h"
 #include "store.h"
 #include "target.h"
@@ -179,9 +181,7 @@ struct recorder {
 	bool source_set_taken;     /* source_set_new() was called */
 	bool regions_denied_noted;
 	struct gpu_recorder *gpu;
-	double wall_offset;        /* wall clock - monotonic clock; NAN;
-				      never decreases (tick_stamp) */
-	bool clock_back_noted;
+	struct stamp_clock clock;  /* the samples' stamps (tick_stamp) */
 	/* The first root target at this tick, for the on_tick hook. */
 	struct recorder_first first;
 	struct sys_mem first_sys;
@@ -679,40 +679,29 @@ static void sources_request(struct recorder *rec, double t)
 }
 
 /*
- * A tick's stamp (wall-clock UTC seconds). An on-time tick is stamped with
- * its deadline, so regular ticks carry an exact arithmetic sequence of
- * stamps: the store folds runs of equal samples into one row on that
- * condition, and the reader gives each its time back. A late (or early:
- * a signal) tick is stamped when it runs. The wall clock's offset from
- * the monotonic one is taken again whenever it has moved forward by more
- * than 10 ms (the clock was stepped, or the machine resumed from suspend):
- * stamps stay wall-clock time. A step back is not followed: stamps stay
- * ordered and their intervals right, ahead of the wall clock (noted).
+ * A tick's stamp (wall-clock UTC seconds, stamp_clock.h: the wall clock at
+ * the first tick plus the time elapsed since; a step of the wall clock is
+ * noted, never followed). An on-time tick is stamped with its deadline, so
+ * regular ticks carry an exact arithmetic sequence of stamps: the store
+ * folds runs of equal samples into one row on that condition, and the
+ * reader gives each its time back. A late (or early: a signal) tick is
+ * stamped when it runs.
  */
 static double tick_stamp(struct recorder *rec, double deadline, double mono)
 {
-	double offset = now_wall() - mono;  /* mono: read just before */
-	if (isnan(rec->wall_offset) || offset > rec->wall_offset + 0.01) {
-		/* the first tick, or a step forward (NTP, or a resume:
-		 * the monotonic clock stood still while suspended) */
-		rec->wall_offset = offset;
-	} else if (offset < rec->wall_offset - 0.01 &&
-		   !rec->clock_back_noted) {
-		/* A step back: stamps must stay ordered and their intervals
-		 * right, so they go on from the monotonic clock and run
-		 * ahead of the wall clock by the step. Said once. */
-		char msg[160];
-		snprintf(msg, sizeof(msg), "the wall clock was stepped back "
-			 "by %.3g s; sample times go on from the monotonic "
-			 "clock (ahead of the wall clock by that much)",
-			 rec->wall_offset - offset);
-		note("%s", msg);
-		store_note_add(rec->store, mono + rec->wall_offset, 0, msg);
-		rec->clock_back_noted = true;
-	}
+	/* mono was read just before; the other two follow it at once */
+	double boot = now_boottime(), wall = now_wall();
 	double slack = fmin(0.25 * rec->o->interval_s, 0.05);
 	double at = fabs(mono - deadline) <= slack ? deadline : mono;
-	return at + rec->wall_offset;
+	char msg[200];
+	bool noted;
+	double t = stamp_clock_stamp(&rec->clock, at, mono, boot, wall, msg,
+				     sizeof(msg), &noted);
+	if (noted) {
+		note("%s", msg);
+		store_note_add(rec->store, t, 0, msg);
+	}
+	return t;
 }
 
 static int pid_cmp(const void *a, const void *b)
@@ -1493,7 +1482,7 @@ int recorder_run(const struct recorder_options *o,
 	rec.slope->stride = 1;
 	rec.slope_bph = NAN;
 	rec.status_fp = NAN;
-	rec.wall_offset = NAN;
+	stamp_clock_init(&rec.clock);
 	res->samples = 0;
 	res->command_status = -1;
 	res->duration_ended = false;
