@@ -20,6 +20,7 @@ const char *probe_verdict_name(enum probe_verdict v)
 	case PROBE_VERDICT_AT_CAP: return "at cap";
 	case PROBE_VERDICT_GROWS: return "grows, kept";
 	case PROBE_VERDICT_FLAT: return "flat";
+	case PROBE_VERDICT_FAILED: return "failed";
 	}
 	return "?";
 }
@@ -58,6 +59,8 @@ void probe_arm_compare(const struct probe_arm_readings *a,
 {
 	*out = (struct probe_arm_finding){NAN, NAN, NAN, NAN, NAN, NAN,
 					  PROBE_VERDICT_NONE};
+	if (a->failed)
+		out->verdict = PROBE_VERDICT_FAILED;
 	if (!a->ran || a->n_rounds == 0)
 		return;
 	out->first = a->rounds[0];

@@ -30,13 +30,20 @@ struct probe_arm_readings {
 				      a library's name: escape to print */
 	enum probe_role role;
 	const char *preload;       /* ALLOCATOR: the library's path */
-	bool ran;                  /* false: skipped (no readings) */
-	const char *skipped;       /* why not, in words; NULL when it ran */
+	bool ran;                  /* false: skipped or failed (no
+				      readings) */
+	const char *skipped;       /* why it was not run (its library is
+				      not installed...), in words; else NULL */
+	const char *failed;        /* why it ran but failed (its library
+				      not in use, timed out, its process
+				      ended early), in words; else NULL */
 	double baseline;           /* footprint before round 1, bytes */
 	const double *rounds;      /* after each round; n_rounds >= 1 */
 	size_t n_rounds;
 	double idle;               /* after the idle period */
 	double cap;                /* CAPPED: the pool's cap; else NAN */
+	double elapsed_s;          /* how long it took, from its start to its
+				      end (or failure); NAN when skipped */
 	double work;               /* the arm's working set: the bytes its
 				      threads hold live at once on average
 				      (threads x live buffers x mean size) */
@@ -50,6 +57,7 @@ enum probe_verdict {
 				      the cap (+ 2 MiB of small blocks) */
 	PROBE_VERDICT_GROWS,       /* grew over the rounds and kept it */
 	PROBE_VERDICT_FLAT,        /* kept about what round 1 left */
+	PROBE_VERDICT_FAILED,      /* ran but failed (readings->failed) */
 };
 
 /* Thresholds of the verdicts (docs/probe.md says why). */
@@ -61,7 +69,8 @@ enum probe_verdict {
 
 struct probe_arm_finding {
 	double first, all, idle;   /* footprint after round 1, after the
-				      last round, after idle; NAN skipped */
+				      last round, after idle; NAN skipped
+				      or failed */
 	double peak;               /* the most after any round */
 	double kept;               /* idle - baseline: what the allocator
 				      kept of freed memory (and the small

@@ -12,20 +12,30 @@
  * after idle are read at those exact moments. The comparison is
  * probe_compare.c's, the words render_probe.c's.
  *
+ * An allocator is checked before anything runs (what the loader would
+ * refuse: exit 2) and again inside its arm's process (the child tells
+ * whether the library is loaded and supplies malloc: PROBE_EV_REFUSED).
+ * An arm that fails on its own (that check, --arm-timeout, a process that
+ * ends early) is killed and its row says why; the others go on and the
+ * exit status is 3. An arm's stdout is memtrend's stderr.
+ *
  * What it does not do: judge a service (record and report do), or run
  * arms in parallel (on two cores they would measure each other).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,7 +56,7 @@
 enum {
 	OPT_THREADS = 256, OPT_ROUNDS, OPT_SIZES, OPT_IDLE, OPT_CAP,
 	OPT_ALLOCATOR, OPT_LIKE, OPT_JSON, OPT_ARM_CHILD, OPT_ARM_FDS,
-	OPT_SEED,
+	OPT_SEED, OPT_ARM_TIMEOUT, OPT_ARM_PRELOAD,
 };
 
 #define PROBE_MAX_THREADS 256
@@ -54,6 +64,12 @@ enum {
 #define PROBE_MAX_SIZE (1024.0 * 1024 * 1024)
 #define PROBE_MAX_ALLOCATORS 4
 #define PROBE_INTERVAL_S 0.1       /* the recording's sampling interval */
+/* Each arm's time limit, --idle not included: the defaults take about 5 s
+ * an arm on a loaded 2-core machine; a limit is there for what never
+ * ends (a preloaded library's constructor that blocks, an allocator that
+ * deadlocks), not to judge speed. */
+#define PROBE_ARM_TIMEOUT_S 300.0
+#define PROBE_MAX_ARM_TIMEOUT_S 86400.0
 
 const struct cli_option probe_options[] = {
 	CLI_SECTION("the experiment"),
@@ -72,6 +88,9 @@ const struct cli_option probe_options[] = {
 		"may be repeated"),
 	CLI_OPT(0, "like", OPT_LIKE, "PID", "set the arms up like this "
 		"process: its thread count and its allocator"),
+	CLI_OPT(0, "arm-timeout", OPT_ARM_TIMEOUT, "DUR", "the most an arm "
+		"may take, --idle not included (default 5m); one that takes "
+		"longer is killed and its row says so"),
 	CLI_SECTION("output"),
 	CLI_OPT('o', "output", 'o', "FILE", "keep the recording (one target "
 		"per arm) in FILE, for memtrend report"),
@@ -80,6 +99,7 @@ const struct cli_option probe_options[] = {
 	CLI_HIDDEN("arm-child", OPT_ARM_CHILD, "KIND"),
 	CLI_HIDDEN("arm-fds", OPT_ARM_FDS, "EV,ACK"),
 	CLI_HIDDEN("seed", OPT_SEED, "N"),
+	CLI_HIDDEN("arm-preload", OPT_ARM_PRELOAD, "PATH"),
 	CLI_END_ROW,
 };
 
@@ -92,7 +112,12 @@ static void probe_usage(FILE *out)
 "size, under a cap, with malloc_trim, with MALLOC_ARENA_MAX=2, and under\n"
 "jemalloc and mimalloc where installed, each arm in its own process;\n"
 "print what each kept after the rounds and after idle, and which setting\n"
-"keeps least. Takes about a minute with the defaults.\n");
+"keeps least. Takes about a minute with the defaults.\n"
+"\n"
+"An arm whose preloaded allocator is not in use (the loader refused it,\n"
+"or it supplies no malloc), that runs past --arm-timeout or whose process\n"
+"ends early is killed and its row says why; the others go on, and the\n"
+"exit status is then 3. What an arm prints goes to stderr.\n");
 	cli_options_help(out, probe_options);
 }
 
@@ -103,6 +128,8 @@ struct probe_cfg {
 	long rounds;
 	double min_size, max_size, idle_s, cap;
 	uint64_t seed;
+	double arm_timeout_s;      /* each arm's limit, idle not included */
+	const char *preload;       /* the child: --arm-preload, or NULL */
 };
 
 struct arm {
@@ -111,7 +138,8 @@ struct arm {
 	enum probe_arm_kind kind;
 	char *preload;             /* owned, or NULL */
 	const char *skipped;       /* why not run (static text), or NULL */
-	char *skipped_owned;       /* ... when built here */
+	char *failed;              /* owned: why it ran but failed, or NULL */
+	double elapsed_s;          /* from its fork to its end; NAN skipped */
 	/* Readings. */
 	bool ran;
 	double baseline, idle;
@@ -220,22 +248,41 @@ static void strv_free(char **v)
 	free(v);
 }
 
-/* Read one event (what, n) from fd; -1 at EOF, on an error or a stop. */
-static int read_event(int fd, uint32_t ev[2])
+/* How reading an event from an arm's child went. */
+enum ev_read {
+	EV_READ_OK,
+	EV_READ_EOF,               /* the child closed its end: it ended */
+	EV_READ_TIMEOUT,           /* the arm's deadline passed */
+	EV_READ_STOP,              /* a stop signal */
+};
+
+/* Read exactly n bytes from fd by the monotonic deadline. Waits in
+ * slices of at most 250 ms, so that a stop signal that lands just
+ * before poll() is seen within that. */
+static enum ev_read read_full(int fd, void *buf, size_t n, double deadline)
 {
 	size_t got = 0;
-	while (got < 2 * sizeof(uint32_t)) {
+	while (got < n) {
 		if (probe_stop)
-			return -1;
-		ssize_t k = read(fd, (char *)ev + got,
-				 2 * sizeof(uint32_t) - got);
-		if (k < 0 && errno == EINTR)
+			return EV_READ_STOP;
+		double left = deadline - now_monotonic();
+		if (left <= 0)
+			return EV_READ_TIMEOUT;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int ms = left > 0.25 ? 250 : (int)(left * 1000) + 1;
+		int r = poll(&p, 1, ms);
+		if (r < 0 && errno != EINTR)
+			return EV_READ_EOF;
+		if (r <= 0)
+			continue;
+		ssize_t k = read(fd, (char *)buf + got, n - got);
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (k <= 0)
-			return -1;
+			return EV_READ_EOF;
 		got += (size_t)k;
 	}
-	return 0;
+	return EV_READ_OK;
 }
 
 static int ack(int fd)
@@ -265,9 +312,94 @@ static void describe_status(char *buf, size_t n, int status)
 		snprintf(buf, n, "status %d", status);
 }
 
-/* Run arm a, recorded into output (appending when append). EXIT_OK with
- * a->ran; EXIT_OK with a->skipped when a preloaded allocator's child died
- * before it started; otherwise an exit code after a message. */
+/* The arm failed on its own (its library refused, a time-out, its
+ * process ended early): the row says why (a->failed, owned), a warning
+ * says it now. */
+static void arm_fail(struct arm *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
+static void arm_fail(struct arm *a, const char *fmt, ...)
+{
+	char why[PROBE_ARM_WHY_MAX + 256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	free(a->failed);
+	a->failed = xstrdup(why);
+	a->ran = false;
+	warning("probe: the %s arm failed: %s", a->name, why);
+}
+
+/* Where an arm was when its time ran out, for its row. */
+static void describe_phase(char *buf, size_t n, bool started,
+			   size_t rounds_done, long rounds)
+{
+	if (!started)
+		snprintf(buf, n, "before it started (a library's "
+			 "constructor that does not return?)");
+	else if (rounds_done < (size_t)rounds)
+		snprintf(buf, n, "in round %zu of %ld", rounds_done + 1,
+			 rounds);
+	else
+		snprintf(buf, n, "in its idle period");
+}
+
+/* Reap a child that closed its pipes (it is ending): its own status when
+ * it ends within grace_s, else it is killed. */
+static int reap(pid_t child, double grace_s)
+{
+	int status = 0;
+	double until = now_monotonic() + grace_s;
+	for (;;) {
+		pid_t r = waitpid(child, &status, WNOHANG);
+		if (r == child || (r < 0 && errno != EINTR))
+			return status;
+		if (now_monotonic() >= until)
+			break;
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	kill(child, SIGKILL);
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	return status;
+}
+
+/* The child of fork(), up to its exec: async-signal-safe calls only. */
+static _Noreturn void exec_arm(pid_t parent, const int keep[2],
+				 char *const argv[], char *const env[])
+{
+	/* Never outlive memtrend, also while a preloaded library's
+	 * constructor runs (before probe_arm_run() could say so). */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != parent)
+		_exit(127);
+	/* memtrend ignores SIGPIPE while the arms run; the arm must not
+	 * inherit that. */
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigemptyset(&dfl.sa_mask);
+	sigaction(SIGPIPE, &dfl, NULL);
+	/* The child's stdout is not the report's: whatever the arm (or a
+	 * library's constructor) prints goes to stderr with the other
+	 * diagnostics, or nowhere when there is no stderr. */
+	if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		int fd = open("/dev/null", O_WRONLY);
+		if (fd >= 0 && fd != STDOUT_FILENO) {
+			dup2(fd, STDOUT_FILENO);
+			close(fd);
+		}
+	}
+	fcntl(keep[0], F_SETFD, 0);
+	fcntl(keep[1], F_SETFD, 0);
+	execve("/proc/self/exe", argv, env);
+	_exit(127);
+}
+
+/* Run arm a, recorded into output (appending when append). EXIT_OK when
+ * it ran (a->ran) and when it failed on its own (a->failed: its preloaded
+ * library not in use, its time limit, its process ended early or sent
+ * nonsense; its child is killed): the other arms go on. Otherwise an
+ * exit code after a message: memtrend itself cannot go on (a pipe, a
+ * fork, the recorder, a stop signal). */
 static int run_arm(const struct probe_cfg *cfg, struct arm *a,
 		   const char *output, bool append, struct probe *probe,
 		   const char *invocation)
@@ -293,8 +425,17 @@ static int run_arm(const struct probe_cfg *cfg, struct arm *a,
 			(char *)probe_arm_kind_name(a->kind), "--threads",
 			threads, "--rounds", rounds, "--size-range", sizes,
 			"--idle", idle, "--cap", cap, "--seed", seed,
-			"--arm-fds", fds, NULL};
+			"--arm-fds", fds, NULL, NULL, NULL};
+	if (a->preload) {
+		/* The child checks that this very file is in use. */
+		argv[ARRAY_SIZE(argv) - 3] = "--arm-preload";
+		argv[ARRAY_SIZE(argv) - 2] = a->preload;
+	}
 	char **env = arm_environ(a);
+	pid_t parent = getpid();
+	/* The time limit counts from here, --idle not included. */
+	double t_start = now_monotonic();
+	double deadline = t_start + cfg->arm_timeout_s + cfg->idle_s;
 	pid_t child = fork();
 	if (child < 0) {
 		error("cannot fork: %m");
@@ -302,41 +443,61 @@ static int run_arm(const struct probe_cfg *cfg, struct arm *a,
 		close(ev[0]), close(ev[1]), close(ak[0]), close(ak[1]);
 		return EXIT_RUNTIME;
 	}
-	if (child == 0) {
-		/* Async-signal-safe calls only. */
-		fcntl(ev[1], F_SETFD, 0);
-		fcntl(ak[0], F_SETFD, 0);
-		execve("/proc/self/exe", argv, env);
-		_exit(127);
-	}
+	if (child == 0)
+		exec_arm(parent, (int[2]){ev[1], ak[0]}, argv, env);
 	strv_free(env);
 	close(ev[1]);
 	close(ak[0]);
 	int rc = EXIT_RUNTIME;
+	bool failed = false;       /* the arm's own failure: a->failed */
 	struct probe_proc *pp = NULL;
 	struct rec_thread rt = {.rc = EXIT_OK, .wake = {-1, -1}};
 	bool rec_started = false;
+	a->n_rounds = 0;
 	uint32_t e[2];
-	if (read_event(ev[0], e) || e[0] != PROBE_EV_START) {
-		int status = 0;
-		kill(child, SIGKILL);
-		waitpid(child, &status, 0);
+	char phase[128], limit[32];
+	units_format_duration(limit, sizeof(limit), cfg->arm_timeout_s);
+	enum ev_read got = read_full(ev[0], e, sizeof(e), deadline);
+	if (got == EV_READ_OK && e[0] == PROBE_EV_REFUSED) {
+		char why[PROBE_ARM_WHY_MAX + 1];
+		size_t len = e[1] < PROBE_ARM_WHY_MAX ? e[1] : PROBE_ARM_WHY_MAX;
+		if (read_full(ev[0], why, len, deadline) != EV_READ_OK)
+			len = 0;
+		why[len] = '\0';
+		/* It ends by itself: what it printed is flushed (to stderr). */
+		close(ak[1]);
+		ak[1] = -1;
+		reap(child, 1);
 		child = -1;
-		if (probe_stop)
+		arm_fail(a, "%s not in use: %s", a->preload ? a->preload :
+			 "its library", len ? why : "(no reason given)");
+		failed = true;
+		goto out;
+	}
+	if (got != EV_READ_OK || e[0] != PROBE_EV_START) {
+		if (got == EV_READ_STOP)
 			goto out;
+		if (got == EV_READ_TIMEOUT) {
+			describe_phase(phase, sizeof(phase), false, 0,
+				       cfg->rounds);
+			arm_fail(a, "timed out after %s (--arm-timeout) %s: "
+				 "killed", limit, phase);
+			failed = true;
+			goto out;
+		}
+		int status = reap(child, 1);
+		child = -1;
 		char how[64];
 		describe_status(how, sizeof(how), status);
-		if (a->preload) {
-			char *why = xmalloc(strlen(a->preload) + 128);
-			sprintf(why, "its process did not start with "
-				"LD_PRELOAD=%s (%s)", a->preload, how);
-			a->skipped = a->skipped_owned = why;
-			warning("probe: %s: %s", a->name, why);
-			rc = EXIT_OK;
-		} else {
-			error("probe: the %s arm did not start (%s)", a->name,
-			      how);
-		}
+		if (got == EV_READ_OK)
+			arm_fail(a, "its process sent an unexpected event "
+				 "(%u %u) instead of starting", e[0], e[1]);
+		else if (a->preload)
+			arm_fail(a, "its process did not start with "
+				 "LD_PRELOAD=%s (%s)", a->preload, how);
+		else
+			arm_fail(a, "its process did not start (%s)", how);
+		failed = true;
 		goto out;
 	}
 	if (probe_proc_open(probe, child, &pp) != PROBE_OK) {
@@ -380,15 +541,21 @@ static int run_arm(const struct probe_cfg *cfg, struct arm *a,
 	}
 	a->baseline = footprint_now(pp);
 	if (ack(ak[1]))
-		goto out;
-	a->n_rounds = 0;
+		goto ended;
 	for (;;) {
-		if (read_event(ev[0], e)) {
-			if (!probe_stop)
-				error("probe: the %s arm ended early",
-				      a->name);
+		got = read_full(ev[0], e, sizeof(e), deadline);
+		if (got == EV_READ_STOP)
+			goto out;
+		if (got == EV_READ_TIMEOUT) {
+			describe_phase(phase, sizeof(phase), true,
+				       a->n_rounds, cfg->rounds);
+			arm_fail(a, "timed out after %s (--arm-timeout) %s: "
+				 "killed", limit, phase);
+			failed = true;
 			goto out;
 		}
+		if (got != EV_READ_OK)
+			goto ended;
 		if (e[0] == PROBE_EV_ROUND && e[1] == a->n_rounds + 1 &&
 		    a->n_rounds < (size_t)cfg->rounds) {
 			a->rounds[a->n_rounds++] = footprint_now(pp);
@@ -399,26 +566,45 @@ static int run_arm(const struct probe_cfg *cfg, struct arm *a,
 			rec_wait_tick(&rt, atomic_load(&rt.ticks));
 			break;
 		} else {
-			error("probe: the %s arm sent an unexpected event "
-			      "(%u %u)", a->name, e[0], e[1]);
+			arm_fail(a, "its process sent an unexpected event "
+				 "(%u %u) after %zu rounds", e[0], e[1],
+				 a->n_rounds);
+			failed = true;
 			goto out;
 		}
 		if (ack(ak[1]))
-			goto out;
+			goto ended;
 	}
 	a->ran = true;
 	rc = EXIT_OK;
 	ack(ak[1]);
+	goto out;
+ended:
+	/* The child closed its pipes: it ended (or is ending) early. */
+	{
+		int status = reap(child, 1);
+		child = -1;
+		char how[64];
+		describe_status(how, sizeof(how), status);
+		arm_fail(a, "its process ended early, after %zu of %ld rounds "
+			 "(%s)", a->n_rounds, cfg->rounds, how);
+		failed = true;
+	}
 out:
+	if (failed) {
+		a->ran = false;
+		rc = EXIT_OK;
+	}
 	close(ev[0]);
-	close(ak[1]);
+	if (ak[1] >= 0)
+		close(ak[1]);
 	if (child > 0) {
 		int status;
-		if (rc != EXIT_OK)
+		if (!a->ran)
 			kill(child, SIGKILL);
 		waitpid(child, &status, 0);
-		if (rc == EXIT_OK && !(WIFEXITED(status) &&
-				       WEXITSTATUS(status) == 0)) {
+		if (a->ran && !(WIFEXITED(status) &&
+				WEXITSTATUS(status) == 0)) {
 			char how[64];
 			describe_status(how, sizeof(how), status);
 			warning("probe: the %s arm's process ended with %s",
@@ -428,7 +614,7 @@ out:
 	if (rec_started) {
 		/* The target is gone: the recorder ends by itself; a stop
 		 * makes sure. */
-		if (rc != EXIT_OK)
+		if (!a->ran)
 			rec_stop(&rt);
 		pthread_join(rt.thread, NULL);
 		if (rt.rc != EXIT_OK && rc == EXIT_OK) {
@@ -440,6 +626,7 @@ out:
 	if (rt.wake[0] >= 0)
 		close(rt.wake[0]), close(rt.wake[1]);
 	probe_proc_close(pp);
+	a->elapsed_s = now_monotonic() - t_start;
 	return rc;
 }
 
@@ -467,6 +654,7 @@ static int run_child(const struct probe_cfg *cfg, const char *kind,
 		.seed = cfg->seed,
 		.event_fd = efd,
 		.ack_fd = afd,
+		.preload = cfg->preload,
 	};
 	return probe_arm_run(&c) ? EXIT_RUNTIME : EXIT_OK;
 }
@@ -534,9 +722,43 @@ static struct arm *arm_add(struct arm **v, size_t *n, size_t *cap,
 {
 	xgrow((void **)v, cap, *n + 1, sizeof(**v));
 	struct arm *a = &(*v)[(*n)++];
-	*a = (struct arm){.role = role, .kind = kind};
+	*a = (struct arm){.role = role, .kind = kind, .elapsed_s = NAN};
 	snprintf(a->name, sizeof(a->name), "%s", name);
 	return a;
+}
+
+/* The path an allocator is preloaded by (owned), after the checks the
+ * parent can make (probe_alloc_check_library()), or NULL after a message.
+ * what: how to name it in a message. The loader reads LD_PRELOAD as a
+ * list split at spaces and colons, and searches a name without a slash
+ * in its own folders, not in the current one: a relative name is made
+ * absolute, so that the file checked here is the file preloaded. */
+static char *allocator_path(const char *what, const char *path)
+{
+	char *abs;
+	if (path[0] == '/') {
+		abs = xstrdup(path);
+	} else {
+		abs = realpath(path, NULL);
+		if (!abs) {
+			error("%s '%s': %s (give its path: the loader's own "
+			      "folders are not searched)", what, path,
+			      strerror(errno));
+			return NULL;
+		}
+	}
+	if (strpbrk(abs, " :\t\n")) {
+		error("%s '%s' cannot be preloaded: LD_PRELOAD splits its "
+		      "value at spaces and colons (link it from a path "
+		      "without them)", what, abs);
+		free(abs);
+		return NULL;
+	}
+	if (probe_alloc_check_library(abs)) {
+		free(abs);
+		return NULL;
+	}
+	return abs;
 }
 
 /* An arm for an allocator library: the known one's arm when it is one of
@@ -580,6 +802,7 @@ int cmd_probe(int argc, char **argv)
 		.threads = 4, .rounds = 40,
 		.min_size = 1024.0 * 1024, .max_size = 4096.0 * 1024,
 		.idle_s = 3, .cap = 64.0 * 1024 * 1024, .seed = 1,
+		.arm_timeout_s = PROBE_ARM_TIMEOUT_S,
 	};
 	const char *output = NULL, *arm_child = NULL, *arm_fds = NULL;
 	const char *allocators[PROBE_MAX_ALLOCATORS];
@@ -631,8 +854,6 @@ int cmd_probe(int argc, char **argv)
 				      PROBE_MAX_ALLOCATORS);
 				return EXIT_USAGE;
 			}
-			if (probe_alloc_check_library(optarg))
-				return EXIT_USAGE;
 			allocators[n_allocators++] = optarg;
 			break;
 		case OPT_LIKE:
@@ -650,6 +871,19 @@ int cmd_probe(int argc, char **argv)
 			break;
 		case OPT_ARM_FDS:
 			arm_fds = optarg;
+			break;
+		case OPT_ARM_PRELOAD:
+			cfg.preload = optarg;
+			break;
+		case OPT_ARM_TIMEOUT:
+			if (units_parse_duration(optarg, &cfg.arm_timeout_s) ||
+			    !(cfg.arm_timeout_s > 0 &&
+			      cfg.arm_timeout_s <= PROBE_MAX_ARM_TIMEOUT_S)) {
+				error("--arm-timeout: cannot read '%s' as a "
+				      "duration above 0 and up to 1d (e.g. 5m, "
+				      "30s)", optarg);
+				return EXIT_USAGE;
+			}
 			break;
 		case OPT_SEED:
 			if (parse_count("--seed", optarg, 0, 1L << 62, &v))
@@ -678,12 +912,30 @@ int cmd_probe(int argc, char **argv)
 		      "recording", output);
 		return EXIT_USAGE;
 	}
+	/* What can be checked of the allocators before any arm runs: exit 2
+	 * at once rather than a row that measured glibc under their names. */
+	char *alloc_paths[PROBE_MAX_ALLOCATORS];
+	for (size_t i = 0; i < n_allocators; i++) {
+		alloc_paths[i] = allocator_path("allocator", allocators[i]);
+		if (!alloc_paths[i]) {
+			for (size_t j = 0; j < i; j++)
+				free(alloc_paths[j]);
+			return EXIT_USAGE;
+		}
+	}
 	/* --like: the service's threads and allocator. */
 	struct probe_alloc_info info;
 	char like_text[4400] = "";
+	char *like_lib = NULL;
 	if (like > 0) {
-		if (probe_alloc_detect(NULL, (pid_t)like, &info))
+		if (probe_alloc_detect(NULL, (pid_t)like, &info) ||
+		    (*info.path && !(like_lib = allocator_path(
+					     "--like: the process's allocator",
+					     info.path)))) {
+			for (size_t j = 0; j < n_allocators; j++)
+				free(alloc_paths[j]);
 			return EXIT_USAGE;
+		}
 		if (info.threads > 0)
 			cfg.threads = (int)(info.threads > PROBE_MAX_THREADS ?
 					    PROBE_MAX_THREADS : info.threads);
@@ -730,10 +982,13 @@ int cmd_probe(int argc, char **argv)
 			a->skipped = skip_text[i];
 		}
 	}
-	if (like > 0 && *info.path)
-		allocator_arm(&arms, &n, &cap_arms, info.path);
-	for (size_t i = 0; i < n_allocators; i++)
-		allocator_arm(&arms, &n, &cap_arms, allocators[i]);
+	if (like_lib)
+		allocator_arm(&arms, &n, &cap_arms, like_lib);
+	free(like_lib);
+	for (size_t i = 0; i < n_allocators; i++) {
+		allocator_arm(&arms, &n, &cap_arms, alloc_paths[i]);
+		free(alloc_paths[i]);
+	}
 	const char *allocator_note = NULL;
 #if defined(__SANITIZE_ADDRESS__)
 	allocator_note = "memtrend is built with AddressSanitizer: the glibc "
@@ -770,15 +1025,20 @@ int cmd_probe(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	/* The stops set probe_stop; SIGPIPE is ignored while the arms run
+	 * (an arm that died closes its acknowledgement pipe: an error to
+	 * handle, not memtrend's death; exec_arm() restores it in arms). */
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 	struct sigaction old[ARRAY_SIZE(sigs)];
 	struct sigaction sa = {.sa_handler = on_stop_signal};
+	struct sigaction ign = {.sa_handler = SIG_IGN};
 	sigemptyset(&sa.sa_mask);
+	sigemptyset(&ign.sa_mask);
 	probe_stop = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, &old[i]);
+		sigaction(sigs[i], sigs[i] == SIGPIPE ? &ign : &sa, &old[i]);
 	double t0 = now_monotonic();
-	bool created = false;
+	size_t n_failed = 0;
 	char sz_lo[32], sz_hi[32], dur[32];
 	fprintf(stderr, "memtrend probe: %zu arms, %d threads, %ld rounds of "
 		"%s-%s, %s idle each\n", n, cfg.threads, cfg.rounds,
@@ -792,9 +1052,13 @@ int cmd_probe(int argc, char **argv)
 			continue;
 		}
 		fprintf(stderr, "  %-20s ...\n", arms[i].name);
-		rc = run_arm(&cfg, &arms[i], rec_path, created, probe,
+		/* An arm that failed may have left part of a target in the
+		 * file: the next one appends whenever the file exists. */
+		struct stat rec_st;
+		bool append = lstat(rec_path, &rec_st) == 0;
+		rc = run_arm(&cfg, &arms[i], rec_path, append, probe,
 			     invocation);
-		created = created || arms[i].ran;
+		n_failed += arms[i].failed != NULL;
 	}
 	double elapsed = now_monotonic() - t0;
 	if (probe_stop) {
@@ -814,6 +1078,8 @@ int cmd_probe(int argc, char **argv)
 			.preload = arms[i].preload,
 			.ran = arms[i].ran,
 			.skipped = arms[i].skipped,
+			.failed = arms[i].failed,
+			.elapsed_s = arms[i].elapsed_s,
 			.baseline = arms[i].baseline,
 			.rounds = arms[i].rounds,
 			.n_rounds = arms[i].n_rounds,
@@ -840,6 +1106,13 @@ int cmd_probe(int argc, char **argv)
 	    fflush(stdout)) {
 		error("cannot write the output: %m");
 		rc = EXIT_RUNTIME;
+	} else if (n_failed) {
+		/* The table holds what the other arms showed; the status
+		 * says that it is not the experiment asked for. */
+		error("probe: %zu arm%s failed (%s)", n_failed,
+		      n_failed == 1 ? "" : "s", n_failed == 1 ?
+		      "its row says why" : "their rows say why");
+		rc = EXIT_RUNTIME;
 	}
 	free(f);
 	free(rd);
@@ -852,7 +1125,7 @@ out:
 	free(invocation);
 	for (size_t i = 0; i < n; i++) {
 		free(arms[i].preload);
-		free(arms[i].skipped_owned);
+		free(arms[i].failed);
 		free(arms[i].rounds);
 	}
 	free(arms);

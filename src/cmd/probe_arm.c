@@ -19,11 +19,17 @@
  * threshold at min_size (mallopt), so what the pool lets go is unmapped
  * and the cap alone sets the level, as a framework's device-buffer cache
  * does. Deterministic for a seed, except for how threads interleave.
+ *
+ * With a preloaded allocator (config.preload), the arm first checks that
+ * it is the one in use (probe_alloc_check_loaded()) and otherwise sends
+ * REFUSED with the reason instead of START: the loader only warns when it
+ * cannot preload, and the rounds would measure glibc's malloc.
  */
 #include "probe_arm.h"
 
 #include <assert.h>
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -36,6 +42,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "probe_alloc.h"
 
 const char *probe_arm_kind_name(enum probe_arm_kind k)
 {
@@ -215,6 +222,29 @@ static int mark(const struct probe_arm_config *c, uint32_t what, uint32_t n)
 	return 0;
 }
 
+_Static_assert(2 * sizeof(uint32_t) + PROBE_ARM_WHY_MAX <= PIPE_BUF,
+	       "a REFUSED event must fit one atomic pipe write");
+
+/* The preloaded library is not in use: say why to the parent, in one
+ * write (below PIPE_BUF: it arrives whole), and end. */
+static int refuse(const struct probe_arm_config *c, const char *why)
+{
+	struct {
+		uint32_t ev[2];
+		char text[PROBE_ARM_WHY_MAX];
+	} m;
+	size_t len = strnlen(why, sizeof(m.text));
+	m.ev[0] = PROBE_EV_REFUSED;
+	m.ev[1] = (uint32_t)len;
+	memcpy(m.text, why, len);
+	size_t total = sizeof(m.ev) + len;
+	ssize_t k;
+	do
+		k = write(c->event_fd, &m, total);
+	while (k < 0 && errno == EINTR);
+	return -1;
+}
+
 static void sleep_s(double s)
 {
 	struct timespec ts = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
@@ -233,6 +263,14 @@ int probe_arm_run(const struct probe_arm_config *c)
 	char comm[16];
 	snprintf(comm, sizeof(comm), "probe-%s", probe_arm_kind_name(c->kind));
 	prctl(PR_SET_NAME, comm, 0, 0, 0);
+	/* The loader only warns when it cannot preload a library, and the
+	 * process goes on with glibc's malloc: the arm would measure glibc
+	 * under the library's name. */
+	if (c->preload) {
+		char why[PROBE_ARM_WHY_MAX];
+		if (probe_alloc_check_loaded(c->preload, why, sizeof(why)))
+			return refuse(c, why);
+	}
 	if (c->kind == PROBE_ARM_CAPPED) {
 		pool.limit = c->cap;
 		mallopt(M_MMAP_THRESHOLD, (int)(c->min_size < (1u << 30) ?

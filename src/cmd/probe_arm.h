@@ -38,7 +38,16 @@ enum probe_arm_event {
 	PROBE_EV_ROUND = 2,        /* round n (1-based) over: every buffer
 				      freed (trimmed in the trim arm) */
 	PROBE_EV_IDLE = 3,         /* the idle period is over */
+	PROBE_EV_REFUSED = 4,      /* instead of START: the preloaded library
+				      is not in use (probe_alloc_check_loaded);
+				      n bytes of text follow, the reason
+				      (PROBE_ARM_WHY_MAX at most, one write);
+				      no acknowledgement, the child ends */
 };
+
+/* The longest reason a REFUSED event carries: event and text in one
+ * write below PIPE_BUF, so it arrives whole. */
+#define PROBE_ARM_WHY_MAX 1024
 
 struct probe_arm_config {
 	enum probe_arm_kind kind;
@@ -49,6 +58,9 @@ struct probe_arm_config {
 	size_t cap;                /* capped arm: the pool's cap, bytes */
 	uint64_t seed;
 	int event_fd, ack_fd;
+	const char *preload;       /* the library the parent preloaded (the
+				      path in LD_PRELOAD), to check before
+				      START; NULL for none */
 };
 
 /* Each thread, each round: PROBE_ARM_PER_ROUND buffers, at most
@@ -62,7 +74,9 @@ const char *probe_arm_kind_name(enum probe_arm_kind k);
 /* "varying" ... -> kind; -1 when unknown. */
 int probe_arm_kind_parse(const char *s);
 /* Run the arm. Returns 0 after the last acknowledgement, -1 after a
- * message (the parent went away, a thread could not start). */
+ * message (the parent went away, a thread could not start), or -1 after
+ * a REFUSED event (the preloaded library is not in use: the parent says
+ * so). */
 int probe_arm_run(const struct probe_arm_config *c);
 
 #endif

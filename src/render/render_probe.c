@@ -183,9 +183,12 @@ int render_probe_text(FILE *out, const struct probe_report *r)
 		char name[128];
 		render_escape_terminal(name, sizeof(name), arm->name);
 		if (!arm->ran) {
-			char why[512];
-			fprintf(out, "%-22s skipped: %s\n", name,
+			char why[4 * 1400];
+			fprintf(out, "%-22s %s: %s\n", name,
+				arm->failed ? "failed" : "skipped",
 				render_escape_terminal(why, sizeof(why),
+						       arm->failed ?
+						       arm->failed :
 						       arm->skipped ?
 						       arm->skipped : "?"));
 			continue;
@@ -269,6 +272,8 @@ int render_probe_json(FILE *out, const struct probe_report *r)
 		json_object_set_new(o, "preload", str_utf8(a->preload));
 		json_object_set_new(o, "ran", json_boolean(a->ran));
 		json_object_set_new(o, "skipped", str_utf8(a->skipped));
+		json_object_set_new(o, "failed", str_utf8(a->failed));
+		json_object_set_new(o, "elapsed_s", num_or_null(a->elapsed_s));
 		json_object_set_new(o, "verdict",
 				    json_string(probe_verdict_name(f->verdict)));
 		if (a->ran) {
