@@ -110,6 +110,9 @@ enum shape {
 	/* Added with issue 27 (family_generate_new): */
 	SHAPE_RESTARTS,    /* restarts, each incarnation warms up, then
 			      leaks (or not) from its own start */
+	/* Added with issue 31's session (2026-12-05), held out: */
+	SHAPE_SHOT,        /* shot noise: Poisson jumps that decay */
+	SHAPE_AR2,         /* AR(2) with complex roots: quasi-cycles */
 };
 
 /* Which families the method may be tuned on (TUNED), and which only ever
@@ -594,6 +597,42 @@ static const struct family families[] = {
 	 .shape = SHAPE_AR, .hours = 9.0 / 60, .dt = 30, .phi = 0.5,
 	 .noise_sd = 8 * KiB, .round_to = 4096, .truth_slope = true,
 	 .no_drift = true, .never_stable = true},
+	/* ---- TUNED, added 2026-12-05: a random walk (10 MiB per sqrt(h))
+	 * under 1 MiB of white noise, 24 h at 1 min. The held-out random
+	 * walk rows showed the low-frequency interval too narrow on a walk
+	 * (86-88 %); the change that followed (docs/statistics.md: every
+	 * plausible model's interval held) is tuned on these, and the
+	 * held-out walk rows are since then no longer out-of-sample. ---- */
+	{.name = "random walk 24h 1min", .group = GROUP_TUNED,
+	 .shape = SHAPE_RANDOM_WALK, .hours = 24, .dt = 60,
+	 .noise_sd = 1 * MiB, .param = 10 * MiB, .truth_slope = true,
+	 .no_drift = true},
+	{.name = "random walk leak 20MiB/h 24h 1min", .group = GROUP_TUNED,
+	 .shape = SHAPE_RANDOM_WALK, .hours = 24, .dt = 60,
+	 .noise_sd = 1 * MiB, .param = 10 * MiB, .drift_bph = 20 * MiB,
+	 .truth_slope = true},
+	/* ---- HELD-OUT, added 2026-12-05 before that change, never tuned
+	 * on: shot noise (jumps at Poisson times, one per 40 min on
+	 * average, exponential sizes of mean 60 MiB, each decaying with a
+	 * 90 min time constant: batches whose memory drains slowly) over
+	 * AR(1) 0.9 / 4 MiB, 24 h at 15 s; and quasi-cycles, AR(2) with
+	 * complex roots (a damping time of 2 h, a period of 3 h, marginal
+	 * sd 40 MiB), 12 h at 30 s. Each flat and under a 20 MiB/h leak. */
+	{.name = "shot noise 24h", .group = GROUP_HELDOUT,
+	 .shape = SHAPE_SHOT, .hours = 24, .dt = 15, .phi = 0.9,
+	 .noise_sd = 4 * MiB, .param = 60 * MiB, .p2 = 2400, .p3 = 5400,
+	 .truth_slope = true, .no_drift = true, .steps_either = true},
+	{.name = "shot noise leak 20MiB/h 24h", .group = GROUP_HELDOUT,
+	 .shape = SHAPE_SHOT, .hours = 24, .dt = 15, .phi = 0.9,
+	 .noise_sd = 4 * MiB, .param = 60 * MiB, .p2 = 2400, .p3 = 5400,
+	 .drift_bph = 20 * MiB, .truth_slope = true, .steps_either = true},
+	{.name = "quasi-cycles ar(2) 12h", .group = GROUP_HELDOUT,
+	 .shape = SHAPE_AR2, .hours = 12, .dt = 30, .noise_sd = 40 * MiB,
+	 .param = 7200, .p2 = 10800, .truth_slope = true, .no_drift = true},
+	{.name = "quasi-cycles ar(2) leak 20MiB/h 12h", .group = GROUP_HELDOUT,
+	 .shape = SHAPE_AR2, .hours = 12, .dt = 30, .noise_sd = 40 * MiB,
+	 .param = 7200, .p2 = 10800, .drift_bph = 20 * MiB,
+	 .truth_slope = true},
 #undef OLD
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
@@ -780,6 +819,13 @@ static double family_generate_new(const struct family *fam, struct rng *r,
 	case SHAPE_CHUNKED:
 		aux = fam->param * rng_uniform(r); /* where in a chunk */
 		break;
+	case SHAPE_SHOT:
+		/* the jumps of the 8 decay times before the start, summed
+		 * and decayed to t = 0: the process starts stationary */
+		for (double x = -8 * fam->p3 + fam->p2 * rng_exp(r); x < 0;
+		     x += fam->p2 * rng_exp(r))
+			aux += fam->param * rng_exp(r) * exp(x / fam->p3);
+		break;
 	case SHAPE_RESTARTS:
 		/* the restart times, drawn first: ev_t[k] is the start of
 		 * incarnation k + 1 (at most 63 restarts) */
@@ -815,6 +861,26 @@ static double family_generate_new(const struct family *fam, struct rng *r,
 			ar_step(&ar, fam->noise_sd, fam->shape == SHAPE_AR_T ?
 				rng_student_unit(r, fam->param) :
 				rng_exp(r) - 1);
+	}
+	/* AR(2) with roots rho e^(+-i w): damping time param, period p2 (s),
+	 * per sample; innovations scaled to the marginal sd, started from
+	 * 2,000 steps of burn-in */
+	double ar2_a1 = 0, ar2_a2 = 0, ar2_sd = 0, ar2_y1 = 0, ar2_y2 = 0;
+	if (fam->shape == SHAPE_AR2) {
+		double rho = exp(-fam->dt / fam->param);
+		double w = 2 * M_PI * fam->dt / fam->p2;
+		ar2_a1 = 2 * rho * cos(w);
+		ar2_a2 = -rho * rho;
+		/* marginal variance of AR(2) per unit innovation variance */
+		double v = (1 - ar2_a2) / ((1 + ar2_a2) * ((1 - ar2_a2) *
+			    (1 - ar2_a2) - ar2_a1 * ar2_a1));
+		ar2_sd = fam->noise_sd / sqrt(v);
+		for (int k = 0; k < 2000; k++) {
+			double y_ = ar2_a1 * ar2_y1 + ar2_a2 * ar2_y2 +
+				    ar2_sd * rng_normal(r);
+			ar2_y2 = ar2_y1;
+			ar2_y1 = y_;
+		}
 	}
 	double truth = fam->truth_slope ? fam->drift_bph : NAN;
 	for (size_t i = 0; i < n; i++) {
@@ -918,6 +984,25 @@ static double family_generate_new(const struct family *fam, struct rng *r,
 				aux += fam->param * sqrt(dt / 3600) * rng_normal(r);
 			y += fam->drift_bph * h + aux + ar1_next(&ar, r);
 			break;
+		case SHAPE_SHOT:
+			/* decay since the last sample, then this interval's
+			 * jumps (at most one or two at 15 s) */
+			if (i) {
+				aux *= exp(-dt / fam->p3);
+				for (double k = rng_poisson(r, dt / fam->p2);
+				     k > 0; k--)
+					aux += fam->param * rng_exp(r);
+			}
+			y += fam->drift_bph * h + aux + ar1_next(&ar, r);
+			break;
+		case SHAPE_AR2: {
+			double y_ = ar2_a1 * ar2_y1 + ar2_a2 * ar2_y2 +
+				    ar2_sd * rng_normal(r);
+			ar2_y2 = ar2_y1;
+			ar2_y1 = y_;
+			y += fam->drift_bph * h + y_;
+			break;
+		}
 		case SHAPE_REGIME:
 			if (i && rng_uniform(r) < dt / fam->p2)
 				hi_regime = !hi_regime;
