@@ -93,7 +93,7 @@ static int on_points(void *arg, const struct prom_label *l, size_t nl,
 	size_t before = r->n;
 	if (r->n && n && t[0] <= r->t[r->n - 1]) {
 		merge(fx, r, t, v, n);  /* the series came again */
-	} else {
+	} else if (n) {
 		if (r->n + n > r->cap) {
 			size_t cap = r->cap ? r->cap : 256;
 			while (cap < r->n + n)
