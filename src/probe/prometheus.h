@@ -19,8 +19,10 @@
  * prom_parser_expect, as range queries set it: at most twice the steps
  * asked) at a time, plus the token cut by a chunk's end, held back until
  * it ends (a string or number is at most PROM_TOKEN_MAX bytes), and 8
- * bytes per series handed on, for retries. A longer string or number, or
- * longer labels, make the response refused (PROM_FAILED, said).
+ * bytes per series handed on, for retries. A longer string, a longer
+ * number cut by a chunk's edge (inside one chunk yajl reads it in linear
+ * time, holding nothing, and a point's number() refuses it), or longer
+ * labels make the response refused (PROM_FAILED, said).
  * body_max bounds the bytes one response may bring, counted after gzip
  * decoding; the timeout bounds each try, checked as each piece of the
  * body is delivered too (decoding and parsing happen there, http.h).
