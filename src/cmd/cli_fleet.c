@@ -55,7 +55,6 @@
 #include "units.h"
 
 #define FLEET_BODY_MAX_DEFAULT (64.0 * 1048576)
-#define FLEET_BATCH_MEMORY (64.0 * 1048576) /* a batch's points, 24 B each */
 #define FLEET_HTML_DEFAULT 100
 #define FLEET_PARALLEL_DEFAULT 2
 #define FLEET_PARALLEL_MAX 8
@@ -155,6 +154,17 @@ int cli_fleet_option(struct fleet_options *fo, int id, const char *arg)
 				     "at least 1MiB", arg);
 		return 1;
 	}
+	case FLEET_OPT_MAX_SERIES: {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(arg, &end, 10);
+		if (*end || end == arg || errno || v < 1 || *arg == '-' ||
+		    v > 100000000ull)
+			return error("--max-series: '%s' is not a count from 1 "
+				     "to 100000000", arg);
+		fo->max_series = (size_t)v;
+		return 1;
+	}
 	case FLEET_OPT_PARALLEL: {
 		char *end;
 		errno = 0;
@@ -185,12 +195,72 @@ void fleet_say_once(struct fleet *fl, const char *key, const char *text)
 		warning("%s", text);
 }
 
+/* An API warning, said once; after FLEET_API_WARNINGS_MAX distinct
+ * ones only counted (a server could send a million, each kept to be
+ * said once). */
 static void on_api_warning(void *arg, const char *text)
 {
+	struct fleet *fl = arg;
 	char *msg = xmalloc(strlen(text) + 32);
 	sprintf(msg, "Prometheus: %s", text);
-	fleet_say_once(arg, msg, msg);
+	pthread_mutex_lock(&fl->mu);
+	bool seen = strmap_get(&fl->warned, msg) != SIZE_MAX;
+	bool say = !seen && fl->api_warnings < FLEET_API_WARNINGS_MAX;
+	if (say) {
+		strmap_put(&fl->warned, msg, 0);
+		fl->api_warnings++;
+	} else if (!seen) {
+		fl->api_warnings_more++;
+	}
+	pthread_mutex_unlock(&fl->mu);
+	if (say)
+		warning("%s", msg);
 	free(msg);
+}
+
+void fleet_count(struct fleet *fl, const struct prom_fetch *fx,
+		 const struct prom_client *pc)
+{
+	pthread_mutex_lock(&fl->mu);
+	if (fx) {
+		fl->foreign += fx->foreign;
+		prom_tally_add(&fl->tally, &fx->tally);
+	}
+	if (pc)
+		prom_tally_add(&fl->tally, prom_client_tally(pc));
+	pthread_mutex_unlock(&fl->mu);
+}
+
+/* What the server sent that was not asked for: one warning each. */
+static void say_unasked(const struct fleet *fl)
+{
+	if (fl->foreign)
+		warning("Prometheus answered %zu series not asked for (not "
+			"among the listed series that a batch's matchers "
+			"select: a server or proxy that ignores them?): "
+			"left out", fl->foreign);
+	if (fl->tally.disordered)
+		warning("Prometheus sent %zu points out of time order: "
+			"sorted by time", fl->tally.disordered);
+	if (fl->tally.duplicates)
+		warning("Prometheus sent %zu points at a time already read: "
+			"the first read kept", fl->tally.duplicates);
+	if (fl->tally.out_of_range)
+		warning("Prometheus sent %zu points outside the asked range: "
+			"left out", fl->tally.out_of_range);
+	if (fl->api_warnings_more)
+		warning("Prometheus: %zu more warnings, not shown",
+			fl->api_warnings_more);
+}
+
+void fleet_too_many_series(const struct fleet *fl, const char *opt,
+			   const char *what, size_t n)
+{
+	error("%s: %s %zu series, more than --max-series %zu: narrow "
+	      "the selector (a matcher such as {namespace=\"x\"}), "
+	      "aggregate it (e.g. max by (pod) (...)), or raise --max-series "
+	      "(memory grows with the series: the listing's labels and "
+	      "each target's findings)", opt, what, n, fl->max_series);
 }
 
 static int exit_of(int prom_rc)
@@ -200,9 +270,14 @@ static int exit_of(int prom_rc)
 
 /* ---- the listing and its batches ---------------------------------------- */
 
+/* The listed series: the first max of them kept, the others counted
+ * (a listing over --max-series is refused, and memory must not grow
+ * with it first). */
 struct listing {
 	struct prom_lset *s;
 	size_t n, cap;
+	size_t max;
+	size_t listed;             /* all of them */
 };
 
 static int on_listed(void *arg, const struct prom_label *l, size_t nl,
@@ -210,6 +285,8 @@ static int on_listed(void *arg, const struct prom_label *l, size_t nl,
 {
 	(void)t, (void)v, (void)n;
 	struct listing *ls = arg;
+	if (ls->listed++ >= ls->max)
+		return 0;
 	xgrow((void **)&ls->s, &ls->cap, ls->n + 1, sizeof(*ls->s));
 	prom_lset_copy(&ls->s[ls->n++], l, nl);
 	return 0;
@@ -271,6 +348,11 @@ static void plan_batches(struct fleet *fl, const struct listing *ls,
 		fl->batches[i].query = *m ? prom_selector_add(fl->fo->query, m)
 					  : xstrdup(fl->fo->query);
 		fl->batches[i].chunk_points = chunk_points;
+		/* The series it asks for: any other in its answers is
+		 * left out (prom_fetch.h). */
+		fl->batches[i].members = plan.b[i].members;
+		fl->batches[i].n_members = plan.b[i].n;
+		plan.b[i].members = NULL;
 	}
 	fl->n_batches = plan.n;
 	prom_plan_release(&plan);
@@ -288,8 +370,10 @@ static int cmp_target_name(const void *a, const void *b, void *arg)
 
 static void fleet_release(struct fleet *fl)
 {
-	for (size_t i = 0; i < fl->n_batches; i++)
+	for (size_t i = 0; i < fl->n_batches; i++) {
 		free(fl->batches[i].query);
+		free(fl->batches[i].members);
+	}
 	free(fl->batches);
 	for (size_t i = 0; i < fl->n_work; i++) {
 		prom_lset_release(&fl->work[i].ls);
@@ -367,6 +451,19 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 		      "at least 3", fl.points);
 		goto out;
 	}
+	/* One series is fetched whole before its analysis: more points
+	 * than a batch holds would be one series past every bound (a
+	 * selector's batch, an expression's whole). */
+	if (fl.points > FLEET_SERIES_POINTS_MAX) {
+		error("--range/--step: %zu points per series, more than the "
+		      "%zu memtrend holds for one series (%.0f MiB at %d bytes "
+		      "a point): a larger --step or a shorter --range",
+		      fl.points, FLEET_SERIES_POINTS_MAX,
+		      FLEET_BATCH_MEMORY / 1048576, FLEET_POINT_BYTES);
+		goto out;
+	}
+	fl.max_series = fo->max_series ? fo->max_series :
+			FLEET_MAX_SERIES_DEFAULT;
 	if (fo->auth_file && !(auth = prom_auth_read(fo->auth_file)))
 		goto out;
 	if (http_global_init()) {
@@ -393,12 +490,19 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 	size_t chunk_points = fl.points < FLEET_MAX_POINTS ? fl.points :
 			      FLEET_MAX_POINTS;
 	if (prom_is_selector(fo->query)) {
+		ls.max = fl.max_series;
 		prc = prom_series(pc, fo->query, fl.start, fl.end, on_listed,
 				  &ls);
 		if (prc) {
 			rc = exit_of(prc);
 			goto out;
 		}
+		if (ls.listed > fl.max_series) {
+			fleet_too_many_series(&fl, "--query", "the selector "
+					      "matches", ls.listed);
+			goto out;
+		}
+		fl.listed = ls.s;
 		if (!ls.n) {
 			char a[40], b[40];
 			error("--query: no series match '%s' from %s to %s",
@@ -446,6 +550,7 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 		fl.batches[0].chunk_points = chunk;
 		fl.n_batches = 1;
 	}
+	fleet_count(&fl, NULL, pc);
 	prom_client_free(pc);
 	pc = NULL;
 
@@ -467,6 +572,7 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 	}
 	for (size_t i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
+	say_unasked(&fl);
 	if (fl.fail) {
 		rc = exit_of(fl.fail);
 		goto out;

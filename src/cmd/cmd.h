@@ -67,7 +67,7 @@ enum {
 	FLEET_OPT_PROMETHEUS = 0x1000, FLEET_OPT_QUERY, FLEET_OPT_WORK_QUERY,
 	FLEET_OPT_RANGE, FLEET_OPT_START, FLEET_OPT_END, FLEET_OPT_STEP,
 	FLEET_OPT_BY, FLEET_OPT_AUTH_FILE, FLEET_OPT_QUERY_TIMEOUT,
-	FLEET_OPT_MAX_RESPONSE, FLEET_OPT_PARALLEL,
+	FLEET_OPT_MAX_RESPONSE, FLEET_OPT_PARALLEL, FLEET_OPT_MAX_SERIES,
 };
 struct fleet_options {
 	const char *url;           /* --prometheus; NULL: not a fleet report */
@@ -79,6 +79,7 @@ struct fleet_options {
 	double timeout_s;          /* NAN: the default */
 	double max_response;       /* bytes; NAN: the default */
 	long parallel;             /* 0: the default */
+	size_t max_series;         /* 0: the default */
 };
 void cli_fleet_init(struct fleet_options *fo);
 void cli_fleet_release(struct fleet_options *fo);

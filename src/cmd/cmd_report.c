@@ -97,6 +97,9 @@ const struct cli_option report_options[] = {
 		"largest response read (default 64MiB)"),
 	CLI_OPT(0, "parallel", FLEET_OPT_PARALLEL, "N", "requests in flight "
 		"(default 2)"),
+	CLI_OPT(0, "max-series", FLEET_OPT_MAX_SERIES, "N", "refuse a query "
+		"of more series than this (default 10000; memory grows with "
+		"them)"),
 	CLI_END_ROW,
 };
 

@@ -28,10 +28,20 @@
 #define FLEET_BYTES_PER_POINT 32     /* `[1700000000.5,"12345678901"],` */
 #define FLEET_POINT_BYTES 24         /* t, v while fetched; t, fp, inc */
 #define FLEET_WHOLE_MAX (768.0 * 1048576)
+#define FLEET_BATCH_MEMORY (64.0 * 1048576) /* a batch's points, 24 B each */
+/* One series' points at most: a batch of one series within its bound. */
+#define FLEET_SERIES_POINTS_MAX \
+	((size_t)(FLEET_BATCH_MEMORY / FLEET_POINT_BYTES))
+#define FLEET_MAX_SERIES_DEFAULT 10000
+#define FLEET_API_WARNINGS_MAX 16    /* distinct ones said; then counted */
 
 struct batch {
 	char *query;               /* owned: the selector of this batch */
 	size_t chunk_points;       /* points per series per request */
+	size_t *members;           /* owned: indexes in fleet.listed of the
+				      series it asks for; NULL: an
+				      expression, any series */
+	size_t n_members;
 };
 
 struct work_series {
@@ -46,6 +56,8 @@ struct fleet {
 	double start, end, step;
 	size_t points;             /* per series over the whole range */
 	bool names_differ;         /* several metric names: keep __name__ */
+	size_t max_series;         /* --max-series or its default */
+	const struct prom_lset *listed; /* the listing (a selector); NULL */
 	struct batch *batches;
 	size_t n_batches;
 	struct work_series *work;
@@ -63,7 +75,13 @@ struct fleet {
 	size_t *kept;
 	size_t n_kept;
 	struct strmap warned;      /* warnings and metric names said once */
+	size_t api_warnings;       /* distinct API warnings said */
+	size_t api_warnings_more;  /* and those left unsaid */
 	size_t work_ambiguous, overlap_targets;
+	/* What the server sent that was not asked for (prom_fetch.h,
+	 * prometheus.h), said once each at the end. */
+	size_t foreign;
+	struct prom_tally tally;
 };
 
 /* A warning from the API or ours, said once (cli_fleet.c). */
@@ -72,12 +90,23 @@ void fleet_say_once(struct fleet *fl, const char *key, const char *text);
 /* fleet_run.c: */
 /* How many series an expression gives (a cheap query, a few points per
  * series), and the points per request that keep a response bounded;
- * refused (PROM_BAD_QUERY, a message naming opt) when the whole would
- * exceed FLEET_WHOLE_MAX, or, with check_by, when a --by label is on
- * none of its series. */
+ * refused (PROM_BAD_QUERY, a message naming opt) when they are more
+ * than --max-series, when the whole would exceed FLEET_WHOLE_MAX, or,
+ * with check_by, when a --by label is on none of its series. The fetch
+ * itself is bounded again (FLEET_WHOLE_MAX, --max-series: the series
+ * may differ from those counted). */
 int fleet_size_whole(struct fleet *fl, struct prom_client *pc,
 		     const char *opt, const char *query, bool check_by,
 		     size_t *chunk);
+/* The error (with advice) when opt's query has n series, more than
+ * --max-series; what: "the selector matches". The caller exits 2. */
+void fleet_too_many_series(const struct fleet *fl, const char *opt,
+			   const char *what, size_t n);
+/* Count what a fetch saw but was not asked for into fl, and a
+ * client's tally (once, as it is freed: it sums every call); either may
+ * be NULL. Takes fl->mu. */
+void fleet_count(struct fleet *fl, const struct prom_fetch *fx,
+		 const struct prom_client *pc);
 /* --work-query: every work series, values on the grid of the range. */
 int fleet_fetch_work(struct fleet *fl, struct prom_client *pc);
 /* A worker thread (arg: the fleet): batches taken in turn until none is

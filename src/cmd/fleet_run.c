@@ -83,6 +83,10 @@ int fleet_size_whole(struct fleet *fl, struct prom_client *pc,
 	size_t count = a.count;
 	if (rc)
 		return rc;
+	if (count > fl->max_series) {
+		fleet_too_many_series(fl, opt, "the expression gives", count);
+		return PROM_BAD_QUERY;
+	}
 	size_t n = count ? count : 1;
 	double whole = (double)n * (double)fl->points * FLEET_POINT_BYTES;
 	if (whole > FLEET_WHOLE_MAX) {
@@ -109,9 +113,13 @@ int fleet_fetch_work(struct fleet *fl, struct prom_client *pc)
 				  false, &chunk);
 	if (rc)
 		return rc;
-	struct prom_fetch fx = {.stop = &fl->stop};
+	struct prom_fetch fx = {.stop = &fl->stop,
+				.max_series = fl->max_series,
+				.max_points = (size_t)(FLEET_WHOLE_MAX /
+						       FLEET_POINT_BYTES)};
 	struct prom_grid g = grid_of(fl);
 	rc = prom_fetch_range(pc, fl->fo->work_query, &g, chunk, &fx);
+	fleet_count(fl, &fx, NULL);
 	if (rc) {
 		prom_fetch_release(&fx);
 		return rc;
@@ -362,9 +370,30 @@ void *fleet_worker(void *arg)
 		pthread_mutex_unlock(&fl->mu);
 		if (b == SIZE_MAX)
 			break;
+		const struct batch *bt = &fl->batches[b];
+		struct strmap allowed = {0};
 		struct prom_fetch fx = {.stop = &fl->stop};
-		int rc = prom_fetch_range(pc, fl->batches[b].query, &g,
-					  fl->batches[b].chunk_points, &fx);
+		if (bt->members) {
+			/* A selector's batch: its listed series, no other. */
+			for (size_t i = 0; i < bt->n_members; i++) {
+				const struct prom_lset *ls =
+					&fl->listed[bt->members[i]];
+				char *key = prom_fetch_key(ls->l, ls->n);
+				if (strmap_get(&allowed, key) == SIZE_MAX)
+					strmap_put(&allowed, key, i);
+				free(key);
+			}
+			fx.allowed = &allowed;
+		} else {
+			/* An expression, fetched whole: bounded in all. */
+			fx.max_series = fl->max_series;
+			fx.max_points = (size_t)(FLEET_WHOLE_MAX /
+						 FLEET_POINT_BYTES);
+		}
+		int rc = prom_fetch_range(pc, bt->query, &g, bt->chunk_points,
+					  &fx);
+		fleet_count(fl, &fx, NULL);
+		strmap_release(&allowed);
 		if (rc) {
 			pthread_mutex_lock(&fl->mu);
 			if (!fl->fail && rc != PROM_STOPPED)
@@ -377,6 +406,7 @@ void *fleet_worker(void *arg)
 		targets_of(fl, &fx);
 		prom_fetch_release(&fx);
 	}
+	fleet_count(fl, NULL, pc);
 	prom_client_free(pc);
 	return NULL;
 }

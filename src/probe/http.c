@@ -14,6 +14,13 @@
  *
  * CURLOPT_NOSIGNAL is set because the client runs in the recorder's
  * source thread: curl must not use SIGALRM for its DNS timeouts there.
+ *
+ * The total timeout is also checked as each piece of the body is
+ * delivered: libcurl looks at its clock between reads, and one read of
+ * a gzip bomb (up to 100 reads of 16 KiB a turn, each a thousand times
+ * that decoded) is seconds of decoding and parsing in the write
+ * function; checked there, a try ends within a piece of the timeout (a
+ * 3 GiB bomb with a 1 s timeout: each try took 7 s before).
  */
 #include "http.h"
 
@@ -22,6 +29,7 @@
 #include <stdlib.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,6 +49,9 @@ struct http_client {
 	void *sink_arg;
 	size_t streamed;           /* bytes handed to sink so far */
 	int aborted;               /* sink asked to stop */
+	double deadline;           /* now_monotonic() at which the fetch in
+				      flight times out */
+	int timed_out;             /* the write function saw the deadline */
 	long connect_ms, total_ms;
 	char curl_err[CURL_ERROR_SIZE];
 };
@@ -54,10 +65,23 @@ int http_global_init(void)
 	return 0;
 }
 
+/* Whether the fetch in flight is past its total timeout (the write
+ * functions stop it then: returning less than given makes curl end the
+ * transfer with CURLE_WRITE_ERROR). */
+static bool past_deadline(struct http_client *c)
+{
+	if (now_monotonic() <= c->deadline)
+		return false;
+	c->timed_out = 1;
+	return true;
+}
+
 static size_t collect_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct http_client *c = arg;
 	size_t n = size * nmemb;
+	if (past_deadline(c))
+		return 0;
 	if (c->len + n > c->body_max) {
 		c->overflow = 1;
 		return 0;  /* makes curl stop with CURLE_WRITE_ERROR */
@@ -77,6 +101,8 @@ static size_t stream_body(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct http_client *c = arg;
 	size_t n = size * nmemb;
+	if (past_deadline(c))
+		return 0;
 	if (n > c->body_max - c->streamed) {
 		c->overflow = 1;
 		return 0;
@@ -284,6 +310,8 @@ static int fetch(struct http_client *c, const char *url, long *status,
 {
 	c->len = 0;
 	c->overflow = 0;
+	c->timed_out = 0;
+	c->deadline = now_monotonic() + (double)c->total_ms / 1000.0;
 	c->curl_err[0] = '\0';
 	if (c->buf)
 		c->buf[0] = '\0';
@@ -297,7 +325,7 @@ static int fetch(struct http_client *c, const char *url, long *status,
 		if (c->overflow)
 			snprintf(err, errlen, "body larger than %zu MiB",
 				 c->body_max >> 20);
-		else if (rc == CURLE_OPERATION_TIMEDOUT)
+		else if (rc == CURLE_OPERATION_TIMEDOUT || c->timed_out)
 			snprintf(err, errlen, "timed out after %.3g s",
 				 c->total_ms / 1000.0);
 		else if (rc == CURLE_COULDNT_CONNECT) {

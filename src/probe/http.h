@@ -5,8 +5,10 @@
  * One client holds one reused curl handle, so a scrape every second keeps
  * its connection alive instead of reconnecting. It does not parse what it
  * fetches (openmetrics.c does) and does not retry: a failed fetch is the
- * caller's gap. Bounds: each fetch ends within the total timeout, and a
- * body larger than HTTP_BODY_MAX is refused rather than buffered. An API
+ * caller's gap. Bounds: each fetch ends within the total timeout (also
+ * while a body that arrived at once is decoded and parsed: the write
+ * function looks at the clock), and a body larger than HTTP_BODY_MAX
+ * (after gzip decoding) is refused rather than buffered. An API
  * client (prometheus.c) takes the body as it streams in instead
  * (http_request_stream()), never buffered here.
  *

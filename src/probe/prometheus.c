@@ -13,6 +13,17 @@
  * closes. yajl does the lexing, the escapes and the UTF-8 checks; this
  * file only turns the API's numbers into doubles.
  *
+ * A hostile or broken server (prometheus.h, "Bounds"): before yajl sees
+ * a byte, a small scanner follows strings and bare tokens and refuses
+ * one longer than PROM_TOKEN_MAX. yajl keeps a token cut by a feed's
+ * edge and lexes it again from its start at every later feed (quadratic
+ * in its length: an 8 MB string in libcurl's 16 KiB chunks cost a
+ * second, 48 MB 36 s), so a token cut by a chunk's end is held back here
+ * and handed to yajl once it ends: yajl re-reads it once at most.
+ * A range query's points outside the asked range are left out, and a
+ * series' points are sorted and kept once per time before they are
+ * handed on, each counted (struct prom_tally).
+ *
  * Retries: a transport failure (refused, reset, timed out) and a 5xx are
  * tried again after 0.5 s, 1 s, 2 s, ... (retries in all); a 4xx is the
  * request's fault and is not. A response over the bound is not retried
@@ -40,6 +51,7 @@
 
 struct prom_client {
 	struct http_client *http;
+	struct prom_tally tally;   /* over every try of every call */
 	char *base;                /* without a trailing '/' */
 	char *authorization;
 	double timeout_s;
@@ -114,6 +126,22 @@ struct prom_parser {
 	size_t labels_cap;
 	double *t, *v;             /* points of the current series */
 	size_t n, cap;
+
+	/* A range query's grid (prom_parser_expect); max_points 0: none. */
+	double lo, hi;             /* points outside are left out */
+	size_t max_points;         /* the steps asked */
+	double t_max;              /* the latest time of the current series */
+	bool unordered;            /* its points are not strictly increasing */
+	struct prom_tally cur;     /* the current series' */
+	struct prom_tally tally;   /* the series handed on */
+
+	/* The scanner ahead of yajl (tokens' lengths), and the token cut
+	 * by a chunk's end, held back from yajl until it ends. */
+	bool in_string, escaped;
+	size_t token_len;          /* of the string or bare token open */
+	size_t scanned;            /* bytes scanned */
+	char *pending;             /* at most PROM_TOKEN_MAX + 1 bytes */
+	size_t pending_len, pending_cap;
 
 	char status[16];
 	char *error_msg, *error_type;
@@ -212,8 +240,75 @@ static uint64_t labels_hash(const struct prom_parser *ps)
 	return h;
 }
 
+void prom_tally_add(struct prom_tally *a, const struct prom_tally *b)
+{
+	a->out_of_range += b->out_of_range;
+	a->disordered += b->disordered;
+	a->duplicates += b->duplicates;
+}
+
+/* Indexes by time; equal times in the order read (the first kept). */
+static int cmp_time(const void *a, const void *b, void *arg)
+{
+	const double *t = arg;
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	if (t[x] != t[y])
+		return t[x] < t[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* The current series' points sorted by time, each time once: the first
+ * read kept, the others counted. O(n log n); only for a series that did
+ * not come in order, or that reached twice the steps asked. */
+static void normalize(struct prom_parser *ps)
+{
+	size_t n = ps->n;
+	if (n == 0)
+		return;
+	size_t *idx = xmalloc(n * sizeof(*idx));
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_time, ps->t);
+	double *t = xmalloc(n * sizeof(*t)), *v = xmalloc(n * sizeof(*v));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		double ti = ps->t[idx[i]];
+		if (m && ti == t[m - 1]) {
+			ps->cur.duplicates++;
+			continue;
+		}
+		t[m] = ti;
+		v[m++] = ps->v[idx[i]];
+	}
+	free(idx);
+	free(ps->t);
+	free(ps->v);
+	ps->t = t;
+	ps->v = v;
+	ps->cap = n;
+	ps->n = m;
+	ps->unordered = false;
+}
+
+/* A series with more distinct times than the steps asked: refused (a
+ * server that does not evaluate at the steps; memory is bounded by
+ * them). */
+static int too_many_points(struct prom_parser *ps)
+{
+	if (!ps->why[0])
+		snprintf(ps->why, sizeof(ps->why), "a series has more than "
+			 "%zu points in the %zu steps asked (its times are off "
+			 "the step)", ps->max_points, ps->max_points);
+	ps->rc = -2;  /* said as it is */
+	return 0;
+}
+
 static int emit(struct prom_parser *ps)
 {
+	if (ps->unordered)
+		normalize(ps);
+	if (ps->max_points && ps->n > ps->max_points)
+		return too_many_points(ps);
 	size_t k = ps->n_series++;
 	struct prom_handed *hd = ps->handed;
 	if (hd) {
@@ -238,6 +333,7 @@ static int emit(struct prom_parser *ps)
 		ps->labels[i].name = ps->arena + ps->offs[2 * i];
 		ps->labels[i].value = ps->arena + ps->offs[2 * i + 1];
 	}
+	prom_tally_add(&ps->tally, &ps->cur);
 	if (ps->fn && ps->fn(ps->arg, ps->labels, nl, ps->t, ps->v, ps->n)) {
 		ps->rc = PROM_STOPPED;
 		return 0;
@@ -250,11 +346,22 @@ static void reset_series(struct prom_parser *ps)
 	ps->arena_len = 0;
 	ps->n_offs = 0;
 	ps->n = 0;
+	ps->unordered = false;
+	ps->t_max = -INFINITY;
+	memset(&ps->cur, 0, sizeof(ps->cur));
 }
 
-static void arena_put(struct prom_parser *ps, const unsigned char *s,
-		      size_t len)
+/* A label's name or value into the arena: 1, or 0 (refused) when the
+ * series' labels would pass PROM_LABELS_MAX. */
+static int arena_put(struct prom_parser *ps, const unsigned char *s,
+		     size_t len)
 {
+	if (ps->arena_len + len + 1 > PROM_LABELS_MAX) {
+		char b[80];
+		snprintf(b, sizeof(b), "a series' labels are longer than %u "
+			 "KiB in all", PROM_LABELS_MAX >> 10);
+		return refuse(ps, b);
+	}
 	xgrow((void **)&ps->arena, &ps->arena_cap, ps->arena_len + len + 1, 1);
 	memcpy(ps->arena + ps->arena_len, s, len);
 	ps->arena[ps->arena_len + len] = '\0';
@@ -262,6 +369,7 @@ static void arena_put(struct prom_parser *ps, const unsigned char *s,
 	      sizeof(*ps->offs));
 	ps->offs[ps->n_offs++] = ps->arena_len;
 	ps->arena_len += len + 1;
+	return 1;
 }
 
 static char *dup_n(const unsigned char *s, size_t len)
@@ -343,8 +451,7 @@ static int on_string(void *arg, const unsigned char *s, size_t len)
 			return refuse(ps, "a point's value is not a number");
 		return 1;
 	case CTX_LABELS:
-		arena_put(ps, s, len);
-		return 1;
+		return arena_put(ps, s, len);
 	case CTX_WARNINGS: {
 		char *w = dup_n(s, len);
 		if (ps->on_warning)
@@ -440,9 +547,8 @@ static int on_map_key(void *arg, const unsigned char *s, size_t len)
 	};
 	enum ctx c = top(ps);
 	if (c == CTX_LABELS) {
-		arena_put(ps, s, len);
 		ps->key = KEY_LABEL;
-		return 1;
+		return arena_put(ps, s, len);
 	}
 	ps->key = KEY_OTHER;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -521,6 +627,26 @@ static int on_end_array(void *arg)
 	double t = ps->point_t, v = ps->point_v;
 	if (!isfinite(v) || !isfinite(t))
 		return 1;  /* NaN (a stale marker too), +Inf: a gap */
+	if (ps->max_points) {
+		if (t < ps->lo || t > ps->hi) {
+			ps->cur.out_of_range++;
+			return 1;
+		}
+		/* Twice the steps: repeats go, and what is left must fit
+		 * the steps; so memory is bounded, and sorting amortised. */
+		if (ps->n == 2 * ps->max_points) {
+			normalize(ps);
+			if (ps->n > ps->max_points)
+				return too_many_points(ps);
+		}
+	}
+	if (ps->n && t <= ps->t_max) {
+		ps->unordered = true;
+		if (t < ps->t_max)
+			ps->cur.disordered++;
+	} else {
+		ps->t_max = t;
+	}
 	if (ps->n == ps->cap) {
 		ps->cap = ps->cap ? 2 * ps->cap : 1024;
 		ps->t = xrealloc(ps->t, ps->cap * sizeof(double));
@@ -559,6 +685,7 @@ static struct prom_parser *parser_new(const char *what, prom_series_fn fn,
 	ps->warning_arg = warning_arg;
 	ps->quiet = quiet;
 	ps->handed = handed;
+	reset_series(ps);
 	ps->y = yajl_alloc(&callbacks, NULL, ps);
 	if (!ps->y) {
 		error("out of memory");
@@ -577,11 +704,30 @@ struct prom_parser *prom_parser_new(const char *what, prom_series_fn fn,
 			  NULL);
 }
 
+void prom_parser_expect(struct prom_parser *ps, double start, double end,
+			double step)
+{
+	assert(ps->fed == 0 && ps->pending_len == 0);
+	assert(step > 0 && end >= start);
+	/* The form carries times to the millisecond (%.3f). */
+	double tol = 1e-3 + step * 1e-6;
+	double steps = floor((end - start) / step + 1e-9) + 1;
+	ps->lo = start - tol;
+	ps->hi = end + tol;
+	ps->max_points = steps < 1e12 ? (size_t)steps : (size_t)1e12;
+}
+
+const struct prom_tally *prom_parser_tally(const struct prom_parser *ps)
+{
+	return &ps->tally;
+}
+
 void prom_parser_free(struct prom_parser *ps)
 {
 	if (!ps)
 		return;
 	yajl_free(ps->y);
+	free(ps->pending);
 	free(ps->arena);
 	free(ps->offs);
 	free(ps->labels);
@@ -622,6 +768,162 @@ static int failed(struct prom_parser *ps, yajl_status st,
 	return ps->rc;
 }
 
+/* Bytes that end a bare token (a number, true, false, null): JSON's
+ * structural characters, whitespace and the quote. */
+static const bool token_end[256] = {
+	[' '] = true, ['\t'] = true, ['\n'] = true, ['\r'] = true,
+	['{'] = true, ['}'] = true, ['['] = true, [']'] = true,
+	[','] = true, [':'] = true, ['"'] = true,
+};
+
+/* The offset of the first '"' or '\\' in p[i..len), or len: eight
+ * bytes at a time (the bytes between them are most of a response). */
+static size_t next_quote(const unsigned char *p, size_t i, size_t len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull;
+	const uint64_t highs = 0x8080808080808080ull;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t w;
+		memcpy(&w, p + i, 8);
+		uint64_t a = w ^ (ones * '"'), b = w ^ (ones * '\\');
+		/* the lowest flagged byte is exact (borrows run upwards) */
+		uint64_t m = ((a - ones) & ~a & highs) |
+			     ((b - ones) & ~b & highs);
+		if (m)
+			return i + (size_t)__builtin_ctzll(m) / 8;
+	}
+#endif
+	for (; i < len; i++)
+		if (p[i] == '"' || p[i] == '\\')
+			return i;
+	return len;
+}
+
+/* The scanner ahead of yajl: how many of p[0..len) come before a string,
+ * or a bare token cut by a chunk's end, grows past PROM_TOKEN_MAX (len
+ * when none does), and in *open_at where the token still open at p's
+ * end began (SIZE_MAX: before p; len: none is open). It follows strings
+ * (quotes, backslash escapes) across calls and checks nothing else: yajl
+ * does. A long bare token inside one chunk costs yajl linear time and no
+ * memory, and the callbacks refuse a number that long. */
+static size_t scan(struct prom_parser *ps, const unsigned char *p,
+		   size_t len, size_t *open_at)
+{
+	size_t i = 0;
+	size_t from = 0, carried = 0;  /* the open string: its length at
+					  offset x is x - from + carried */
+	size_t start = SIZE_MAX;       /* where it began; SIZE_MAX: before p */
+	bool in_string = ps->in_string;
+	if (in_string) {
+		carried = ps->token_len;
+		if (ps->escaped && len) {
+			i = 1;  /* the escaped byte */
+			ps->escaped = false;
+		}
+	} else if (ps->token_len) {
+		/* A bare token cut by the last chunk's end: where it ends. */
+		size_t e = 0;
+		while (e < len && !token_end[p[e]])
+			e++;
+		if (ps->token_len + e > PROM_TOKEN_MAX) {
+			i = PROM_TOKEN_MAX - ps->token_len;
+			goto too_long;
+		}
+	}
+	while (i < len) {
+		size_t q = next_quote(p, i, len);
+		if (q == len)
+			break;
+		if (!in_string) {
+			if (p[q] == '"') {
+				in_string = true;
+				start = q;
+				from = q + 1;
+				carried = 0;
+			}
+			i = q + 1;  /* a backslash outside a string: yajl's */
+			continue;
+		}
+		if (p[q] == '\\') {
+			if (q + 1 == len) {
+				ps->escaped = true;
+				i = len;
+				break;
+			}
+			i = q + 2;
+			continue;
+		}
+		if (q - from + carried > PROM_TOKEN_MAX) {
+			i = from + (PROM_TOKEN_MAX - carried);
+			goto too_long;
+		}
+		in_string = false;
+		i = q + 1;
+	}
+	ps->in_string = in_string;
+	if (in_string) {
+		size_t tl = len - from + carried;
+		if (tl > PROM_TOKEN_MAX) {
+			i = from + (PROM_TOKEN_MAX - carried);
+			goto too_long;
+		}
+		ps->token_len = tl;
+		*open_at = start;
+	} else {
+		/* A bare token at the end: back to what ends one. */
+		size_t r = 0;
+		while (r < len && !token_end[p[len - 1 - r]])
+			r++;
+		size_t tl = r == len ? ps->token_len + len : r;
+		if (tl > PROM_TOKEN_MAX) {
+			i = len - (tl - PROM_TOKEN_MAX);
+			goto too_long;
+		}
+		ps->token_len = tl;
+		*open_at = tl == 0 ? len : r == len ? SIZE_MAX : len - r;
+	}
+	ps->scanned += len;
+	return len;
+too_long:
+	ps->scanned += i;
+	*open_at = len;
+	return i;
+}
+
+/* n bytes to yajl: 0, or the parser's failure (said). */
+static int yajl_feed(struct prom_parser *ps, const unsigned char *d,
+		     size_t n)
+{
+	if (n == 0)
+		return 0;
+	yajl_status st = yajl_parse(ps->y, d, n);
+	if (st != yajl_status_ok) {
+		failed(ps, st, d, n);
+		return ps->rc == PROM_STOPPED ? PROM_STOPPED : PROM_FAILED;
+	}
+	ps->fed += n;
+	return 0;
+}
+
+/* The token held back, to yajl (which keeps it, if still cut, until the
+ * next feed completes it: once). */
+static int flush_pending(struct prom_parser *ps)
+{
+	size_t n = ps->pending_len;
+	ps->pending_len = 0;
+	return yajl_feed(ps, (const unsigned char *)ps->pending, n);
+}
+
+static void hold(struct prom_parser *ps, const void *d, size_t n)
+{
+	assert(ps->pending_len + n <= PROM_TOKEN_MAX + 1);
+	xgrow((void **)&ps->pending, &ps->pending_cap, ps->pending_len + n + 1,
+	      1);
+	memcpy(ps->pending + ps->pending_len, d, n);
+	ps->pending_len += n;
+}
+
 int prom_parser_feed(struct prom_parser *ps, const void *data, size_t len)
 {
 	if (ps->rc)
@@ -634,13 +936,40 @@ int prom_parser_feed(struct prom_parser *ps, const void *data, size_t len)
 		ps->head_len += k;
 		ps->head[ps->head_len] = '\0';
 	}
-	yajl_status st = yajl_parse(ps->y, data, len);
-	if (st != yajl_status_ok) {
-		failed(ps, st, data, len);
-		return ps->rc == PROM_STOPPED ? PROM_STOPPED : PROM_FAILED;
+	const unsigned char *d = data;
+	size_t open_at;
+	size_t ok = scan(ps, d, len, &open_at);
+	if (ok < len) {
+		/* What came before is yajl's to judge first: its message,
+		 * if it finds one, is the better one. */
+		int rc = flush_pending(ps);
+		if (!rc)
+			rc = yajl_feed(ps, d, ok);
+		if (!rc) {
+			if (!ps->quiet)
+				error("%s: the response is not the Prometheus "
+				      "API's JSON (at byte %zu: a string or "
+				      "number longer than %u KiB, the bound "
+				      "on a label value)", ps->what,
+				      ps->scanned, PROM_TOKEN_MAX >> 10);
+			ps->rc = -1;
+			rc = PROM_FAILED;
+		}
+		return rc;
 	}
-	ps->fed += len;
-	return 0;
+	/* yajl gets whole tokens: one cut by the chunk's end is held back
+	 * until it ends (yajl would lex it again from its start at every
+	 * chunk). */
+	if (open_at == SIZE_MAX) {
+		hold(ps, d, len);  /* all of it inside the token held */
+		return 0;
+	}
+	int rc = flush_pending(ps);
+	if (!rc)
+		rc = yajl_feed(ps, d, open_at);
+	if (!rc)
+		hold(ps, d + open_at, len - open_at);
+	return rc;
 }
 
 /* The end of the body: -1 (not the API's JSON, said unless quiet),
@@ -648,6 +977,8 @@ int prom_parser_feed(struct prom_parser *ps, const void *data, size_t len)
 static int parser_end(struct prom_parser *ps)
 {
 	if (ps->rc)
+		return ps->rc;
+	if (flush_pending(ps))
 		return ps->rc;
 	yajl_status st = ps->fed ? yajl_complete_parse(ps->y) :
 			 yajl_status_ok;
@@ -763,6 +1094,8 @@ struct attempt {
 	prom_series_fn fn;
 	void *arg;
 	struct prom_handed *handed;
+	const double *grid;        /* start, end, step of a range query;
+				      NULL */
 	struct prom_parser *ps;
 	long status;
 };
@@ -774,6 +1107,18 @@ static void attempt_begin(struct attempt *a, long status)
 	a->ps = parser_new(a->what, ok ? a->fn : NULL, a->arg,
 			   a->c->on_warning, a->c->warning_arg, !ok,
 			   ok ? a->handed : NULL);
+	if (a->grid)
+		prom_parser_expect(a->ps, a->grid[0], a->grid[1], a->grid[2]);
+}
+
+/* The try's parser gone, what its series brought counted. */
+static void attempt_end(struct attempt *a)
+{
+	if (!a->ps)
+		return;
+	prom_tally_add(&a->c->tally, &a->ps->tally);
+	prom_parser_free(a->ps);
+	a->ps = NULL;
 }
 
 static int on_chunk(void *arg, long status, const char *data, size_t len)
@@ -801,9 +1146,16 @@ static void error_message(struct prom_parser *ps, char *msg, size_t size)
 			*p = ' ';
 }
 
-/* POST form to path; parse a 2xx response with fn as it streams in. */
+const struct prom_tally *prom_client_tally(const struct prom_client *c)
+{
+	return &c->tally;
+}
+
+/* POST form to path; parse a 2xx response with fn as it streams in;
+ * grid: start, end and step of a range query, or NULL. */
 static int request(struct prom_client *c, const char *path, const char *form,
-		   const char *what, prom_series_fn fn, void *arg)
+		   const char *what, const double *grid, prom_series_fn fn,
+		   void *arg)
 {
 	size_t ulen = strlen(c->base) + strlen(path) + 1;
 	char *url = xmalloc(ulen);
@@ -820,18 +1172,18 @@ static int request(struct prom_client *c, const char *path, const char *form,
 		if (k)
 			sleep_s(0.5 * (double)(1 << (k - 1 < 6 ? k - 1 : 6)));
 		struct attempt a = {.c = c, .what = what, .fn = fn, .arg = arg,
-				    .handed = &handed};
+				    .handed = &handed, .grid = grid};
 		long status = 0;
 		int h = http_request_stream(c->http, &r, on_chunk, &a, &status,
 					    err, sizeof(err));
 		if (h == -3) {
 			/* The parser refused the JSON or fn stopped. */
 			rc = prom_parser_finish(a.ps);
-			prom_parser_free(a.ps);
+			attempt_end(&a);
 			goto out;
 		}
 		if (h == -2) {
-			prom_parser_free(a.ps);
+			attempt_end(&a);
 			error("%s: the response is larger than %zu MiB, the "
 			      "bound on one response: %s", what,
 			      c->body_max >> 20, err);
@@ -841,7 +1193,7 @@ static int request(struct prom_client *c, const char *path, const char *form,
 		if (h) {
 			/* Mid-response, maybe: the partial parse goes; the
 			 * series it handed on stay in `handed`. */
-			prom_parser_free(a.ps);
+			attempt_end(&a);
 			snprintf(last, sizeof(last), "%s", err);
 			continue;
 		}
@@ -849,12 +1201,12 @@ static int request(struct prom_client *c, const char *path, const char *form,
 			attempt_begin(&a, status);  /* an empty body */
 		if (status >= 200 && status < 300) {
 			rc = prom_parser_finish(a.ps);
-			prom_parser_free(a.ps);
+			attempt_end(&a);
 			goto out;
 		}
 		char msg[200];
 		error_message(a.ps, msg, sizeof(msg));
-		prom_parser_free(a.ps);
+		attempt_end(&a);
 		for (size_t l = strlen(msg); l && msg[l - 1] == ' '; l--)
 			msg[l - 1] = '\0';
 		if (status == 404 || status == 405) {
@@ -894,8 +1246,8 @@ int prom_series(struct prom_client *c, const char *selector, double start,
 	snprintf(form, n, "match%%5B%%5D=%s&start=%.3f&end=%.3f", q, start,
 		 end);
 	free(q);
-	int rc = request(c, "/api/v1/series", form, "/api/v1/series", fn,
-			 arg);
+	int rc = request(c, "/api/v1/series", form, "/api/v1/series", NULL,
+			 fn, arg);
 	free(form);
 	return rc;
 }
@@ -909,8 +1261,9 @@ int prom_query_range(struct prom_client *c, const char *query, double start,
 	snprintf(form, n, "query=%s&start=%.3f&end=%.3f&step=%.3f"
 		 "&timeout=%.0fs", q, start, end, step, ceil(c->timeout_s));
 	free(q);
+	const double grid[3] = {start, end, step};
 	int rc = request(c, "/api/v1/query_range", form,
-			 "/api/v1/query_range", fn, arg);
+			 "/api/v1/query_range", grid, fn, arg);
 	free(form);
 	return rc;
 }

@@ -14,12 +14,28 @@
  * sizes each request to what the server and the bound allow), keep any
  * series, or decide what a series means.
  *
- * Bounds: the response is never held; memory is one series' labels and
- * points at a time (plus yajl's buffer for a token cut by a chunk's
- * edge, and 8 bytes per series handed on, for retries). body_max bounds
- * the bytes one response may bring (the time to read it, not memory).
- * Integer byte counts and timestamps take a fast path, anything else
- * strtod() (the same doubles).
+ * Bounds, whatever the server sends: the response is never held; memory
+ * is one series' labels (at most PROM_LABELS_MAX bytes) and points (with
+ * prom_parser_expect, as range queries set it: at most twice the steps
+ * asked) at a time, plus the token cut by a chunk's end, held back until
+ * it ends (a string or number is at most PROM_TOKEN_MAX bytes), and 8
+ * bytes per series handed on, for retries. A longer string, a longer
+ * number cut by a chunk's edge (inside one chunk yajl reads it in linear
+ * time, holding nothing, and a point's number() refuses it), or longer
+ * labels make the response refused (PROM_FAILED, said).
+ * body_max bounds the bytes one response may bring, counted after gzip
+ * decoding; the timeout bounds each try, checked as each piece of the
+ * body is delivered too (decoding and parsing happen there, http.h).
+ * Time is linear in the body (yajl is handed whole tokens; see
+ * prometheus.c). Integer byte counts and timestamps take a fast path,
+ * anything else strtod() (the same doubles).
+ *
+ * Points of a range query (prom_query_range, prom_parser_expect): a
+ * point outside the asked [start, end] is left out and counted; a
+ * series' points are handed on sorted by time, each time once (the first
+ * read kept), those that came after a later one and the repeats counted
+ * (struct prom_tally); a series with more distinct times than the steps
+ * asked (times off the step) is refused.
  *
  * Values: NaN and infinite values are gaps (left out). Stale markers
  * never reach a query's result (Prometheus drops them; one that did
@@ -32,6 +48,10 @@
 #define MEMTREND_PROMETHEUS_H
 
 #include <stddef.h>
+
+#define PROM_TOKEN_MAX (16u << 10)   /* a JSON string or number: a label
+					value, a warning, an error message */
+#define PROM_LABELS_MAX (32u << 10)  /* one series' label names and values */
 
 /* What a call returns besides 0. */
 enum prom_result {
@@ -62,10 +82,24 @@ struct prom_label {
 	const char *name, *value;
 };
 
-/* One series of a response: labels sorted as the server sent them
- * (Prometheus sorts them by name), points in time order (t in Unix
- * seconds); all borrowed for the call's duration. Return 0 to go on,
- * non-zero to stop (the call then returns PROM_STOPPED). */
+/* What a server sent that was not what was asked, counted over the
+ * series handed on (each series once, also across retries). */
+struct prom_tally {
+	size_t out_of_range;       /* points outside [start, end]: left out */
+	size_t disordered;         /* points that came after a later point of
+				      their series: sorted into place */
+	size_t duplicates;         /* points at a time the series already
+				      had: left out (the first read kept) */
+};
+
+/* a += b */
+void prom_tally_add(struct prom_tally *a, const struct prom_tally *b);
+
+/* One series of a response: labels in the order the server sent them
+ * (Prometheus sorts them by name), points in strictly increasing time
+ * order (t in Unix seconds; in a range query's [start, end]); all
+ * borrowed for the call's duration. Return 0 to go on, non-zero to stop
+ * (the call then returns PROM_STOPPED). */
 typedef int (*prom_series_fn)(void *arg, const struct prom_label *labels,
 			      size_t n_labels, const double *t,
 			      const double *v, size_t n);
@@ -75,6 +109,10 @@ struct prom_client;
 /* NULL after a message. The config's strings are copied. */
 struct prom_client *prom_client_new(const struct prom_config *cfg);
 void prom_client_free(struct prom_client *c);
+
+/* What the client's responses brought that was not asked for, over
+ * all its calls so far. */
+const struct prom_tally *prom_client_tally(const struct prom_client *c);
 
 /* The series matching selector with samples in [start, end]: fn with
  * n = 0 for each. */
@@ -97,6 +135,13 @@ struct prom_parser *prom_parser_new(const char *what, prom_series_fn fn,
 				    void *arg,
 				    void (*on_warning)(void *, const char *),
 				    void *warning_arg);
+/* A range query's grid: points outside [start, end] are left out, a
+ * series' points sorted, and more distinct times than the steps refused
+ * (the bounds above). Call before the first byte. */
+void prom_parser_expect(struct prom_parser *p, double start, double end,
+			double step);
+/* What the series handed on so far brought that was not asked for. */
+const struct prom_tally *prom_parser_tally(const struct prom_parser *p);
 /* The next len bytes: 0 to go on, else PROM_FAILED (not the API's JSON,
  * a message printed) or PROM_STOPPED; then feed no more. */
 int prom_parser_feed(struct prom_parser *p, const void *data, size_t len);

@@ -15,9 +15,14 @@ import json, sys, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 port, log = int(sys.argv[1]), sys.argv[2]
 tries = {}
-def matrix(name, n, nan=False):
-    vals = [[1700000000 + 60 * k, "NaN" if nan and k % 10 == 0 else str(100000000 + 50000 * k)]
-            for k in range(n)]
+def matrix(name, form, nan=False):
+    # At the steps asked, as Prometheus answers (points off them, or
+    # outside the range, are refused or left out): FR's grid is 200
+    # points, k = 0..199 from 1700000040.
+    start, end, step = (float(form[k][0]) for k in ("start", "end", "step"))
+    ts = [start + step * j for j in range(int((end - start) / step + 1e-9) + 1)]
+    vals = [[t, "NaN" if nan and k % 10 == 0 else str(100000000 + 50000 * k)]
+            for t, k in ((t, int(t - 1700000040) // 60) for t in ts)]
     return {"metric": {"__name__": name, "instance": "a"}, "values": vals}
 class H(BaseHTTPRequestHandler):
     def log_message(self, *a): pass
@@ -68,14 +73,14 @@ class H(BaseHTTPRequestHandler):
                 return self.reply(200, {"status": "success", "data": [
                     {"__name__": "m_bytes", "instance": i} for i in names]}, cut=mark)
             r = {"status": "success", "data": {"resultType": "matrix", "result": [
-                dict(matrix("m_bytes", 200), metric={"__name__": "m_bytes", "instance": i})
+                dict(matrix("m_bytes", form), metric={"__name__": "m_bytes", "instance": i})
                 for i in names]}}
             return self.reply(200, r, cut=mark)
         name = "cpu_seconds_total" if mode == "notbytes" else "m_bytes"
         if series:
             return self.reply(200, {"status": "success", "data": [{"__name__": name, "instance": "a"}]})
         r = {"status": "success", "data": {"resultType": "matrix",
-             "result": [matrix(name, 200, nan=(mode == "ok"))]}}
+             "result": [matrix(name, form, nan=(mode == "ok"))]}}
         if mode == "ok":
             r["warnings"] = ["some data is partial (a store was down)"]
         return self.reply(200, r)
@@ -84,7 +89,7 @@ PYEOF
 bg "$PY" "$T/fake.py" "$PORT" "$T/requests.log"
 wait_port "$PORT" 10
 B="http://127.0.0.1:$PORT"
-FR() { "$MEMTREND" report --start 1700000000 --end 1700011940 --step 60s --no-color "$@"; }
+FR() { "$MEMTREND" report --start 1700000040 --end 1700011980 --step 60s --no-color "$@"; }
 expect() { # CODE TEXT FILE WHAT
 	[ "$rc" = "$1" ] || fail "$4: exit $rc, not $1: $(cat "$3")"
 	grep -q -- "$2" "$3" || fail "$4: no '$2' in: $(cat "$3")"

@@ -430,7 +430,7 @@ static void test_deep_and_long(void **state)
 	free(s.text);
 	free(b);
 
-	size_t points = 20000, vlen = 70000;
+	size_t points = 20000, vlen = PROM_TOKEN_MAX;
 	cap = points * 40 + vlen + 256;
 	b = malloc(cap);
 	n = (size_t)snprintf(b, cap, OK_HEAD "{\"metric\":{\"long\":\"");
@@ -462,6 +462,216 @@ static void test_deep_and_long(void **state)
 	free(b);
 }
 
+/* A body with a label value of len bytes of fill (fill_len bytes
+ * repeated), under a label named name: owned. */
+static char *long_label(const char *fill, size_t len, size_t *n)
+{
+	size_t fl = strlen(fill);
+	char *b = malloc(len + fl + 128);
+	size_t k = (size_t)sprintf(b, "{\"status\":\"success\",\"data\":"
+				   "[{\"a\":\"");
+	for (size_t i = 0; i < len; i += fl)
+		k += (size_t)sprintf(b + k, "%s", fill);
+	k += (size_t)sprintf(b + k, "\"}]}");
+	*n = k;
+	return b;
+}
+
+/* body, in chunks of `chunk` bytes. */
+static int parse_chunked(const char *body, size_t len, size_t chunk,
+			 struct seen *s, char **msg)
+{
+	size_t nc = (len + chunk - 1) / chunk;
+	size_t *cuts = malloc((nc ? nc : 1) * sizeof(*cuts));
+	for (size_t i = 0; i < nc; i++)
+		cuts[i] = i * chunk;
+	if (!nc)
+		cuts[nc++] = 0;
+	int rc = parse_cut(body, len, cuts, nc, s, msg);
+	free(cuts);
+	return rc;
+}
+
+/* The bounds on what one series may cost (prometheus.h): a string or
+ * number of PROM_TOKEN_MAX bytes passes, one byte more is refused, also
+ * when its escapes hide quotes and however it is cut; a series' labels
+ * over PROM_LABELS_MAX are refused. Before: any length was taken (an 8
+ * MB label value, in libcurl's 16 KiB chunks, cost a second). */
+static void test_bounds(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *fill;
+		size_t len;
+		int rc;
+	} cases[] = {
+		{"x", PROM_TOKEN_MAX, PROM_OK},
+		{"x", PROM_TOKEN_MAX + 1, PROM_FAILED},
+		{"\\\"", PROM_TOKEN_MAX, PROM_OK},      /* \" escapes */
+		{"\\\"", PROM_TOKEN_MAX + 2, PROM_FAILED},
+		{"x", 8u << 20, PROM_FAILED},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n;
+		char *b = long_label(cases[i].fill, cases[i].len, &n);
+		size_t chunks[] = {n, 16384, 1000, 7};
+		for (size_t c = 0; c < 4; c++) {
+			if (chunks[c] == 7 && cases[i].len > 100000)
+				continue;
+			struct seen s = {0};
+			char *msg;
+			int rc = parse_chunked(b, n, chunks[c], &s, &msg);
+			if (rc != cases[i].rc ||
+			    (rc == PROM_OK) != (s.series == 1) ||
+			    (rc != PROM_OK &&
+			     !strstr(msg, "longer than 16 KiB"))) {
+				print_error("case %zu, chunks of %zu: rc %d, "
+					    "%d series, %s\n", i, chunks[c],
+					    rc, s.series, msg);
+				fail();
+			}
+			free(msg);
+			free(s.text);
+		}
+		free(b);
+	}
+	/* A number as long. */
+	char *b = malloc(3 * 12288 + 256);  /* the larger of the two below */
+	size_t k = (size_t)sprintf(b, OK_HEAD "{\"metric\":{},\"values\":[[1");
+	memset(b + k, '0', PROM_TOKEN_MAX);
+	k += PROM_TOKEN_MAX;
+	k += (size_t)sprintf(b + k, ",\"1\"]]}" OK_TAIL);
+	struct seen s = {0};
+	char *msg;
+	assert_int_equal(parse_chunked(b, k, 4096, &s, &msg), PROM_FAILED);
+	assert_non_null(strstr(msg, "a string or number longer than 16 KiB"));
+	free(msg);
+	free(s.text);
+	/* Three labels of 12 KiB: 36 KiB, over PROM_LABELS_MAX. */
+	k = (size_t)sprintf(b, "{\"status\":\"success\",\"data\":[{");
+	for (int l = 0; l < 3; l++) {
+		k += (size_t)sprintf(b + k, "%s\"l%d\":\"", l ? "," : "", l);
+		memset(b + k, 'v', 12288);
+		k += 12288;
+		b[k++] = '"';
+	}
+	k += (size_t)sprintf(b + k, "}]}");
+	struct seen s2 = {0};
+	assert_int_equal(parse_chunked(b, k, 5000, &s2, &msg), PROM_FAILED);
+	assert_non_null(strstr(msg, "labels are longer than 32 KiB"));
+	assert_int_equal(s2.series, 0);
+	free(msg);
+	free(s2.text);
+	free(b);
+}
+
+/* body parsed with prom_parser_expect(start, end, step), whole and byte
+ * by byte (the same result); the tally. */
+static int parse_expect(const char *body, double start, double end,
+			double step, struct seen *s, char **msg,
+			struct prom_tally *tally)
+{
+	int rc0 = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		struct seen one = {0};
+		struct prom_parser *p = prom_parser_new("test", on_series,
+							&one, on_warning,
+							&one);
+		prom_parser_expect(p, start, end, step);
+		catch_begin();
+		size_t len = strlen(body);
+		int rc = 0;
+		for (size_t i = 0; i < len && !rc;) {
+			size_t n = pass ? 1 : len;
+			char *chunk = malloc(n);
+			memcpy(chunk, body + i, n);
+			rc = prom_parser_feed(p, chunk, n);
+			free(chunk);
+			i += n;
+		}
+		if (!rc)
+			rc = prom_parser_finish(p);
+		char *m = catch_end();
+		if (pass == 0) {
+			*s = one;
+			*msg = m;
+			*tally = *prom_parser_tally(p);
+			rc0 = rc;
+		} else {
+			assert_int_equal(rc, rc0);
+			assert_string_equal(one.text ? one.text : "",
+					    s->text ? s->text : "");
+			assert_memory_equal(prom_parser_tally(p), tally,
+					    sizeof(*tally));
+			free(one.text);
+			free(m);
+		}
+		prom_parser_free(p);
+	}
+	return rc0;
+}
+
+/* A range query's points: those outside the asked range left out,
+ * the rest sorted, a time seen twice kept once (the first read), each
+ * counted; more distinct times than steps refused. Before: handed on
+ * as sent (the fleet report then kept 1 point of a reversed series,
+ * silently, and points years outside the range). */
+static void test_expect(void **state)
+{
+	(void)state;
+	struct seen s;
+	char *msg;
+	struct prom_tally ty;
+	/* steps 100, 110, ..., 200 */
+	int rc = parse_expect(OK_HEAD "{\"metric\":{\"a\":\"1\"},\"values\":"
+			      "[[150,\"5\"],[120,\"2\"],[90,\"0\"],[120,\"3\"],"
+			      "[300,\"9\"],[100,\"1\"],[200.0005,\"6\"]]},"
+			      "{\"metric\":{\"a\":\"2\"},\"values\":"
+			      "[[100,\"1\"],[110,\"2\"]]}" OK_TAIL,
+			      100, 200, 10, &s, &msg, &ty);
+	assert_int_equal(rc, PROM_OK);
+	assert_string_equal(s.text, "{a=\"1\"} 100:1 120:2 150:5 "
+			    "200.00049999999999:6\n{a=\"2\"} 100:1 110:2\n");
+	assert_string_equal(msg, "");
+	assert_int_equal(ty.out_of_range, 2);
+	assert_int_equal(ty.disordered, 3);
+	assert_int_equal(ty.duplicates, 1);
+	free(s.text);
+	free(msg);
+
+	/* A time repeated many times: past twice the steps the repeats go,
+	 * and the series fits. */
+	rc = parse_expect(OK_HEAD "{\"metric\":{},\"values\":[[0,\"1\"],"
+			  "[0,\"2\"],[0,\"3\"],[0,\"4\"],[0,\"5\"],[0,\"6\"],"
+			  "[0,\"7\"],[10,\"8\"],[20,\"9\"]]}" OK_TAIL,
+			  0, 20, 10, &s, &msg, &ty);
+	assert_int_equal(rc, PROM_OK);
+	assert_string_equal(s.text, "{} 0:1 10:8 20:9\n");
+	assert_int_equal(ty.duplicates, 6);
+	assert_int_equal(ty.disordered, 0);
+	free(s.text);
+	free(msg);
+
+	/* Four distinct times in three steps: refused. */
+	rc = parse_expect(OK_HEAD "{\"metric\":{},\"values\":[[0,\"1\"],"
+			  "[5,\"2\"],[10,\"3\"],[15,\"4\"]]}" OK_TAIL,
+			  0, 20, 10, &s, &msg, &ty);
+	assert_int_equal(rc, PROM_FAILED);
+	assert_non_null(strstr(msg, "more than 3 points in the 3 steps"));
+	assert_null(s.text);
+	free(msg);
+
+	/* Without a grid (prom_parser_new alone) points are still handed on
+	 * in time order, each time once. */
+	struct seen s2 = {0};
+	assert_int_equal(parse_whole(OK_HEAD "{\"metric\":{},\"values\":"
+				     "[[3,\"3\"],[1,\"1\"],[2,\"2\"],[1,\"9\"]]}"
+				     OK_TAIL, &s2, &msg), PROM_OK);
+	assert_string_equal(s2.text, "{} 1:1 2:2 3:3\n");
+	free(s2.text);
+	free(msg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -470,6 +680,8 @@ int main(void)
 		cmocka_unit_test(test_numbers_as_strtod),
 		cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_deep_and_long),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_expect),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
