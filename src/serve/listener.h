@@ -21,10 +21,12 @@
  * either waiting for a request (from its opening, or from the end of its
  * previous answer: HTTP/1.1 keep-alive) or being answered. */
 #define LISTENER_CONNECTIONS 64     /* open at once, at most */
-#define LISTENER_FREE 8             /* kept free for new connections: a
-				       new one beyond 64 - 8 closes the
-				       connection that has waited longest
-				       for its request */
+#define LISTENER_FREE 8             /* kept free for new connections:
+				       beyond 64 - 8, the connections that
+				       have waited longest for a request,
+				       and at least LISTENER_GRACE_S, are
+				       closed */
+#define LISTENER_GRACE_S 1.0
 #define LISTENER_PER_ADDRESS 16     /* open at once from one address */
 #define LISTENER_REQUEST_S 5.0      /* a new connection's request whole */
 #define LISTENER_KEEPALIVE_S 30.0   /* the next request whole, after an

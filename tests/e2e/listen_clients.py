@@ -258,7 +258,7 @@ def loris_worker(src, stop, stats, lock):
 
 
 def loris():
-    stop = time.monotonic() + 4.5
+    stop = time.monotonic() + 5.5
     stats = {"opened": 0, "cut": 0, "refused": 0}
     lock = threading.Lock()
     threads = []
@@ -273,7 +273,7 @@ def loris():
     while time.monotonic() < stop - 0.5:
         t = time.monotonic()
         try:
-            status, body = scrape("127.0.0.12", timeout=3.0)
+            status, body = scrape("127.0.0.12", timeout=5.0)
         except (OSError, EOFError) as e:
             for th in threads:
                 th.join()
