@@ -12,6 +12,8 @@ each mode prints what it measured and exits 1 with a reason on a failure.
   listen_clients.py PORT loris       100 slow-loris connections from ten
                                      addresses, reconnecting when cut, while
                                      a scraper from another address scrapes
+  listen_clients.py PORT silent      80 silent connections from eight
+                                     addresses, then one scrape
 
 The listener's limits (src/serve/listener.h) that the numbers below follow:
 16 connections per address, a request whole within 5 s of the connection.
@@ -296,5 +298,35 @@ def loris():
         fail("only %d scrapes" % len(lat))
 
 
+def silent():
+    """80 connections from eight addresses that send nothing fill every
+    slot; a scrape from another address is answered once the oldest of
+    them have waited a second (LISTENER_GRACE_S) and make room."""
+    held = []
+    for k in range(80):
+        s = socket.socket()
+        s.bind(("127.0.0.%d" % (2 + k % 8), 0))
+        s.setblocking(False)
+        try:
+            s.connect(("127.0.0.1", PORT))
+        except BlockingIOError:
+            pass
+        held.append(s)
+    time.sleep(0.2)
+    t = time.monotonic()
+    try:
+        status, body = scrape("127.0.0.20", timeout=3.0)
+    except (OSError, EOFError) as e:
+        fail("a scrape behind 80 silent connections: %s after %.2f s" %
+             (e, time.monotonic() - t))
+    took = time.monotonic() - t
+    for s in held:
+        s.close()
+    if status != 200 or b"memtrend_footprint_bytes{" not in body:
+        fail("a scrape behind 80 silent connections: status %d" % status)
+    print("silent: a scrape behind 80 silent connections answered in "
+          "%.3f s" % took)
+
+
 {"ready": ready, "keepalive": keepalive, "peraddress": peraddress,
- "loris": loris}[MODE]()
+ "loris": loris, "silent": silent}[MODE]()
