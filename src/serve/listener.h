@@ -20,9 +20,13 @@
 /* The limits (docs/openmetrics.md, "Connections"). A connection is
  * either waiting for a request (from its opening, or from the end of its
  * previous answer: HTTP/1.1 keep-alive) or being answered. */
-#define LISTENER_CONNECTIONS 64     /* open at once, at most */
-#define LISTENER_FREE 8             /* kept free for new connections:
-				       beyond 64 - 8, the connections that
+#define LISTENER_CONNECTIONS 256    /* open at once, at most: with
+				       keep-alive each scraper holds one
+				       (200 scraping every second were
+				       served; at 64, 136 of them never
+				       were), at most 32 KiB each */
+#define LISTENER_FREE 32            /* kept free for new connections:
+				       beyond 256 - 32, the connections that
 				       have waited longest for a request,
 				       and at least LISTENER_GRACE_S, are
 				       closed */

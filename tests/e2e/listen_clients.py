@@ -12,7 +12,7 @@ each mode prints what it measured and exits 1 with a reason on a failure.
   listen_clients.py PORT loris       100 slow-loris connections from ten
                                      addresses, reconnecting when cut, while
                                      a scraper from another address scrapes
-  listen_clients.py PORT silent      80 silent connections from eight
+  listen_clients.py PORT silent      300 silent connections from twenty
                                      addresses, then one scrape
 
 The listener's limits (src/serve/listener.h) that the numbers below follow:
@@ -299,13 +299,14 @@ def loris():
 
 
 def silent():
-    """80 connections from eight addresses that send nothing fill every
-    slot; a scrape from another address is answered once the oldest of
-    them have waited a second (LISTENER_GRACE_S) and make room."""
+    """300 connections from twenty addresses (15 each, under the
+    per-address limit) that send nothing fill every slot (256); a scrape
+    from another address is answered once the oldest of them have waited
+    a second (LISTENER_GRACE_S) and make room."""
     held = []
-    for k in range(80):
+    for k in range(300):
         s = socket.socket()
-        s.bind(("127.0.0.%d" % (2 + k % 8), 0))
+        s.bind(("127.0.0.%d" % (2 + k % 20), 0))
         s.setblocking(False)
         try:
             s.connect(("127.0.0.1", PORT))
@@ -315,16 +316,16 @@ def silent():
     time.sleep(0.2)
     t = time.monotonic()
     try:
-        status, body = scrape("127.0.0.20", timeout=3.0)
+        status, body = scrape("127.0.0.30", timeout=3.0)
     except (OSError, EOFError) as e:
-        fail("a scrape behind 80 silent connections: %s after %.2f s" %
+        fail("a scrape behind 300 silent connections: %s after %.2f s" %
              (e, time.monotonic() - t))
     took = time.monotonic() - t
     for s in held:
         s.close()
     if status != 200 or b"memtrend_footprint_bytes{" not in body:
-        fail("a scrape behind 80 silent connections: status %d" % status)
-    print("silent: a scrape behind 80 silent connections answered in "
+        fail("a scrape behind 300 silent connections: status %d" % status)
+    print("silent: a scrape behind 300 silent connections answered in "
           "%.3f s" % took)
 
 
