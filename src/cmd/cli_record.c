@@ -569,7 +569,15 @@ void cli_record_release(struct cli_record *cli)
 
 static volatile sig_atomic_t foreground_stop;
 
-static void on_stop_signal(int sig) { foreground_stop = sig; }
+/* A signal from the terminal (SI_KERNEL: Ctrl-C, a hang-up) reached the
+ * -- COMMAND too, in memtrend's foreground process group: not sent again
+ * (RECORDER_STOP_SEEN). One sent to memtrend alone (kill) is forwarded. */
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	foreground_stop = sig | (si && si->si_code == SI_KERNEL ?
+				 RECORDER_STOP_SEEN : 0);
+}
 
 static int foreground_should_stop(void *ctx)
 {
@@ -640,7 +648,8 @@ int cli_record_foreground(const struct recorder_options *o, bool status_line,
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	struct sigaction old[ARRAY_SIZE(sigs)];
 	/* No SA_RESTART: a stop must cut the recorder's sleep short. */
-	struct sigaction sa = {.sa_handler = on_stop_signal};
+	struct sigaction sa = {.sa_sigaction = on_stop_signal,
+			       .sa_flags = SA_SIGINFO};
 	sigemptyset(&sa.sa_mask);
 	foreground_stop = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)

@@ -20,7 +20,6 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,13 +33,13 @@
 #include "common.h"
 #include "gate.h"
 #include "idle.h"
+#include "reaper.h"
 #include "recorder.h"
 #include "render.h"
 #include "store.h"
 #include "target.h"
 #include "units.h"
 
-extern char **environ;
 
 enum { OPT_LOAD = 256, OPT_WARMUP, OPT_REQUESTS, OPT_MAX_PER_REQUEST,
        OPT_MAX_GROWTH, OPT_ALLOW_INCONCLUSIVE, OPT_JUNIT, OPT_JSON,
@@ -148,9 +147,12 @@ struct check_run {
 	double requests;                    /* --requests; 0: none */
 	double duration_s;                  /* --duration; 0: none */
 	bool has_work;                      /* sources[0] is the counter */
-	pid_t load_pid;                     /* 0: not started */
-	bool load_reaped;
-	int load_status;                    /* waitpid()'s */
+	pid_t load_pid;                     /* 0: not started; -1: could
+					       not start */
+	struct reaper load_reaper;          /* what the load starts ends
+					       with it */
+	bool load_reaped;                   /* its end was heard */
+	int load_status;                    /* its wait status; -1 unknown */
 	int spawn_errno;
 	double t_load;                      /* when the load started */
 	double t_sampled;                   /* elapsed_s of the first
@@ -177,29 +179,18 @@ static volatile sig_atomic_t check_signal;
 
 static void on_check_signal(int sig) { check_signal = sig; }
 
-/* The load in its own process group, so that stopping it stops what it
- * started too (a shell loop's curl). */
+/* The load under a reaper (reaper.h), in its own process group: ending
+ * it ends what it started too (a shell loop's curl, a helper that called
+ * setsid), also when check is killed with kill -9. */
 static void load_start(struct check_run *c, double t)
 {
-	posix_spawnattr_t attr;
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP |
-					 POSIX_SPAWN_SETSIGDEF |
-					 POSIX_SPAWN_SETSIGMASK);
-	posix_spawnattr_setpgroup(&attr, 0);
-	sigset_t def, none;
-	sigemptyset(&def);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	sigaddset(&def, SIGHUP);
-	sigaddset(&def, SIGPIPE);
-	posix_spawnattr_setsigdefault(&attr, &def);
-	sigemptyset(&none);
-	posix_spawnattr_setsigmask(&attr, &none);
 	char *argv[] = {"sh", "-c", (char *)c->load, NULL};
-	pid_t pid;
-	int e = posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
+	struct reaper_spec spec = {
+		.file = "/bin/sh", .argv = argv, .own_group = true,
+		.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+		.grace_s = RECORDER_KILL_GRACE_S,
+	};
+	int e = reaper_spawn(&spec, &c->load_reaper);
 	c->t_load = t;
 	if (e) {
 		c->spawn_errno = e;
@@ -207,7 +198,7 @@ static void load_start(struct check_run *c, double t)
 		c->stop = STOP_LOAD_DONE;
 		return;
 	}
-	c->load_pid = pid;
+	c->load_pid = c->load_reaper.child;
 }
 
 /* The load starts once the service is sampled and, with a work counter,
@@ -290,19 +281,18 @@ static int check_should_stop(void *ctx)
 	struct check_run *c = ctx;
 	bool after_tick = c->ticked;
 	c->ticked = false;
+	/* A signal ends the run: the service gets SIGTERM (check's stop
+	 * for it) whatever check got, also a Ctrl-C that reached it. */
 	if (check_signal)
-		return check_signal;
-	if (c->load_pid > 0 && !c->load_reaped) {
-		int st;
-		pid_t w = waitpid(c->load_pid, &st, WNOHANG);
-		if (w == c->load_pid) {
-			c->load_reaped = true;
-			c->load_status = st;
-			if (!c->stop) {
-				c->stop = STOP_LOAD_DONE;
-				c->final_pending = c->has_work;
-				c->t_done = now_wall();
-			}
+		return SIGTERM;
+	if (c->load_pid > 0 && !c->load_reaped &&
+	    reaper_poll(&c->load_reaper)) {
+		c->load_reaped = true;
+		c->load_status = c->load_reaper.status;
+		if (!c->stop) {
+			c->stop = STOP_LOAD_DONE;
+			c->final_pending = c->has_work;
+			c->t_done = now_wall();
 		}
 	}
 	if (!c->stop)
@@ -316,30 +306,24 @@ static int check_should_stop(void *ctx)
 	return 0;
 }
 
-/* SIGCHLD cuts the recorder's sleep short (ppoll), so that the load's
- * end is seen at once; SA_RESTART keeps other calls going. */
+/* SIGCHLD (the load's reaper exits once the load and what it left are
+ * gone) cuts the recorder's sleep short (ppoll), so that the load's end
+ * is seen at once; SA_RESTART keeps other calls going. */
 static void on_check_child(int sig) { (void)sig; }
 
-/* Stop a load still running: TERM to its group, KILL after 2 s. */
+/* The load's end, on every way out: a load still running is ended with
+ * all it started (SIGTERM, SIGKILL after the grace); one that ended has
+ * what it left ended. Waits for that, bounded. */
 static void load_stop(struct check_run *c)
 {
-	if (c->load_pid <= 0 || c->load_reaped)
+	if (c->load_pid <= 0)
 		return;
-	kill(-c->load_pid, SIGTERM);
-	for (int i = 0; i < 200; i++) {
-		if (waitpid(c->load_pid, &c->load_status, WNOHANG) ==
-		    c->load_pid) {
-			c->load_reaped = true;
-			break;
-		}
-		nanosleep(&(struct timespec){0, 10000000L}, NULL);
-	}
+	bool running = !c->load_reaped && !reaper_poll(&c->load_reaper);
+	reaper_finish(&c->load_reaper, running, RECORDER_KILL_GRACE_S + 3);
 	if (!c->load_reaped) {
-		kill(-c->load_pid, SIGKILL);
-		waitpid(c->load_pid, &c->load_status, 0);
 		c->load_reaped = true;
+		c->load_status = c->load_reaper.status;
 	}
-	kill(-c->load_pid, SIGKILL);  /* whatever it left in its group */
 }
 
 /* Record with the hooks above. The children (service, load) get

@@ -124,10 +124,15 @@ static void request_stop(int sig)
 	poke(wake_wr);
 }
 
-static void on_stop_signal(int sig)
+/* A terminal's signal (SI_KERNEL: Ctrl-C, a hang-up) reached a --
+ * COMMAND too, in memtrend's foreground group: not sent again
+ * (RECORDER_STOP_SEEN). One sent to memtrend alone is forwarded. */
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	int saved = errno;
-	request_stop(sig);
+	request_stop(sig | (si && si->si_code == SI_KERNEL ?
+			    RECORDER_STOP_SEEN : 0));
 	errno = saved;
 }
 
@@ -815,7 +820,8 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 	 * SIGPIPE is blocked everywhere: a closed stdout is an error to
 	 * handle, not a death. */
 	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction stop_sa = {.sa_handler = on_stop_signal};
+	struct sigaction stop_sa = {.sa_sigaction = on_stop_signal,
+				    .sa_flags = SA_SIGINFO};
 	sigemptyset(&stop_sa.sa_mask);
 	struct sigaction old_stop[ARRAY_SIZE(stop_sigs)];
 	for (size_t i = 0; i < ARRAY_SIZE(stop_sigs); i++)

@@ -2,17 +2,17 @@
  * source_command.c - one number from a shell command, bounded by a timeout
  * (source_command.h).
  *
- * How: a forked reaper (below) runs /bin/sh -c CMD in a new process
- * group, with stdin /dev/null, stdout and stderr on two pipes (O_CLOEXEC,
- * so no other fd of ours reaches the command), every signal at its
- * default disposition and none blocked. The parent polls the pipes and a
- * pidfd of the reaper (when the kernel has pidfd_open; else it checks the
- * reaper every 1-10 ms) until the reaper exits (the shell exited and the
- * reaper ended everything the command started, also processes that left
- * its group), the deadline passes, a cancel comes, or stdout exceeds
- * 64 KiB; then it sends the reaper SIGTERM (which ends it all the same
- * way) and reaps it with waitpid(pid): only its own child, so a caller's
- * other children and SIGCHLD handlers are left alone.
+ * How: /bin/sh -c CMD runs under a reaper (reaper.h: a child subreaper
+ * with a parent-death signal) in a new process group, with stdin
+ * /dev/null, stdout and stderr on two pipes (O_CLOEXEC, so no other fd of
+ * ours reaches the command), every signal at its default disposition and
+ * none blocked. The caller polls the pipes and the reaper's socket until
+ * the shell exits (the reaper says so, then ends everything the command
+ * started, also processes that left its group, SIGKILL at once: a reading
+ * has no grace), the deadline passes, a cancel comes, or stdout exceeds
+ * 64 KiB; then reaper_finish() ends the reaper (the same way, early) and
+ * waits for it: only its own child, so a caller's other children and
+ * SIGCHLD handlers are left alone.
  *
  * What it does not do: wait for a background job to finish printing (what
  * the command printed by the time the shell exits is the output), or
@@ -26,6 +26,7 @@
 #endif
 #include "source_command.h"
 #include "common.h"
+#include "reaper.h"
 
 #include <assert.h>
 #include <errno.h>
@@ -35,17 +36,12 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define STDERR_KEEP 1024u
 /* How much of what a command printed a message shows. */
@@ -97,7 +93,7 @@ static void capture_close(struct capture *c)
 	c->data = NULL;
 }
 
-/* ---- the child ---------------------------------------------------------- */
+/* ---- the pipes ---------------------------------------------------------- */
 
 /* Move fd off 0-2, so that the child's dup2 onto 0-2 never meets itself
  * (dup2(fd, fd) would keep O_CLOEXEC and the command would lose it). */
@@ -127,213 +123,6 @@ static int make_pipe(int p[2])
 		return -1;
 	}
 	return 0;
-}
-
-/* Returns posix_spawn's error number (0 on success). */
-/* ---- the reaper ---------------------------------------------------------
- *
- * Between memtrend and the shell sits a reaper: a forked copy of this
- * process that is a child subreaper (PR_SET_CHILD_SUBREAPER), so that
- * whatever the command starts and orphans -- a daemon that calls setsid,
- * a double fork -- is reparented to it instead of to init, and it can end
- * all of it. It gets SIGTERM when the thread that forked it dies
- * (PR_SET_PDEATHSIG: memtrend killed with kill -9), and memtrend sends it
- * SIGTERM on a timeout or a cancel. Either way, or when the shell exits,
- * it kills the shell's group, then every process left among its
- * children (again as orphans of those are reparented to it), reaps them
- * all, and exits as the shell did. It runs only async-signal-safe calls
- * (the forking process has other threads): no malloc, no stdio. */
-
-static volatile sig_atomic_t reaper_term;
-
-static void reaper_on_term(int sig)
-{
-	(void)sig;
-	reaper_term = 1;
-}
-
-/* The parent pid from /proc/PID/stat (field 4, after the ")" that ends
- * the command name); -1 when gone. AS-safe. */
-static long stat_ppid(const char *name)
-{
-	char path[48] = "/proc/";
-	size_t n = 6;
-	for (size_t i = 0; name[i] && n < sizeof(path) - 6; i++)
-		path[n++] = name[i];
-	memcpy(path + n, "/stat", 6);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	char buf[512];
-	ssize_t got = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (got <= 0)
-		return -1;
-	buf[got] = '\0';
-	char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
-		return -1;
-	long v = 0;
-	for (p += 4; *p >= '0' && *p <= '9'; p++)
-		v = v * 10 + (*p - '0');
-	return v;
-}
-
-/* SIGKILL every process whose parent is this one; how many were found.
- * A raw getdents64 over /proc: opendir would malloc. */
-static int kill_children(void)
-{
-	struct linux_dirent64 {
-		unsigned long long d_ino;
-		long long d_off;
-		unsigned short d_reclen;
-		unsigned char d_type;
-		char d_name[];
-	};
-	int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return 0;
-	long self = (long)getpid();
-	int found = 0;
-	char buf[4096];
-	for (;;) {
-		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct linux_dirent64 *d = (void *)(buf + off);
-			off += d->d_reclen;
-			if (d->d_name[0] < '1' || d->d_name[0] > '9')
-				continue;
-			if (stat_ppid(d->d_name) == self) {
-				long pid = 0;
-				for (const char *q = d->d_name; *q; q++)
-					pid = pid * 10 + (*q - '0');
-				kill((pid_t)pid, SIGKILL);
-				found++;
-			}
-		}
-	}
-	close(dfd);
-	return found;
-}
-
-/* The reaper's life (in the forked child). Never returns. */
-static void reaper_main(const char *cmd, int out_w, int err_w, pid_t parent)
-{
-	sigset_t none;
-	sigemptyset(&none);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = reaper_on_term;
-	sigaction(SIGTERM, &sa, NULL);
-	sa.sa_handler = SIG_DFL;
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGTERM && sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &sa, NULL);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
-	if (getppid() != parent) /* memtrend died before the prctl */
-		_exit(127);
-	pid_t sh = fork();
-	if (sh == 0) {
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		sa.sa_handler = SIG_DFL;
-		sigaction(SIGTERM, &sa, NULL);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 ||
-		    dup2(err_w, 2) < 0)
-			_exit(127);
-		char *argv[] = {"sh", "-c", (char *)cmd, NULL};
-		execve("/bin/sh", argv, environ);
-		_exit(127);
-	}
-	close(out_w);
-	close(err_w);
-	int st = 0;
-	bool have = false;
-	if (sh > 0) {
-		setpgid(sh, sh); /* also here: no race with the kill below */
-		while (!reaper_term) {
-			int w_st;
-			pid_t w = waitpid(-1, &w_st, 0);
-			if (w == sh) {
-				st = w_st;
-				have = true;
-				break;
-			}
-			if (w < 0 && errno == ECHILD)
-				break;
-		}
-		kill(-sh, SIGKILL);
-	}
-	/* everything left, as long as anything is: children die, their
-	 * children become ours, and so on (bounded: a fork bomb stops when
-	 * its processes die faster than they fork; 10,000 rounds max) */
-	for (int round = 0; round < 10000; round++) {
-		int alive = kill_children();
-		while (waitpid(-1, NULL, WNOHANG) > 0)
-			;
-		if (!alive && waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
-			break;
-		struct timespec ts = {0, 1000000};
-		nanosleep(&ts, NULL);
-	}
-	if (!have || reaper_term)
-		_exit(128 + SIGKILL);
-	if (WIFEXITED(st))
-		_exit(WEXITSTATUS(st));
-	sa.sa_handler = SIG_DFL;
-	sigaction(WTERMSIG(st), &sa, NULL);
-	kill(getpid(), WTERMSIG(st));
-	_exit(128 + WTERMSIG(st));
-}
-
-/* Fork the reaper (which starts the shell). 0 or an errno. */
-static int spawn_shell(const char *cmd, int out_w, int err_w, pid_t *pid)
-{
-	pid_t parent = getpid();
-	pid_t p = fork();
-	if (p < 0)
-		return errno;
-	if (p == 0)
-		reaper_main(cmd, out_w, err_w, parent);
-	*pid = p;
-	return 0;
-}
-
-/* A pollable handle on the shell (Linux 5.3+; close-on-exec by itself),
- * or -1: then the loop looks at the shell every few milliseconds. */
-static int open_pidfd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	long fd = syscall(SYS_pidfd_open, pid, 0);
-	return fd >= 0 ? (int)fd : -1;
-#else
-	(void)pid;
-	return -1;
-#endif
-}
-
-enum child_state { CHILD_RUNNING, CHILD_EXITED, CHILD_LOST };
-
-/* Has the shell exited? Looks without reaping it (WNOWAIT), so its pid -
- * and the group id - stay ours until the group is killed. CHILD_LOST when
- * it is no longer our child to wait for (reaped by the caller's SIGCHLD
- * handler, or SIGCHLD ignored). */
-static enum child_state child_state(pid_t pid)
-{
-	for (;;) {
-		siginfo_t si;
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_PID, (id_t)pid, &si,
-			   WEXITED | WNOHANG | WNOWAIT) == 0)
-			return si.si_pid == pid ? CHILD_EXITED : CHILD_RUNNING;
-		if (errno != EINTR)
-			return CHILD_LOST;
-	}
 }
 
 /* ---- the message -------------------------------------------------------- */
@@ -488,8 +277,14 @@ int source_command_run(const char *cmd, double timeout_s,
 		close(po[1]);
 		return -1;
 	}
-	pid_t pid = -1;
-	int rc = spawn_shell(cmd, po[1], pe[1], &pid);
+	char *argv[] = {"sh", "-c", (char *)cmd, NULL};
+	struct reaper_spec spec = {
+		.file = "/bin/sh", .argv = argv, .own_group = true,
+		.stdin_fd = REAPER_DEVNULL, .stdout_fd = po[1],
+		.stderr_fd = pe[1], .grace_s = 0,
+	};
+	struct reaper rp;
+	int rc = reaper_spawn(&spec, &rp);
 	close(po[1]);
 	close(pe[1]);
 	if (rc) {
@@ -503,14 +298,10 @@ int source_command_run(const char *cmd, double timeout_s,
 	struct capture er = {.fd = pe[0], .keep = STDERR_KEEP};
 	out.data = xmalloc(out.keep + 1);
 	er.data = xmalloc(er.keep + 1);
-	int pidfd = open_pidfd(pid);
 	double deadline = now_monotonic() + timeout_s;
-	int tick_ms = 1; /* without a pidfd: how often to look at the shell */
 	bool timed_out = false, cancelled = false;
-	enum child_state cs;
 	for (;;) {
-		cs = child_state(pid);
-		if (cs != CHILD_RUNNING) {
+		if (reaper_poll(&rp)) {
 			/* what the group printed up to now is the output */
 			capture_drain(&out);
 			capture_drain(&er);
@@ -535,14 +326,8 @@ int source_command_run(const char *cmd, double timeout_s,
 		if (er.fd >= 0)
 			fds[nf++] = (struct pollfd){.fd = er.fd,
 						    .events = POLLIN};
-		if (pidfd >= 0)
-			fds[nf++] = (struct pollfd){.fd = pidfd,
-						    .events = POLLIN};
+		fds[nf++] = (struct pollfd){.fd = rp.fd, .events = POLLIN};
 		double ms = ceil(left * 1000);
-		if (pidfd < 0) {
-			ms = fmin(ms, tick_ms);
-			tick_ms = tick_ms < 10 ? tick_ms * 2 : 10;
-		}
 		if (cancel) /* a cancel is seen within 100 ms */
 			ms = fmin(ms, 100);
 		int pr = poll(fds, nf, (int)fmin(ms, 60000));
@@ -554,36 +339,13 @@ int source_command_run(const char *cmd, double timeout_s,
 		capture_drain(&er);
 	}
 
-	/* The reaper ends the shell's group and whatever it left when the
-	 * shell exits; early (a timeout, a cancel, too much output) it does
-	 * so on SIGTERM. It is ours and unreaped until the waitpid below, so
-	 * its pid cannot have been reused. A reaper that does not finish in
-	 * 2 s (it never should) is killed outright. */
-	if (cs == CHILD_RUNNING)
-		kill(pid, SIGTERM);
-	int st = 0;
-	bool have_status = false;
-	if (cs != CHILD_LOST) {
-		double give_up = now_monotonic() + 2;
-		pid_t w;
-		for (;;) {
-			w = waitpid(pid, &st, WNOHANG);
-			if (w != 0 && !(w < 0 && errno == EINTR))
-				break;
-			if (now_monotonic() > give_up) {
-				kill(pid, SIGKILL);
-				do
-					w = waitpid(pid, &st, 0);
-				while (w < 0 && errno == EINTR);
-				break;
-			}
-			struct timespec ts = {0, 1000000};
-			nanosleep(&ts, NULL);
-		}
-		have_status = w == pid;
-	}
-	if (pidfd >= 0)
-		close(pidfd);
+	/* Early (a timeout, a cancel, too much output) the reaper is told
+	 * to end it all; else it is ending what the shell left. A reaper
+	 * that does not finish in 2 s (it never should) is killed
+	 * outright. */
+	reaper_finish(&rp, !rp.ended, 2);
+	int st = rp.status;
+	bool have_status = rp.ended && rp.status >= 0;
 
 	int result = -1;
 	if (err[0]) {

@@ -43,15 +43,16 @@
  *
  * In detail:
  *   - when the shell exits, whatever is left of its group (a background
- *     job still holding the pipe) is killed with SIGKILL before the shell
- *     is reaped: a reading never waits for, or leaves behind, such jobs;
+ *     job still holding the pipe) and what left the group is killed with
+ *     SIGKILL before the reading returns: a reading never waits for, or
+ *     leaves behind, such jobs;
  *   - a status other than 0 is an error even when a number was printed;
  *   - the number is read in the C locale ("1.5", never "1,5"); a value
  *     that overflows a double is an error;
  *   - safe to call from any thread; SIGCHLD handlers of the caller may run
  *     (poll and waitpid are restarted on EINTR). If the caller reaps the
- *     child itself (waitpid(-1), SIGCHLD ignored), the reading is taken
- *     from the output alone.
+ *     child itself (waitpid(-1), SIGCHLD ignored), the reading is the
+ *     same: the shell's status comes through the reaper's socket.
  * cancel (may be NULL): another thread sets it to end the reading within
  * 100 ms ("cancelled: memtrend is stopping").
  * Cost: a fork of memtrend and a fork+exec of /bin/sh (a millisecond or

@@ -8,14 +8,9 @@
 #include "target.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <stdio.h>
-#include <fcntl.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "common.h"
 
@@ -121,51 +116,6 @@ int target_descendants(struct probe *p, pid_t root, pid_t **out, size_t *n)
 	}
 	free(ppid);
 	free(pids);
-	return 0;
-}
-
-int target_spawn(char *const argv[], pid_t *pid)
-{
-	int fds[2];
-	if (pipe2(fds, O_CLOEXEC))
-		return error("cannot create a pipe: %s", strerror(errno));
-	pid_t child = fork();
-	if (child < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return error("cannot fork: %s", strerror(errno));
-	}
-	if (child == 0) {
-		struct sigaction sa = {.sa_handler = SIG_DFL};
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGHUP, &sa, NULL);
-		sigaction(SIGCHLD, &sa, NULL);
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		close(fds[0]);
-		execvp(argv[0], argv);
-		int e = errno;
-		ssize_t w = write(fds[1], &e, sizeof(e));
-		(void)w;
-		_exit(127);
-	}
-	close(fds[1]);
-	int e = 0;
-	ssize_t r;
-	do
-		r = read(fds[0], &e, sizeof(e));
-	while (r < 0 && errno == EINTR);
-	close(fds[0]);
-	if (r == sizeof(e)) {
-		/* exec failed: reap the child and report why. */
-		int st;
-		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
-			;
-		return error("cannot run '%s': %s", argv[0], strerror(e));
-	}
-	*pid = child;
 	return 0;
 }
 

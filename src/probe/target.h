@@ -1,7 +1,8 @@
 /*
  * target.h - choosing what to watch: matching processes by name, finding a
- * process's descendants, starting a command. Reads the machine only through
- * the probe interface; knows nothing of samples or stores.
+ * process's descendants, naming a command memtrend starts (reaper.h starts
+ * it). Reads the machine only through the probe interface; knows nothing
+ * of samples or stores.
  */
 #ifndef MEMTREND_TARGET_H
 #define MEMTREND_TARGET_H
@@ -31,11 +32,6 @@ int target_ancestors(struct probe *p, pid_t pid, pid_t **out, size_t *n);
  * allocated. Scans the proc root's stat files: O(processes). */
 int target_descendants(struct probe *p, pid_t root, pid_t **out, size_t *n);
 
-/* Start argv[0] with argv (PATH searched) as a child; the child gets
- * default signal dispositions. Returns 0 with *pid set, or -1 (message
- * printed; exec failure is reported through a pipe so a bad command name
- * fails here, not later). */
-int target_spawn(char *const argv[], pid_t *pid);
 /* The display name of a command memtrend starts: the base name of the
  * program that will run -- argv[0]'s, or, when argv[0] is env(1), that of
  * the first word after env's options and NAME=VALUE assignments

@@ -22,8 +22,8 @@
  * should_stop() calls, a few stores into the tick summary (the on_tick
  * hook's `first`) and one sleep: clock_nanosleep() to the absolute
  * deadline when there is nothing else to wait for (as bench_floor
- * sleeps), ppoll() on the wake descriptor or the command's pidfd
- * otherwise. No getenv(), no allocation. Measured with bench section a
+ * sleeps), ppoll() on the wake descriptor or the command's reaper
+ * socket otherwise. No getenv(), no allocation. Measured with bench section a
  * (status, idle target, 10 ms, shared 2-core VM, so noisy): recorder
  * 1.05-1.4x the sleeping floor over eight runs, median 1.18 (before this
  * loop: median 1.33), within noise of what bench_tick's sleeping loop of
@@ -41,13 +41,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "probe.h"
+#include "reaper.h"
 #include "recorder_gpu.h"
 #include "regions.h"
 #include "smaps.h"
@@ -163,13 +163,15 @@ struct recorder {
 	double next_slope;
 	double status_fp;
 	const struct recorder_hooks *hooks;  /* never NULL (a default) */
-	/* The -- COMMAND's pidfd: readable once it exits, so its exit cuts
-	 * the sleep short without a SIGCHLD handler (work commands end many
-	 * times a second and must not cause ticks). -1: none or no pidfd
-	 * (Linux < 5.3: the sleep is cut into 0.1 s slices instead). */
-	int command_pidfd;
+	/* The -- COMMAND, started under a reaper (reaper.h) that ends all
+	 * it started; its socket is readable once the command exits, so the
+	 * exit cuts the sleep short without a SIGCHLD handler (work commands
+	 * end many times a second and must not cause ticks). */
+	struct reaper command;
+	bool command_running;      /* started, its end not heard yet */
+	bool command_end_tick;     /* its end was heard after this tick's
+				      sample: tick again at once */
 	int command_status;
-	pid_t command_pid;
 	bool write_failed;
 	uint64_t lost_batches;
 	/* Work counter and gauges, read in the source thread. */
@@ -535,21 +537,42 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 	}
 }
 
+/* memtrend's exit code for a wait status: the code, or 128 + the
+ * signal; -1 when unknown. */
+static int command_exit_code(int st)
+{
+	if (st < 0)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) :
+	       WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+}
+
+/* Has the -- COMMAND ended (its reaper says so)? Its status is kept; the
+ * reaper is then ending what it left, finished in command_finish(). */
 static void reap_command(struct recorder *rec)
 {
-	if (!rec->command_pid)
+	if (!rec->command_running || !reaper_poll(&rec->command))
 		return;
-	int st;
-	pid_t w = waitpid(rec->command_pid, &st, WNOHANG);
-	if (w != rec->command_pid)
+	rec->command_running = false;
+	rec->command_status = command_exit_code(rec->command.status);
+	for (size_t i = 0; i < rec->n_roots; i++)
+		if (rec->roots[i].kind == ROOT_COMMAND &&
+		    !rec->roots[i].finished)
+			rec->command_end_tick = true;
+}
+
+/* The end of the -- COMMAND's tree, on every way out of the recorder: its
+ * reaper ends what the command left (SIGTERM, SIGKILL after
+ * RECORDER_KILL_GRACE_S), at once when the command itself still runs
+ * (now). Waits for that, bounded. */
+static void command_finish(struct recorder *rec, bool now)
+{
+	if (!rec->command.pid && rec->command.fd < 0)
 		return;
-	rec->command_status = WIFEXITED(st) ? WEXITSTATUS(st) :
-			      WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-	rec->command_pid = 0;
-	if (rec->command_pidfd >= 0) {
-		close(rec->command_pidfd);
-		rec->command_pidfd = -1;
-	}
+	reaper_finish(&rec->command, now, RECORDER_KILL_GRACE_S + 3);
+	if (rec->command_running || rec->command_status < 0)
+		rec->command_status = command_exit_code(rec->command.status);
+	rec->command_running = false;
 }
 
 /* The machine's and the cgroups' figures: with every sample, but at most
@@ -1092,8 +1115,8 @@ static void tick(struct recorder *rec, double t, double mono)
 	for (size_t i = 0; i < rec->n_roots; i++)
 		connections_tick(rec, &rec->roots[i], t, mono);
 	sources_request(rec, t);
-	/* Reap after sampling, so a command's last sample is taken while
-	 * its status file still answers. */
+	/* After sampling: an end heard here, with the command's sample
+	 * taken, asks for one more tick at once, which finds it gone. */
 	reap_command(rec);
 	/* After the processes, so a cgroup first seen this tick is read. */
 	system_tick(rec, t, mono);
@@ -1215,14 +1238,11 @@ static void sleep_until(struct recorder *rec, double deadline_mono,
 			return;
 		struct pollfd p[2];
 		nfds_t n = 0;
-		if (rec->command_pidfd >= 0)
-			p[n++] = (struct pollfd){rec->command_pidfd, POLLIN, 0};
+		if (rec->command_running)
+			p[n++] = (struct pollfd){rec->command.fd, POLLIN, 0};
 		if (wake_fd >= 0)
 			p[n++] = (struct pollfd){wake_fd, POLLIN, 0};
-		/* Without a pidfd the command's exit is looked for in
-		 * slices (waitid with WNOWAIT: reaping is reap_command's). */
-		bool slices = rec->command_pid && rec->command_pidfd < 0;
-		if (!n && !slices) {
+		if (!n) {
 			/* Nothing to watch but the clock (record -p, --name):
 			 * sleep to the absolute deadline, as bench_floor
 			 * does; a signal (EINTR) goes round the loop. */
@@ -1237,11 +1257,9 @@ static void sleep_until(struct recorder *rec, double deadline_mono,
 				return;  /* the deadline, or cannot wait */
 			continue;
 		}
-		if (slices && left > 0.1)
-			left = 0.1;
 		struct timespec ts = {.tv_sec = (time_t)left};
 		ts.tv_nsec = (long)((left - (double)ts.tv_sec) * 1e9);
-		int r = ppoll(n ? p : NULL, n, &ts, NULL);
+		int r = ppoll(p, n, &ts, NULL);
 		if (r < 0 && errno != EINTR)
 			return;  /* cannot wait: tick early rather than spin */
 		for (nfds_t i = 0; r > 0 && i < n; i++) {
@@ -1251,13 +1269,6 @@ static void sleep_until(struct recorder *rec, double deadline_mono,
 				wake_drain(wake_fd);
 			else
 				return;  /* the command exited */
-		}
-		if (slices) {
-			siginfo_t si = {0};
-			if (waitid(P_PID, (id_t)rec->command_pid, &si,
-				   WEXITED | WNOHANG | WNOWAIT) == 0 &&
-			    si.si_pid == rec->command_pid)
-				return;
 		}
 	}
 }
@@ -1338,14 +1349,28 @@ static int setup_roots(struct recorder *rec, double t)
 					  r->name, 0);
 	}
 	if (o->command) {
-		pid_t pid;
-		if (target_spawn(o->command, &pid))
+		/* Under a reaper: what the command starts is ended with it,
+		 * also after a kill -9 of memtrend. In memtrend's process
+		 * group, so that a terminal's Ctrl-C reaches it as before. */
+		struct reaper_spec spec = {
+			.argv = o->command, .stdin_fd = -1, .stdout_fd = -1,
+			.stderr_fd = -1, .grace_s = RECORDER_KILL_GRACE_S,
+		};
+		int e = reaper_spawn(&spec, &rec->command);
+		if (e && rec->command.exec_errno) {
+			error("cannot run '%s': %s", o->command[0],
+			      strerror(e));
 			return EXIT_USAGE;
-		rec->command_pid = pid;
-		rec->command_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+		}
+		if (e) {
+			error("cannot start '%s': %s", o->command[0],
+			      strerror(e));
+			return EXIT_RUNTIME;
+		}
+		rec->command_running = true;
 		struct root *r = &rec->roots[rec->n_roots++];
 		r->kind = ROOT_COMMAND;
-		r->pid = pid;
+		r->pid = rec->command.child;
 		target_command_name(o->command, r->name, sizeof(r->name));
 		r->target_kind = "command";
 		r->target_id = target_add(rec, "command", o->command[0],
@@ -1422,7 +1447,7 @@ static int setup_sources(struct recorder *rec)
 				      o->source_timeout_s);
 	/* A service started here needs a moment before it answers on its
 	 * metrics port or to its CLI: not a failure to warn about. */
-	if (rec->sources && rec->command_pid)
+	if (rec->sources && rec->command_running)
 		source_set_startup_grace(rec->sources, now_wall() +
 					 RECORDER_STARTUP_GRACE_S);
 	return rec->sources ? EXIT_OK : EXIT_RUNTIME;
@@ -1462,9 +1487,6 @@ static void recorder_release(struct recorder *rec, double t)
 		regfree(&rec->name_re);
 	free(rec->exclude);
 	free(rec->slope);
-	if (rec->command_pidfd >= 0)
-		close(rec->command_pidfd);
-	rec->command_pidfd = -1;
 	gpu_recorder_free(rec->gpu);
 	probe_free(rec->probe);
 }
@@ -1476,7 +1498,7 @@ int recorder_run(const struct recorder_options *o,
 	struct recorder rec = {0};
 	rec.o = o;
 	rec.hooks = hooks ? hooks : &no_hooks;
-	rec.command_pidfd = -1;
+	rec.command.fd = -1;
 	rec.command_status = -1;
 	rec.slope = xcalloc(1, sizeof(*rec.slope));
 	rec.slope->stride = 1;
@@ -1508,10 +1530,7 @@ int recorder_run(const struct recorder_options *o,
 		rec.first.name = rec.roots[0].name;
 	}
 	if (rc != EXIT_OK) {
-		if (rec.command_pid) {
-			kill(rec.command_pid, SIGTERM);
-			waitpid(rec.command_pid, NULL, 0);
-		}
+		command_finish(&rec, true);
 		recorder_release(&rec, t);
 		store_close(rec.store);
 		/* Nothing was recorded: a new file goes again, so that the
@@ -1540,7 +1559,7 @@ int recorder_run(const struct recorder_options *o,
 			break;
 		bool timed_out = isfinite(o->duration_s) &&
 				 mono - rec.t0_mono >= o->duration_s;
-		if (timed_out && !rec.command_pid)
+		if (timed_out && !rec.command_running)
 			break;
 		int stop = stopping ? 0 : stop_requested(&rec);
 		if (timed_out && !stopping && !stop) {
@@ -1553,27 +1572,38 @@ int recorder_run(const struct recorder_options *o,
 		}
 		if (stop) {
 			stopping = true;
-			if (!rec.command_pid)
+			if (!rec.command_running)
 				break;
 			/* A command: let it end first, so its exit status
-			 * can be passed on. A terminal's Ctrl-C reached it
-			 * already; other signals are forwarded -- after this
-			 * tick's readings of the sources, taken while the
-			 * command still serves them (a work counter's last
-			 * value; bounded by the source timeout). From then
-			 * on a failing source is the command going away, by
-			 * our hand: a gap, not news. */
-			if (stop != SIGINT) {
+			 * can be passed on. A signal it had already (a
+			 * terminal's Ctrl-C) is not sent again; others are
+			 * forwarded -- after this tick's readings of the
+			 * sources, taken while the command still serves them
+			 * (a work counter's last value; bounded by the source
+			 * timeout). From then on a failing source is the
+			 * command going away, by our hand: a gap, not news. */
+			if (!(stop & RECORDER_STOP_SEEN)) {
 				sources_collect(&rec, true);
-				kill(rec.command_pid, stop);
+				reaper_signal(&rec.command,
+					      stop & ~RECORDER_STOP_SEEN);
 			}
 			source_set_cancel(rec.sources);
 			stop_at = mono + STOP_GRACE_S;
 		}
 		if (stopping && mono >= stop_at) {
-			warning("the command (pid %d) is still running; "
-				"recording stopped", (int)rec.command_pid);
+			warning("the command (pid %d) did not end within %g s "
+				"of the stop: ending it and all it started "
+				"(SIGTERM, then SIGKILL after %g s)",
+				(int)rec.command.child, STOP_GRACE_S,
+				(double)RECORDER_KILL_GRACE_S);
 			break;
+		}
+		if (rec.command_end_tick) {
+			/* the command ended: one more tick at once (above
+			 * it finds the process gone) */
+			rec.command_end_tick = false;
+			next = now_monotonic();
+			continue;
 		}
 		next += o->interval_s;
 		if (next < mono)
@@ -1584,6 +1614,7 @@ int recorder_run(const struct recorder_options *o,
 	}
 	t = now_wall();
 	reap_command(&rec);
+	command_finish(&rec, rec.command_running);
 	for (size_t i = 0; i < rec.n_roots; i++)
 		if (rec.roots[i].kind == ROOT_NAME && !rec.roots[i].matched)
 			warning("no process matched '%s' while recording: "

@@ -165,9 +165,10 @@ struct recorder_sample {
 struct recorder_hooks {
 	void *ctx;                 /* passed back to every hook */
 	/* Polled at every tick and whenever the sleep is cut short: 0 goes
-	 * on; non-zero stops (a -- COMMAND is given 10 s to end,
-	 * and is sent this number as a signal unless it is SIGINT, which a
-	 * terminal delivered to it already). NULL: never. */
+	 * on; non-zero stops. A -- COMMAND is sent this number as a signal
+	 * -- unless RECORDER_STOP_SEEN is or'ed in: a signal it had already
+	 * -- and given 10 s to end; then it and all it started are ended
+	 * (RECORDER_KILL_GRACE_S). NULL: never. */
 	int (*should_stop)(void *ctx);
 	/* After every tick, in the recorder's thread; must not block. */
 	void (*on_tick)(void *ctx, const struct recorder_tick *tick);
@@ -181,6 +182,21 @@ struct recorder_hooks {
 	 * byte; the recorder drains it). -1: none. */
 	int wake_fd;
 };
+
+/* should_stop()'s value for a signal the -- COMMAND had already: a
+ * terminal's Ctrl-C or hang-up reaches every process of its foreground
+ * process group, the command's included (it runs in memtrend's group),
+ * and is not sent twice. A caller tells by the signal's si_code:
+ * SI_KERNEL for the terminal's, SI_USER for a kill(1) of memtrend alone. */
+#define RECORDER_STOP_SEEN 0x10000
+
+/* The -- COMMAND and everything it started (also what left its process
+ * group: a reaper, reaper.h, ends it) are ended when the recording ends,
+ * whatever ends it: the command's exit (what it left behind), --duration
+ * or a stop (SIGTERM to the command; the rest once it has exited), an
+ * error, and memtrend's own death (kill -9). What is left after SIGTERM
+ * gets SIGKILL after this many seconds. */
+#define RECORDER_KILL_GRACE_S 2
 
 struct recorder_result {
 	uint64_t samples;          /* process samples written */
