@@ -48,7 +48,9 @@ int target_find_by_name(struct probe *p, const regex_t *re,
 		if (probe_identity_read(p, pids[i], &id) != PROBE_OK)
 			continue;
 		/* Kernel threads have no command line: never a service. */
-		if (id.cmdline && *id.cmdline && target_matches(re, &id)) {
+		bool reaper = n_exclude && id.ppid == exclude[0];
+		if (!reaper && id.cmdline && *id.cmdline &&
+		    target_matches(re, &id)) {
 			(*n_matches)++;
 			if (!*found || id.start_ticks < best_start) {
 				*found = id.pid;

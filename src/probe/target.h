@@ -19,8 +19,11 @@ bool target_matches(const regex_t *re, const struct proc_identity *id);
 
 /* The oldest process (earliest start) matching re, skipping the pids in
  * exclude (memtrend itself and its ancestors, whose command lines contain
- * the pattern). *found = 0 when none; *n_matches counts all matches.
- * Returns 0, or -1 when the proc root cannot be listed. */
+ * the pattern) and the children of exclude[0] when there is one
+ * (memtrend's reapers, reaper.h: copies of memtrend, with its command
+ * line; what they start is their child, not memtrend's). *found = 0 when
+ * none; *n_matches counts all matches. Returns 0, or -1 when the proc
+ * root cannot be listed. */
 int target_find_by_name(struct probe *p, const regex_t *re,
 			const pid_t *exclude, size_t n_exclude, pid_t *found,
 			size_t *n_matches);

@@ -56,3 +56,32 @@ for sig in INT TERM HUP; do
 	echo "SIG$sig: out in $d s"
 done
 ok "SIGINT, SIGTERM, SIGHUP to check's pid alone: out within 2 s, nothing left"
+
+# 4. The load's reaper is a copy of check, whose command line holds the
+# --name pattern: it is never taken for the service when the service
+# goes and is looked for again (it was, as a restart, once the load ran
+# under a reaper).
+MEMTREND_TEST_MARK=$M.r bg bash -c "exec -a '$M-svc' sleep 300"
+SVCPID=$LAST_BG
+MEMTREND_TEST_MARK=$M.r "$MEMTREND" check -q --max-growth 1GiB/h -i 100ms \
+	-o "$T/r.db" --name "$M-svc" --load 'sleep 300' > "$T/r.out" 2> "$T/r.err" &
+CHK=$!; BG_PIDS="$BG_PIDS $CHK"
+marked "$M.r" --name sleep --until-ge 2 >/dev/null || fail "--name: the load did not start: $(cat "$T/r.err")"
+kill "$SVCPID"
+# its end committed, then two more seconds of system samples: rescans
+# (every tick while nothing matches) have had their chance
+q() { sqlite3 -readonly "$T/r.db" "$1" 2>/dev/null; }
+i=0
+until [ "$(q 'SELECT count(*) FROM incarnation WHERE end_reason IS NOT NULL')" = 1 ] 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt 200 ] && fail "--name: the service's end not recorded in 10 s"
+	sleep 0.05
+done
+n0=$(q 'SELECT count(*) FROM system_sample')
+until [ "$(q 'SELECT count(*) FROM system_sample')" -ge $((n0 + 2)) ] 2>/dev/null; do
+	i=$((i + 1)); [ $i -gt 400 ] && fail "--name: no system samples"
+	sleep 0.05
+done
+kill -TERM "$CHK"; wait "$CHK"
+inc=$(sqlite3 "$T/r.db" "SELECT group_concat(comm) FROM incarnation")
+[ "$inc" = sleep ] || fail "--name: incarnations '$inc': the load's reaper was taken for the service"
+ok "--name: the load's reaper is never taken for the service"
