@@ -44,7 +44,12 @@ const struct cli_option record_options[] = {
 		"name or command line matches (POSIX extended regex); waits "
 		"for it and follows it across restarts"),
 	CLI_TEXT("  -- COMMAND ARGS...     start COMMAND, record it until it "
-		 "exits, and exit\n                         with its status"),
+		 "exits, and exit\n                         with its status. "
+		 "What it started ends with it, also\n                         "
+		 "what left its group (setsid): on its exit, -d, a stop,\n"
+		 "                         and a kill -9 of memtrend "
+		 "(SIGTERM, SIGKILL after 2 s).\n                         "
+		 "-p and --name targets are never stopped"),
 	CLI_OPT(0, "children", OPT_CHILDREN, NULL, "also record every "
 		"descendant and their sum"),
 	CLI_OPT(0, "all", OPT_ALL, NULL, "every process you can read, each "

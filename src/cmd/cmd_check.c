@@ -131,6 +131,11 @@ static void check_usage(FILE *out)
 	cli_options_help(out, check_options);
 	fprintf(out,
 "\n"
+"What check starts (the service, the load) ends with all it started, also\n"
+"what left its process group (setsid), on every way out: the run's end, an\n"
+"error, SIGINT, SIGTERM or SIGHUP to check, kill -9 of check (SIGTERM, then\n"
+"SIGKILL after 2 s). A service given by -p or --name is never stopped.\n"
+"\n"
 "SIZE: 1KiB, 512 (bytes). RATE: SIZE/h, SIZE/min. DUR: 30s, 5m, 250ms.\n"
 "Exit codes: 0 pass, 1 fail or inconclusive, 2 usage or bad input,\n"
 "3 the run failed (the load command failed, the service died).\n");
