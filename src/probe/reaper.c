@@ -46,7 +46,7 @@
 #include <unistd.h>
 
 /* Messages on the socket, one per datagram. */
-enum { MSG_STARTED = 1, MSG_END, MSG_SIGNAL };
+enum { MSG_STARTED = 1, MSG_END, MSG_SIGNAL, MSG_GO };
 struct reaper_msg {
 	int32_t kind;
 	int32_t a;                 /* STARTED: the pid; END: the wait
@@ -165,6 +165,7 @@ struct reaper_state {
 	const struct reaper_spec *s;
 	int sock;                  /* -1 once the caller is gone */
 	pid_t child;
+	bool go;                   /* children may be reaped (spec.hold) */
 	bool have;                 /* the command's status is known */
 	int status;
 	sigset_t wait_mask;        /* what ppoll lets in: SIGTERM, SIGCHLD */
@@ -218,6 +219,8 @@ static void reaper_sleep(struct reaper_state *st, int ms, bool watch_sock)
 	if (k == (ssize_t)sizeof(m) && m.kind == MSG_SIGNAL) {
 		if (!st->have && m.a > 0 && m.a < NSIG)
 			kill(st->s->own_group ? -st->child : st->child, m.a);
+	} else if (k == (ssize_t)sizeof(m) && m.kind == MSG_GO) {
+		st->go = true;
 	} else if (k == 0 ||
 		   (k < 0 && errno != EAGAIN && errno != EINTR)) {
 		/* The caller is gone (or its socket broke): end it all, as
@@ -412,8 +415,17 @@ static _Noreturn void reaper_main(const struct reaper_spec *s, int sock,
 		_exit(127);
 	}
 
-	while (!reaper_terms && reaper_reap(&st) && !st.have)
+	/* Held (spec.hold): nothing is reaped before GO, so the command's
+	 * /proc entry answers the caller's first look, however soon it
+	 * exited. A stop, SIGTERM or the caller's end work all the same. */
+	st.go = !s->hold;
+	for (;;) {
+		if (st.go && !reaper_reap(&st))
+			break;  /* no child left: cannot happen */
+		if (reaper_terms || st.have)
+			break;
 		reaper_sleep(&st, -1, true);
+	}
 	reaper_end_tree(&st);
 	reaper_exit(&st);
 }
@@ -509,6 +521,18 @@ bool reaper_poll(struct reaper *r)
 		r->ended = true;  /* EOF: the reaper is gone without a word */
 		return true;
 	}
+}
+
+int reaper_go(struct reaper *r)
+{
+	if (r->fd < 0)
+		return -1;
+	struct reaper_msg m = {MSG_GO, 0, 0};
+	ssize_t w;
+	do
+		w = send(r->fd, &m, sizeof(m), MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (w < 0 && errno == EINTR);
+	return w == (ssize_t)sizeof(m) ? 0 : -1;
 }
 
 int reaper_signal(struct reaper *r, int sig)

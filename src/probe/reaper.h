@@ -55,6 +55,11 @@ struct reaper_spec {
 	double grace_s;            /* SIGTERM to SIGKILL when ending what
 				      is left; 0: SIGKILL at once; at most
 				      60 */
+	bool hold;                 /* the command is not reaped -- its
+				      /proc entry stays, a zombie once it
+				      exited -- until reaper_go(): for a
+				      caller that must read it at least
+				      once, however soon it exits */
 };
 
 struct reaper {
@@ -83,6 +88,10 @@ int reaper_spawn(const struct reaper_spec *s, struct reaper *r);
  * (non-blocking); true from then on (r->ended, r->status). A reaper gone
  * without a word counts as the command's end, status unknown (-1). */
 bool reaper_poll(struct reaper *r);
+
+/* With spec.hold: the command may be reaped from now on (its end is
+ * heard only after this). 0, or -1 when the reaper is gone. */
+int reaper_go(struct reaper *r);
 
 /* Ask the reaper to send sig to the command (to its group when it has
  * one): the reaper is its parent, so the pid cannot have been reused.

@@ -169,6 +169,8 @@ struct recorder {
 	 * end many times a second and must not cause ticks). */
 	struct reaper command;
 	bool command_running;      /* started, its end not heard yet */
+	bool command_go;           /* its reaper may reap it (after the
+				      first tick's sample) */
 	bool command_end_tick;     /* its end was heard after this tick's
 				      sample: tick again at once */
 	int command_status;
@@ -551,6 +553,12 @@ static int command_exit_code(int st)
  * reaper is then ending what it left, finished in command_finish(). */
 static void reap_command(struct recorder *rec)
 {
+	if (rec->command_running && !rec->command_go) {
+		/* the first sample is taken: from now on its reaper may
+		 * reap it (a zombie until then, however soon it exited) */
+		reaper_go(&rec->command);
+		rec->command_go = true;
+	}
 	if (!rec->command_running || !reaper_poll(&rec->command))
 		return;
 	rec->command_running = false;
@@ -569,6 +577,8 @@ static void command_finish(struct recorder *rec, bool now)
 {
 	if (!rec->command.pid && rec->command.fd < 0)
 		return;
+	if (!rec->command_go)
+		reaper_go(&rec->command);
 	reaper_finish(&rec->command, now, RECORDER_KILL_GRACE_S + 3);
 	if (rec->command_running || rec->command_status < 0)
 		rec->command_status = command_exit_code(rec->command.status);
@@ -1115,8 +1125,9 @@ static void tick(struct recorder *rec, double t, double mono)
 	for (size_t i = 0; i < rec->n_roots; i++)
 		connections_tick(rec, &rec->roots[i], t, mono);
 	sources_request(rec, t);
-	/* After sampling: an end heard here, with the command's sample
-	 * taken, asks for one more tick at once, which finds it gone. */
+	/* After sampling (the first sample of a command that exited at
+	 * once is of its zombie, as its reaper holds it until this): an end
+	 * heard here asks for one more tick at once, which finds it gone. */
 	reap_command(rec);
 	/* After the processes, so a cgroup first seen this tick is read. */
 	system_tick(rec, t, mono);
@@ -1355,6 +1366,7 @@ static int setup_roots(struct recorder *rec, double t)
 		struct reaper_spec spec = {
 			.argv = o->command, .stdin_fd = -1, .stdout_fd = -1,
 			.stderr_fd = -1, .grace_s = RECORDER_KILL_GRACE_S,
+			.hold = true,
 		};
 		int e = reaper_spawn(&spec, &rec->command);
 		if (e && rec->command.exec_errno) {
@@ -1614,7 +1626,14 @@ int recorder_run(const struct recorder_options *o,
 	}
 	t = now_wall();
 	reap_command(&rec);
-	command_finish(&rec, rec.command_running);
+	/* Ended at once only when the command still runs (its stop grace
+	 * is over): one whose process is gone has only its leftovers to be
+	 * ended, with their grace, even if its reaper has not said so yet. */
+	bool command_alive = false;
+	for (size_t i = 0; i < rec.n_roots; i++)
+		if (rec.roots[i].kind == ROOT_COMMAND && !rec.roots[i].finished)
+			command_alive = rec.command_running;
+	command_finish(&rec, command_alive);
 	for (size_t i = 0; i < rec.n_roots; i++)
 		if (rec.roots[i].kind == ROOT_NAME && !rec.roots[i].matched)
 			warning("no process matched '%s' while recording: "
