@@ -46,6 +46,22 @@ wait "$REC"; rc=$?
 none_left "SIGTERM" "$M.t"
 ok "SIGTERM to record: the command ends on it (exit 143), nothing left"
 
+# 3b. SIGINT to record's pid alone (not from a terminal) is passed on too
+# (it used to be taken for a terminal's Ctrl-C, which reaches the command
+# by itself: record waited 10 s and left the command running).
+MEMTREND_TEST_MARK=$M.i bg "$MEMTREND" record -q -o "$T/i.db" -i 200ms \
+	-- sh -c "$TREE"
+REC=$LAST_BG
+marked "$M.i" --name sleep --until-ge 3 >/dev/null || fail "SIGINT: the sleeps did not start"
+t0=$("$PY" -c 'import time; print(time.monotonic())')
+kill -INT "$REC"
+wait "$REC"; rc=$?
+d=$("$PY" -c "import time,sys; print(round(time.monotonic() - float(sys.argv[1]), 2))" "$t0")
+[ $rc = 130 ] || fail "SIGINT: exit $rc, expected the command's 130"
+within "$d" 0 2 || fail "SIGINT to record: out after $d s"
+none_left "SIGINT" "$M.i"
+ok "SIGINT to record's pid: passed on (exit 130 in $d s), nothing left"
+
 # 4. kill -9 of record: the reaper's parent-death signal ends the tree.
 MEMTREND_TEST_MARK=$M.k bg "$MEMTREND" record -q --children -o "$T/k.db" \
 	-i 200ms -- sh -c "$TREE"
@@ -78,3 +94,45 @@ n=$(marked "$M.p" --name sleep)
 [ "$n" = 2 ] || fail "-p/--name: $n of the service's 2 processes left"
 kill "$SVC"
 ok "-p and --name: the service and its child are left running"
+
+# 6. A terminal's Ctrl-C reaches the command by itself (it runs in
+# memtrend's foreground process group): it is not sent a second time.
+cat > "$T/ints.py" <<'PYEOF'
+import signal, sys, time
+n = 0
+def on_int(sig, frame):
+    global n
+    n += 1
+    open(sys.argv[1], "w").write(str(n))
+    signal.alarm(1)          # a second SIGINT would land within this
+signal.signal(signal.SIGINT, on_int)
+signal.signal(signal.SIGALRM, lambda s, f: sys.exit(0))
+open(sys.argv[1], "w").write("0")
+while True:
+    time.sleep(0.05)
+PYEOF
+cat > "$T/ctrl_c.py" <<'PYEOF'
+import os, pty, sys, time
+count = sys.argv[1]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+for _ in range(400):
+    if os.path.exists(count):
+        break
+    time.sleep(0.05)
+os.write(fd, b"\x03")
+while True:
+    try:
+        if not os.read(fd, 1024):
+            break
+    except OSError:
+        break
+_, st = os.waitpid(pid, 0)
+print(os.waitstatus_to_exitcode(st), open(count).read())
+PYEOF
+r=$(MEMTREND_TEST_MARK=$M.c timeout 30 "$PY" "$T/ctrl_c.py" "$T/ints" "$MEMTREND" record -q \
+	-o "$T/c.db" -i 200ms -- "$PY" "$T/ints.py" "$T/ints")
+[ "$r" = "0 1" ] || fail "Ctrl-C on a terminal: exit and SIGINTs seen by the command '$r', expected '0 1'"
+none_left "Ctrl-C" "$M.c"
+ok "Ctrl-C on a terminal: the command sees it once, exits 0, nothing left"
