@@ -1,7 +1,8 @@
 /*
  * reaper.h - start a command so that everything it starts can be ended:
- * the one way memtrend starts a process (record's and check's -- COMMAND,
- * check's --load, every --work-cmd reading).
+ * how memtrend starts the commands it is given (record's and check's --
+ * COMMAND, check's --load, every --work-cmd reading). memtrend probe's
+ * arms are copies of memtrend it starts itself (probe_arm.h).
  *
  * What it does: forks a reaper -- a copy of this process that is a child
  * subreaper (PR_SET_CHILD_SUBREAPER) and gets SIGTERM when the thread that
