@@ -60,10 +60,24 @@ struct reaper_msg {
 /* ---- in the reaper (async-signal-safe only) ---------------------------- */
 
 static volatile sig_atomic_t reaper_terms;  /* SIGTERMs received */
+/* The caller is gone: its socket read EOF, or the parent-death signal
+ * came. Both come when it dies, and together they are one event, not two
+ * SIGTERMs: a second SIGTERM cuts the grace short (reaper_end_tree), and
+ * counting the parent-death signal as one gave a command 10 ms instead of
+ * its grace after kill -9 of memtrend. */
+static volatile sig_atomic_t reaper_caller_gone;
+static pid_t reaper_parent;  /* the caller, set before the handler */
 
-static void reaper_on_term(int sig)
+static void reaper_on_term(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
+	(void)uc;
+	/* the parent-death signal: sent by the dying caller after this
+	 * process was reparented (getppid() is async-signal-safe) */
+	if (si && si->si_pid == reaper_parent && getppid() != reaper_parent) {
+		reaper_caller_gone = 1;
+		return;
+	}
 	reaper_terms++;
 }
 
@@ -224,10 +238,10 @@ static void reaper_sleep(struct reaper_state *st, int ms, bool watch_sock)
 	} else if (k == 0 ||
 		   (k < 0 && errno != EAGAIN && errno != EINTR)) {
 		/* The caller is gone (or its socket broke): end it all, as
-		 * the parent-death signal would. */
+		 * the parent-death signal would (one event with it). */
 		close(st->sock);
 		st->sock = -1;
-		reaper_terms++;
+		reaper_caller_gone = 1;
 	}
 }
 
@@ -355,7 +369,9 @@ static _Noreturn void reaper_main(const struct reaper_spec *s, int sock,
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
-	sa.sa_handler = reaper_on_term;
+	reaper_parent = parent;
+	sa.sa_sigaction = reaper_on_term;
+	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTERM, &sa, NULL);
 	sa.sa_handler = reaper_on_child;
 	sa.sa_flags = SA_NOCLDSTOP;
@@ -422,7 +438,7 @@ static _Noreturn void reaper_main(const struct reaper_spec *s, int sock,
 	for (;;) {
 		if (st.go && !reaper_reap(&st))
 			break;  /* no child left: cannot happen */
-		if (reaper_terms || st.have)
+		if (reaper_terms || reaper_caller_gone || st.have)
 			break;
 		reaper_sleep(&st, -1, true);
 	}

@@ -239,6 +239,41 @@ static void test_caller_killed(void **state)
 	assert_true(gone(orphan));
 }
 
+/* The caller killed with SIGKILL, the command ignoring SIGTERM: it still
+ * gets its grace (2 s) before SIGKILL. The socket's end and the
+ * parent-death signal are one event; counted as two SIGTERMs, the second
+ * cut the grace to about 10 ms. Alive 0.5 s after the kill (the grace
+ * cannot have run out: it starts after the kill), gone within 10 s. */
+static void test_caller_killed_grace(void **state)
+{
+	(void)state;
+	pid_t caller = fork();
+	assert_true(caller >= 0);
+	if (caller == 0) {
+		char script[256];
+		snprintf(script, sizeof(script),
+			 "trap '' TERM; echo $$ > '%s/stubborn'; exec sleep 30",
+			 dir);
+		char *argv[] = {"sh", "-c", script, NULL};
+		struct reaper_spec s = sh_spec(argv, 2);
+		struct reaper r;
+		if (reaper_spawn(&s, &r))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	pid_t cmd = read_pid("stubborn");
+	assert_true(cmd > 0);
+	kill(caller, SIGKILL);
+	assert_int_equal(waitpid(caller, NULL, 0), caller);
+	nap_ms(500);
+	assert_false(gone(cmd));
+	int i = 0;
+	while (!gone(cmd) && i++ < 1000)
+		nap_ms(10);
+	assert_true(gone(cmd));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_now_after_grace),
 		cmocka_unit_test(test_caller_killed),
+		cmocka_unit_test(test_caller_killed_grace),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
