@@ -186,6 +186,7 @@ struct recorder {
 	bool regions_denied_noted;
 	struct gpu_recorder *gpu;
 	struct stamp_clock clock;  /* the samples' stamps (tick_stamp) */
+	double last_stamp;         /* the newest tick's stamp; NAN before */
 	/* The first root target at this tick, for the on_tick hook. */
 	struct recorder_first first;
 	struct sys_mem first_sys;
@@ -734,6 +735,7 @@ static double tick_stamp(struct recorder *rec, double deadline, double mono)
 		note("%s", msg);
 		store_note_add(rec->store, t, 0, msg);
 	}
+	rec->last_stamp = t;
 	return t;
 }
 
@@ -1186,9 +1188,14 @@ static void retain_old(struct recorder *rec)
 	uint64_t budget = 2 * store_pending(rec->store);
 	if (budget < RETAIN_MIN_ROWS)
 		budget = RETAIN_MIN_ROWS;
-	/* a failure (a full disk) leaves the rows for a later commit; the
-	 * commit itself reports what fails */
-	store_retain(rec->store, now_wall() - keep, budget);
+	/* Against the newest stamp, not the wall clock: stamps do not follow
+	 * a step of the wall clock (stamp_clock.h), and a cut taken from it
+	 * emptied the window after a step forward. A failure (a full disk)
+	 * leaves the rows for a later commit; the commit itself reports what
+	 * fails. */
+	if (isnan(rec->last_stamp))
+		return;
+	store_retain(rec->store, rec->last_stamp - keep, budget);
 }
 
 /* Commit, and say so once when saving fails (disk full: the file keeps
@@ -1517,6 +1524,7 @@ int recorder_run(const struct recorder_options *o,
 	rec.slope_bph = NAN;
 	rec.status_fp = NAN;
 	stamp_clock_init(&rec.clock);
+	rec.last_stamp = NAN;
 	res->samples = 0;
 	res->command_status = -1;
 	res->duration_ended = false;

@@ -6,15 +6,17 @@
 # (src/record/stamp_clock.c): strictly ordered, every interval right (no
 # jump at all: no step is followed), the last stamp on the real wall clock
 # (before issue 31 a step forward was followed and the step back that
-# undid it was not: the rest stamped an hour ahead), nothing lost, each
-# step noted once, and the report reads it.
+# undid it was not: the rest stamped an hour ahead), nothing lost (also
+# with --retain 1h, whose cut follows the stamps: cut from the wall clock,
+# the hour forward emptied the window), each step noted once, and the
+# report reads it.
 . "$E2E_LIB"
 bg "$GROWER" --base 4 --grow 0 --ready "$T/ready" --exit-after 60
 G=$LAST_BG
 wait_for "$T/ready" 10
 echo 0 > "$T/shift"
 t0=$(date +%s.%N)
-MEMTREND_TEST_WALL_SHIFT="$T/shift" bg "$MEMTREND" record -q -o "$T/run.db" -p "$G" -i 100ms
+MEMTREND_TEST_WALL_SHIFT="$T/shift" bg "$MEMTREND" record -q -o "$T/run.db" -p "$G" -i 100ms --retain 1h
 REC=$LAST_BG
 # Each step is held until the recorder has noted it (a loaded machine may
 # not run a tick for a while), so each is seen and none is skipped.
