@@ -83,10 +83,10 @@ static const double lf_family_mass[4] = {1, 1, 0.3, 1};
  * Ornstein-Uhlenbeck process whose scale is a fraction of the window)
  * can disagree on it by a factor of five, and which of them Z favours is
  * chance: the average bet on the narrower ones and covered a random walk
- * in 86-88 % of seeds. The interval must hold under each model the data
+ * in 86.2-87.8 % of 500 seeds. The interval must hold under each model the data
  * leave plausible, not only on average over them. The price is power
  * where a walk cannot be ruled out (a staircase of four steps: growing in
- * 57 % of seeds instead of 100 %). 2 %, 5 %, 10 % and 20 % compared on
+ * 55 % of 500 seeds instead of 100 %). 2 %, 5 %, 10 % and 20 % compared on
  * the tuned group: 5 % the largest at which its walk is covered
  * (docs/statistics.md). */
 #define LF_PLAUSIBLE_WEIGHT 0.05

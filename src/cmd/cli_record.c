@@ -49,7 +49,7 @@ const struct cli_option record_options[] = {
 		 "what left its group (setsid): on its exit, -d, a stop,\n"
 		 "                         and a kill -9 of memtrend "
 		 "(SIGTERM, SIGKILL after 2 s).\n                         "
-		 "-p and --name targets are never stopped"),
+		 "-p and --name targets are never stopped."),
 	CLI_OPT(0, "children", OPT_CHILDREN, NULL, "also record every "
 		"descendant and their sum"),
 	CLI_OPT(0, "all", OPT_ALL, NULL, "every process you can read, each "

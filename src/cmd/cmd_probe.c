@@ -741,9 +741,13 @@ static char *allocator_path(const char *what, const char *path)
 	} else {
 		abs = realpath(path, NULL);
 		if (!abs) {
-			error("%s '%s': %s (give its path: the loader's own "
-			      "folders are not searched)", what, path,
-			      strerror(errno));
+			if (strchr(path, '/'))
+				error("%s '%s': %s", what, path,
+				      strerror(errno));
+			else
+				error("%s '%s': %s (give its path: the "
+				      "loader's own folders are not searched)",
+				      what, path, strerror(errno));
 			return NULL;
 		}
 	}
@@ -1040,8 +1044,9 @@ int cmd_probe(int argc, char **argv)
 	double t0 = now_monotonic();
 	size_t n_failed = 0;
 	char sz_lo[32], sz_hi[32], dur[32];
-	fprintf(stderr, "memtrend probe: %zu arms, %d threads, %ld rounds of "
-		"%s-%s, %s idle each\n", n, cfg.threads, cfg.rounds,
+	fprintf(stderr, "memtrend probe: %zu arms, %d thread%s, %ld rounds of "
+		"%s-%s, %s idle each\n", n, cfg.threads,
+		cfg.threads == 1 ? "" : "s", cfg.rounds,
 		units_format_size(sz_lo, sizeof(sz_lo), cfg.min_size),
 		units_format_size(sz_hi, sizeof(sz_hi), cfg.max_size),
 		units_format_duration(dur, sizeof(dur), cfg.idle_s));

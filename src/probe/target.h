@@ -21,7 +21,11 @@ bool target_matches(const regex_t *re, const struct proc_identity *id);
  * exclude (memtrend itself and its ancestors, whose command lines contain
  * the pattern) and the children of exclude[0] when there is one
  * (memtrend's reapers, reaper.h: copies of memtrend, with its command
- * line; what they start is their child, not memtrend's). *found = 0 when
+ * line; what they start is their child, not memtrend's). Every direct
+ * child of a recording memtrend is a reaper; not told apart by its name
+ * (memtrend-reaper), which a scan can miss in the moment between its
+ * fork and its prctl. A new kind of direct child must be told apart
+ * here. *found = 0 when
  * none; *n_matches counts all matches. Returns 0, or -1 when the proc
  * root cannot be listed. */
 int target_find_by_name(struct probe *p, const regex_t *re,
