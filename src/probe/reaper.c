@@ -448,8 +448,7 @@ static _Noreturn void reaper_main(const struct reaper_spec *s, int sock,
 
 /* ---- in the caller ------------------------------------------------------ */
 
-/* Move fd off 0-2 (close-on-exec), so that no dup2 onto 0-2 meets it. */
-static int fd_above_stdio(int fd)
+int reaper_fd_above_stdio(int fd)
 {
 	if (fd > 2)
 		return fd;
@@ -467,8 +466,8 @@ int reaper_spawn(const struct reaper_spec *s, struct reaper *r)
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return errno;
-	sv[0] = fd_above_stdio(sv[0]);
-	sv[1] = fd_above_stdio(sv[1]);
+	sv[0] = reaper_fd_above_stdio(sv[0]);
+	sv[1] = reaper_fd_above_stdio(sv[1]);
 	if (sv[0] < 0 || sv[1] < 0) {
 		int e = errno;
 		if (sv[0] >= 0)

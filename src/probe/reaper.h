@@ -76,6 +76,13 @@ struct reaper {
 				      ended; -1 while unknown */
 };
 
+/* Move fd off 0-2 (the result close-on-exec; fd closed), so that the
+ * dup2 of a caller's descriptor onto the command's 0-2 never meets itself
+ * (dup2(fd, fd) would keep O_CLOEXEC and the command would lose it).
+ * For any descriptor that may be handed to reaper_spawn() as stdin_fd,
+ * stdout_fd or stderr_fd. Returns the descriptor, or -1 (errno). */
+int reaper_fd_above_stdio(int fd);
+
 /* Start s->argv under a reaper. Returns 0 with *r filled, once the command
  * runs (its exec done); or an errno value with *r cleared (nothing left
  * running): r->exec_errno set when the command could not be executed

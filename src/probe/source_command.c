@@ -95,23 +95,12 @@ static void capture_close(struct capture *c)
 
 /* ---- the pipes ---------------------------------------------------------- */
 
-/* Move fd off 0-2, so that the child's dup2 onto 0-2 never meets itself
- * (dup2(fd, fd) would keep O_CLOEXEC and the command would lose it). */
-static int fd_above_stdio(int fd)
-{
-	if (fd > 2)
-		return fd;
-	int n = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return n;
-}
-
 static int make_pipe(int p[2])
 {
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -1;
-	p[0] = fd_above_stdio(p[0]);
-	p[1] = fd_above_stdio(p[1]);
+	p[0] = reaper_fd_above_stdio(p[0]);
+	p[1] = reaper_fd_above_stdio(p[1]);
 	if (p[0] < 0 || p[1] < 0 ||
 	    fcntl(p[0], F_SETFL, O_NONBLOCK) < 0) {
 		int e = errno;
