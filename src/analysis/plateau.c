@@ -6,6 +6,7 @@
  */
 #include "plateau.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "common.h"
 #include "stats.h"
 #include "stats_ar.h"
+#include "stats_lowfreq.h"
 
 const char *plateau_reject_text(enum plateau_reject r)
 {
@@ -30,6 +32,9 @@ const char *plateau_reject_text(enum plateau_reject r)
 		return "it flattened only while no requests ran";
 	case PLATEAU_PER_REQUEST:
 		return "the late part still grows per request";
+	case PLATEAU_NO_BEND:
+		return "the growth did not slow by more than the readings' "
+		       "slow wander explains";
 	}
 	return "";
 }
@@ -303,6 +308,39 @@ static struct slope late_slope(const double *x, const double *y, size_t n,
 	return s;
 }
 
+/* Did growth slow down at all, once the noise's slow wander is allowed
+ * for? The rise-then-hold model won its likelihood contest under one
+ * Ornstein-Uhlenbeck process (stats_ar.h); where the noise has a
+ * spectral peak -- quasi-cycles of hours -- or a wander slower than one
+ * process, that contest credits a trough after a crest as a bend, and a
+ * steady leak under the concern passes every check of the late part. So
+ * the bend itself is tested as the slope is (stats_lowfreq.h): the
+ * change of slope at the late start, the late Theil-Sen slope less the
+ * early one, on the line plus a hinge (t - t_k)+; a plateau needs the
+ * change's interval below zero. Returns its upper end, bytes/s. */
+static double bend_high(const double *bx, const double *by, size_t m,
+			size_t k)
+{
+	assert(k < m);
+	if (k < 3 || m - k < 3)
+		return NAN;
+	double early = stats_theil_sen_slope(bx, by, k);
+	double late = stats_theil_sen_slope(bx + k, by + k, m - k);
+	double *x = xmalloc(2 * m * sizeof(double));
+	double *t = x + m;
+	for (size_t i = 0; i < m; i++) {
+		t[i] = bx[i] - bx[0];
+		x[i] = i >= k ? bx[i] - bx[k] : 0;
+	}
+	const double *nuis[] = {t};
+	struct stats_lf_options opt = {nuis, 1, false};
+	struct stats_lf_result lf;
+	int rc = stats_lf_slope_interval(bx, x, by, m, late - early, 0.95,
+					 &opt, &lf);
+	free(x);
+	return rc == 0 ? lf.ci_high : NAN;
+}
+
 /* Did the level hold? The late slope against the limit (the slope of
  * concern), then whether memory went back: a late reading below the
  * midpoint between the start of the rise and the level. */
@@ -436,6 +474,11 @@ void plateau_find(const double *t, const double *y, size_t n,
 				out->since = bx[i];
 				break;
 			}
+		if (out->rejected == PLATEAU_OK) {
+			double bh = bend_high(bx, by, m, k);
+			if (isfinite(bh) && bh >= 0)
+				out->rejected = PLATEAU_NO_BEND;
+		}
 		out->found = out->rejected == PLATEAU_OK;
 	}
 done:

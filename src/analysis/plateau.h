@@ -26,7 +26,14 @@
  *    more (PLATEAU_NEGLIGIBLE: a drift that small is the level holding,
  *    one that large is growth that slowed);
  *  - memory stays up: no late reading is back below the midpoint between
- *    the start and the level (memory that returns was given back).
+ *    the start and the level (memory that returns was given back);
+ *  - growth slowed beyond doubt under noise of unknown dependence: the
+ *    change of slope at the late start (late Theil-Sen slope less the
+ *    early one) has a low-frequency interval (stats_lowfreq.h) below
+ *    zero. The likelihood contest above assumes one Ornstein-Uhlenbeck
+ *    process; quasi-cycles of hours or a slower wander make it read a
+ *    trough after a crest as a bend, and a leak under the slope of
+ *    concern then passes every other check.
  * The analysis adds one more with a work counter: the late part must have
  * taken requests without growing per request (analysis.c). A candidate
  * that fails one of these says which (plateau_finding.rejected).
@@ -81,6 +88,7 @@ enum plateau_reject {
 	PLATEAU_RETURNED,      /* memory went back toward the start */
 	PLATEAU_IDLE,          /* flat only while no requests ran */
 	PLATEAU_PER_REQUEST,   /* late part still grows per request */
+	PLATEAU_NO_BEND,       /* growth did not slow beyond the wander */
 };
 
 /* What showed that the level held (plateau_finding.held_by). */
