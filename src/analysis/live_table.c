@@ -183,9 +183,12 @@ size_t live_table_analyse(struct live_table *t,
 {
 	double t0 = now_monotonic();
 	size_t done = 0;
-	/* One pass over the targets at most, from the cursor on. */
-	for (size_t k = 0, n = t->n; k < n && t->n; k++) {
-		size_t i = (t->cursor + k) % t->n;
+	/* One pass over the targets at most, from the cursor on (the
+	 * cursor moves past each one analysed: the next call goes on from
+	 * there, however the budget cut this one). */
+	size_t from = t->cursor;
+	for (size_t k = 0, n = t->n; k < n; k++) {
+		size_t i = (from + k) % n;
 		struct entry *e = t->e[i];
 		if (live_count(e->live) == e->analysed_count ||
 		    now_monotonic() < e->next_analysis)

@@ -101,7 +101,7 @@ ok "screen: 3 rows (--top 3) with samples, the rest counted, widest line $w"
 # --- 3. record --all's status line, on a pty ---------------------------------
 timeout 60 script -qfec "$MEMTREND record --all --user $(id -u) -o $T/c.db -i 200ms -d 2s" /dev/null > "$T/c.out" 2>&1 ||
 	fail "record --all under script: $(cat "$T/c.out")"
-tr '\r' '\n' < "$T/c.out" | grep -aE 'recording [0-9]+ s  [0-9]+ samples  [0-9]+ process(es)? \(sum [0-9.]+ [KMG]iB, largest .+ [0-9.]+ [KMG]iB\)' > "$T/c.lines" ||
+tr '\r' '\n' < "$T/c.out" | grep -aE 'recording [0-9.]+ [a-z]+  [0-9]+ samples  [0-9]+ process(es)? \(sum [0-9.]+ [KMG]iB, largest .+ [0-9.]+ [KMG]iB\)' > "$T/c.lines" ||
 	fail "no labelled status line: $(tr '\r' '\n' < "$T/c.out" | tail -n 3)"
 tr '\r' '\n' < "$T/c.out" | grep -a 'footprint .* slope ' && fail "the first process's figures, unlabelled"
 ok "record --all: $(tail -n 1 "$T/c.lines" | sed 's/^.*recording/recording/')"
