@@ -205,6 +205,9 @@ enum settle_code {
 	SETTLE_SHORT_WINDOW, /* watch need_s in all with the usual work */
 	SETTLE_RESTARTS,     /* incarnations live life_s, shorter than
 				need_s: about restarts more would decide */
+	SETTLE_STEP,         /* report --prometheus: the step (step_s)
+				starved it; --step data_step_s (the data's
+				own interval; NAN: unknown, a finer one) */
 };
 
 struct settle {
@@ -220,6 +223,8 @@ struct settle {
 	double life_s;             /* RESTARTS: median incarnation life */
 	double restarts;           /* RESTARTS: more incarnations needed;
 				      NAN when none could be pooled */
+	double step_s;             /* STEP: the step of the readings */
+	double data_step_s;        /* STEP: the data's interval; NAN */
 };
 
 /* A growable list of reasons (no cap: every reason is kept). */

@@ -60,7 +60,6 @@
 #define FLEET_PARALLEL_MAX 8
 #define FLEET_MATCHER_MAX 16384      /* bytes of one batch's matcher */
 #define FLEET_RANGE_DEFAULT (7 * 86400.0)
-#define FLEET_STEP_DEFAULT 60.0
 #define FLEET_TIMEOUT_DEFAULT 120.0
 #define FLEET_RETRIES 3
 
@@ -397,6 +396,51 @@ static void fleet_release(struct fleet *fl)
 	pthread_mutex_destroy(&fl->mu);
 }
 
+/* Where the step came from, and what it is against the data's own
+ * interval: a recording of the same process at its interval has more
+ * readings, so verdicts can differ (docs/fleet.md, "The step"). */
+static void step_why(char *b, size_t n, const struct fleet *fl, bool given)
+{
+	double d = fl->data_step;
+	if (!isfinite(d))
+		snprintf(b, n, given ? "(--step)" : "(the default: the data's "
+			 "own interval could not be read)");
+	else if (fl->step <= 1.5 * d)
+		snprintf(b, n, "(%sthe data's own interval, %gs, read from "
+			 "its sample times)", given ? "--step, at " : "", d);
+	else
+		snprintf(b, n, "(%s; the data's own interval is %gs: about 1 "
+			 "reading in %.0f of it; --step %gs reads every one)",
+			 given ? "--step" : "the range in 11,000 points", d,
+			 fl->step / d, d);
+}
+
+/* A grid of whole steps over [start, end]: the same query twice gives
+ * the same points (and a grid aligned as a recording's readings are).
+ * Refused (a message) when it has fewer than 3 points, or more than one
+ * series may hold. */
+static int grid_set(struct fleet *fl, double step, double start, double end)
+{
+	fl->step = step;
+	fl->start = ceil(start / step) * step;
+	fl->points = (size_t)floor((end - fl->start) / step + 1e-9) + 1;
+	fl->end = fl->start + (double)(fl->points - 1) * step;
+	if (fl->points < 3)
+		return error("--range/--step: %zu points per series; a slope "
+			     "needs at least 3", fl->points);
+	/* One series is fetched whole before its analysis: more points
+	 * than a batch holds would be one series past every bound (a
+	 * selector's batch, an expression's whole). */
+	if (fl->points > FLEET_SERIES_POINTS_MAX)
+		return error("--range/--step: %zu points per series, more "
+			     "than the %zu memtrend holds for one series "
+			     "(%.0f MiB at %d bytes a point): a larger --step "
+			     "or a shorter --range", fl->points,
+			     FLEET_SERIES_POINTS_MAX,
+			     FLEET_BATCH_MEMORY / 1048576, FLEET_POINT_BYTES);
+	return 0;
+}
+
 int cli_fleet_report(const struct fleet_options *fo, const char *file,
 		     const struct report_options *o, struct report_html *h)
 {
@@ -423,7 +467,7 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 			     "of the three"), EXIT_USAGE;
 	struct fleet fl = {.fo = fo, .ao = &o->analysis};
 	pthread_mutex_init(&fl.mu, NULL);
-	fl.step = isfinite(fo->step_s) ? fo->step_s : FLEET_STEP_DEFAULT;
+	fl.data_step = NAN;
 	double range = isfinite(fo->range_s) ? fo->range_s :
 		       FLEET_RANGE_DEFAULT;
 	double end = isfinite(fo->end) ? fo->end :
@@ -441,27 +485,10 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 		error("--start/--end: the end must come after the start");
 		goto out;
 	}
-	/* A grid of whole steps: the same query twice gives the same
-	 * points (and a grid aligned as a recording's readings are). */
-	fl.start = ceil(start / fl.step) * fl.step;
-	fl.points = (size_t)floor((end - fl.start) / fl.step + 1e-9) + 1;
-	fl.end = fl.start + (double)(fl.points - 1) * fl.step;
-	if (fl.points < 3) {
-		error("--range/--step: %zu points per series; a slope needs "
-		      "at least 3", fl.points);
+	/* Given, the step is checked before any request; a default one
+	 * once the data's interval is read (fleet_step.c). */
+	if (isfinite(fo->step_s) && grid_set(&fl, fo->step_s, start, end))
 		goto out;
-	}
-	/* One series is fetched whole before its analysis: more points
-	 * than a batch holds would be one series past every bound (a
-	 * selector's batch, an expression's whole). */
-	if (fl.points > FLEET_SERIES_POINTS_MAX) {
-		error("--range/--step: %zu points per series, more than the "
-		      "%zu memtrend holds for one series (%.0f MiB at %d bytes "
-		      "a point): a larger --step or a shorter --range",
-		      fl.points, FLEET_SERIES_POINTS_MAX,
-		      FLEET_BATCH_MEMORY / 1048576, FLEET_POINT_BYTES);
-		goto out;
-	}
 	fl.max_series = fo->max_series ? fo->max_series :
 			FLEET_MAX_SERIES_DEFAULT;
 	if (fo->auth_file && !(auth = prom_auth_read(fo->auth_file)))
@@ -483,16 +510,10 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 	if (!(pc = prom_client_new(&fl.pc)))
 		goto out;
 	int prc;
-	if (fo->work_query && (prc = fleet_fetch_work(&fl, pc))) {
-		rc = exit_of(prc);
-		goto out;
-	}
-	size_t chunk_points = fl.points < FLEET_MAX_POINTS ? fl.points :
-			      FLEET_MAX_POINTS;
-	if (prom_is_selector(fo->query)) {
+	bool selector = prom_is_selector(fo->query);
+	if (selector) {
 		ls.max = fl.max_series;
-		prc = prom_series(pc, fo->query, fl.start, fl.end, on_listed,
-				  &ls);
+		prc = prom_series(pc, fo->query, start, end, on_listed, &ls);
 		if (prc) {
 			rc = exit_of(prc);
 			goto out;
@@ -507,10 +528,29 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 			char a[40], b[40];
 			error("--query: no series match '%s' from %s to %s",
 			      fo->query,
-			      units_format_time(a, sizeof(a), fl.start),
-			      units_format_time(b, sizeof(b), fl.end));
+			      units_format_time(a, sizeof(a), start),
+			      units_format_time(b, sizeof(b), end));
 			goto out;
 		}
+	}
+	/* No --step: the data's own interval (a selector's first series;
+	 * an expression's values are computed at each step, their times
+	 * say nothing of the data's), coarser on a long range. */
+	if (!isfinite(fo->step_s)) {
+		if (selector)
+			fl.data_step = fleet_data_step(pc, &ls.s[0], start,
+						       end);
+		if (grid_set(&fl, fleet_default_step(fl.data_step, start,
+						     end), start, end))
+			goto out;
+	}
+	if (fo->work_query && (prc = fleet_fetch_work(&fl, pc))) {
+		rc = exit_of(prc);
+		goto out;
+	}
+	size_t chunk_points = fl.points < FLEET_MAX_POINTS ? fl.points :
+			      FLEET_MAX_POINTS;
+	if (selector) {
 		for (size_t i = 1; i < ls.n && !fl.names_differ; i++)
 			fl.names_differ = strcmp(
 				prom_lset_get(&ls.s[i], "__name__"),
@@ -592,6 +632,21 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 			"(replicas, not restarts?); the earlier series' "
 			"points after the next one starts are left out",
 			fl.overlap_targets);
+	/* A step that starved targets: their advice names --step, not a
+	 * longer watch. With --step given, the data's interval is read
+	 * only now that it matters (one small query). */
+	size_t starved = 0;
+	for (size_t i = 0; i < fl.n_targets; i++)
+		starved += fleet_starved(fl.findings[i]);
+	if (starved && selector && ls.n && isnan(fl.data_step)) {
+		struct prom_client *probe = prom_client_new(&fl.pc);
+		if (probe)
+			fl.data_step = fleet_data_step(probe, &ls.s[0],
+						       fl.start, fl.end);
+		prom_client_free(probe);
+	}
+	for (size_t i = 0; i < fl.n_targets; i++)
+		fleet_step_advice(fl.findings[i], fl.step, fl.data_step);
 
 	/* Labels every target has say nothing about any one of them. */
 	char *shared = prom_targets_unshare(fl.targets, fl.n_targets,
@@ -608,10 +663,12 @@ int cli_fleet_report(const struct fleet_options *fo, const char *file,
 	have_d = true;
 	d.interval_s = fl.step;
 	d.footprint_what = xstrdup("the query's value");
-	char a[40], b[40], note_s[1024];
+	char a[40], b[40], why[160], note_s[1024];
+	step_why(why, sizeof(why), &fl, isfinite(fo->step_s));
 	snprintf(note_s, sizeof(note_s), "Prometheus range %s to %s, step "
-		 "%gs, %zu target%s", units_format_time(a, sizeof(a), fl.start),
-		 units_format_time(b, sizeof(b), fl.end), fl.step,
+		 "%gs %s, %zu target%s",
+		 units_format_time(a, sizeof(a), fl.start),
+		 units_format_time(b, sizeof(b), fl.end), fl.step, why,
 		 fl.n_targets, fl.n_targets == 1 ? "" : "s");
 	dataset_add_note(&d, note_s);
 	if (shared) {

@@ -31,7 +31,7 @@ enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
        OPT_WORK, OPT_WORK_LOG, OPT_MATCH, OPT_WORK_TIMEOUT, OPT_CONN_PORT,
        OPT_GAUGE, OPT_REGIONS, OPT_NO_GPU, OPT_ALL, OPT_USER,
        OPT_MAX_TARGETS, OPT_RESCAN, OPT_CGROUP, OPT_GROUP_BY,
-       OPT_RETAIN, OPT_LISTEN, OPT_WORK_IS_COUNTER };
+       OPT_RETAIN, OPT_LISTEN, OPT_WORK_IS_COUNTER, OPT_TOP };
 
 #define RECORD_MAX_TARGETS 10000  /* --all's default bound (its help says so) */
 
@@ -125,6 +125,9 @@ const struct cli_option record_options[] = {
 		"figures and the analysis so far of every target for "
 		"Prometheus at http://ADDR:PORT/metrics (OpenMetrics; ADDR "
 		"127.0.0.1 unless named; docs/openmetrics.md)"),
+	CLI_OPT(0, "top", OPT_TOP, "N", "watch --all only: at most the N "
+		"worst targets in the live table (default: as many as the "
+		"terminal holds; 20 when not a terminal)"),
 	CLI_OPT('q', "quiet", 'q', NULL, "no live status line, no notes"),
 	CLI_OPT(0, "proc-root", OPT_PROC_ROOT, "DIR", "read DIR instead of "
 		"/proc (for tests)"),
@@ -146,7 +149,8 @@ static void record_usage(FILE *out, const char *verb)
 		fprintf(out,
 "Record like 'memtrend record' and show a live full-terminal view: the\n"
 "footprint and its components, recent samples, the slope so far, requests\n"
-"and connections, the verdict so far, and how much longer to watch.\n");
+"and connections, the verdict so far, and how much longer to watch. With\n"
+"--all, a live table of every process, ranked worst first as 'report' ranks.\n");
 	else
 		fprintf(out,
 "Sample a service's memory into FILE (SQLite) until Ctrl-C, --duration, or\n"
@@ -217,6 +221,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	bool quiet = false;
 	const char *listen = NULL;
 	bool work_is_counter = false;
+	size_t top = 0;
 	int rc = EXIT_USAGE, c;
 	optind = 1;
 	opterr = 0;  /* our own message, naming the command */
@@ -339,6 +344,19 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 			if (parse_dur("--rescan", optarg, &o.rescan_s))
 				goto out;
 			break;
+		case OPT_TOP: {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (*end || end == optarg || errno || v == 0 ||
+			    *optarg == '-' || v > 1000000) {
+				error("--top: '%s' is not a count from 1 to "
+				      "1000000", optarg);
+				goto out;
+			}
+			top = (size_t)v;
+			break;
+		}
 		case 'q':
 			quiet = true;
 			break;
@@ -420,6 +438,12 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		       o.cgroup || o.group_by)) {
 		error("%s: --user, --cgroup, --group-by, --max-targets and "
 		      "--rescan go with --all", verb);
+		goto out;
+	}
+	if (top && (strcmp(verb, "watch") != 0 || !o.all)) {
+		error("%s: --top N is for 'watch --all' (the rows of its live "
+		      "table)%s", verb, strcmp(verb, "watch") == 0 ? "" :
+		      "; 'memtrend report --top N' ranks a recording");
 		goto out;
 	}
 	if (!n_pids && !o.name_regex && !o.command && !o.all) {
@@ -536,6 +560,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	cli->quiet = quiet;
 	cli->listen = listen;
 	cli->work_is_counter = work_is_counter;
+	cli->top = top;
 	free(gauges);
 	return EXIT_OK;
 bad_source:
@@ -593,8 +618,13 @@ static int foreground_should_stop(void *ctx)
 static void foreground_on_tick(void *ctx, const struct recorder_tick *k)
 {
 	(void)ctx;
-	render_status_line(stderr, k->elapsed_s, k->samples, k->targets,
-			   k->footprint, k->slope_bph);
+	if (k->all)
+		render_status_line_all(stderr, k->elapsed_s, k->samples,
+				       k->processes, k->total_footprint,
+				       k->largest_name, k->largest_footprint);
+	else
+		render_status_line(stderr, k->elapsed_s, k->samples,
+				   k->targets, k->footprint, k->slope_bph);
 }
 
 /* The exporter's side of the hooks (record --listen). */

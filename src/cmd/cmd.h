@@ -105,6 +105,7 @@ struct cli_record {
 				      not --quiet) */
 	const char *listen;        /* --listen [ADDR:]PORT, or NULL */
 	bool work_is_counter;      /* --work-is-counter (analysis.h) */
+	size_t top;                /* watch --all --top N; 0: not given */
 };
 /* Parse argv (verb: "record" or "watch", for messages and --help).
  * EXIT_OK: *cli is ready for recorder_run(); EXIT_USAGE or EXIT_RUNTIME

@@ -85,7 +85,9 @@ const struct cli_option report_options[] = {
 		"Unix seconds)"),
 	CLI_OPT(0, "end", FLEET_OPT_END, "TIME", "the end (default now)"),
 	CLI_OPT(0, "step", FLEET_OPT_STEP, "DUR", "seconds between points "
-		"(default 60s; the scrape interval or more)"),
+		"(default: the data's own interval, read from its sample "
+		"times, no finer than the range in 11,000 points; 60s when "
+		"it cannot be read)"),
 	CLI_OPT(0, "by", FLEET_OPT_BY, "LABEL,...", "one target per value of "
 		"these labels; the series of a target are its incarnations "
 		"(e.g. --by namespace,container across pods)"),

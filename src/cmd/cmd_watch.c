@@ -64,7 +64,11 @@
  * What it does not do: parse options (cli_record_parse(), shared with
  * record), sample or write the file (recorder.c: watch records exactly
  * what record would), compute figures of its own (analysis.c) or format
- * them (render_watch.c). Only the first target is shown.
+ * them (render_watch.c). Only the first target is shown -- but with
+ * --all, whose first target is only the lowest pid, the view is a table
+ * of every process instead: watch_all.c keeps their series (fed by the
+ * recorder's on_sample hook), render_watch_table.c draws it; the
+ * terminal, the signals, the log and the refresh pacing stay here.
  *
  * Exit code: as `record` (0, the command's status for -- COMMAND, 2, 3).
  */
@@ -90,6 +94,7 @@
 #include "live.h"
 #include "source.h"
 #include "store.h"
+#include "watch_all.h"
 
 #define REFRESH_MIN_S 0.25        /* at most 4 refreshes a second */
 #define REFRESH_MAX_S 2.0         /* at least one every 2 s */
@@ -465,6 +470,16 @@ static void rec_on_tick(void *ctx, const struct recorder_tick *tick)
 	}
 }
 
+/* --all's tick: the machine's figures to the table (watch_all.c). */
+static void all_on_tick(void *ctx, const struct recorder_tick *tick)
+{
+	watch_all_on_tick(ctx, tick);
+	if (!atomic_load(&rec_started)) {
+		atomic_store(&rec_started, true);
+		poke(wake_wr);
+	}
+}
+
 /* ---- the series and the analysis so far ------------------------------------------ */
 
 struct watch {
@@ -497,6 +512,8 @@ struct watch {
 	double base_s, period_s, cost_s;
 	bool stdin_keys;           /* read 'q' from stdin */
 	bool out_failed;           /* the view's stream failed */
+	/* --all: every process in a live table instead (watch_all.c). */
+	struct watch_all *all;
 };
 
 /* --append: feed what the file holds of target s into the live series,
@@ -660,6 +677,22 @@ static void watch_analyse(struct watch *w, bool force)
 static uint64_t watch_refresh(struct watch *w, bool force)
 {
 	double t0 = now_monotonic();
+	if (w->all) {
+		/* The targets in turn, a quarter of the refresh interval at
+		 * most (one at least), each at most every 2 s or 2
+		 * intervals, as the exporter does: with many processes a
+		 * round spans several refreshes, the recorder never waits. */
+		struct analysis_options ao;
+		analysis_options_init(&ao);
+		ao.work_is_counter = w->cli->work_is_counter;
+		uint64_t n = watch_all_refresh(w->all, &ao,
+			force ? 0 : fmax(2.0, 2 * w->cli->o.interval_s),
+			force ? 2.0 : w->base_s / 4);
+		w->samples += n;
+		w->cost_s = now_monotonic() - t0;
+		w->period_s = fmax(w->base_s, 4 * w->cost_s);
+		return n;
+	}
 	uint64_t n = watch_drain(w);
 	double drain = now_monotonic() - t0;
 	bool analysed = w->changed || force || !w->have_f;
@@ -693,10 +726,45 @@ static void fill_view(struct watch *w, struct watch_view *v, bool ended)
 	v->last_log = w->screen ? w->log.last : NULL;
 }
 
+/* --all: the table's frame. top: rows wanted (0: all). */
+static void fill_table(struct watch *w, struct watch_table_view *v,
+		       bool ended, size_t top)
+{
+	memset(v, 0, sizeof(*v));
+	v->output = w->cli->o.output;
+	v->interval_s = w->cli->o.interval_s;
+	v->elapsed_s = now_monotonic() - w->started;
+	v->stopping = stop_sig != 0;
+	v->ended = ended;
+	v->refresh_s = w->period_s;
+	v->refresh_cost_s = w->cost_s;
+	v->utf8 = w->utf8;
+	v->last_log = w->screen ? w->log.last : NULL;
+	watch_all_fill(w->all, v, top);
+}
+
+/* Rows of the plain table: --top, else WATCH_PLAIN_TOP. */
+#define WATCH_PLAIN_TOP 20
+
 static void draw(struct watch *w)
 {
 	if (!w->screen || w->out_failed || !w->term.active)
 		return;
+	if (w->all) {
+		struct watch_table_view v;
+		log_last_line(&w->log);
+		int cols, rows;
+		term_size(&w->term, &cols, &rows);
+		/* the rows that fit: the renderer cuts what does not */
+		size_t fit = rows > 4 ? (size_t)rows - 4 : 1;
+		fill_table(w, &v, false, w->cli->top && w->cli->top < fit ?
+			   w->cli->top : fit);
+		v.cols = cols;
+		v.rows_term = rows;
+		if (render_watch_table_screen(w->term.out, &v))
+			w->out_failed = true;
+		return;
+	}
 	struct watch_view v;
 	log_last_line(&w->log);
 	fill_view(w, &v, false);
@@ -709,6 +777,17 @@ static void plain_line(struct watch *w, bool ended)
 {
 	if (w->out_failed)
 		return;
+	if (w->all) {
+		struct watch_table_view v;
+		fill_table(w, &v, ended, w->cli->top ? w->cli->top :
+			   WATCH_PLAIN_TOP);
+		if (render_watch_table_lines(stdout, &v)) {
+			w->out_failed = true;
+			if (!ended)
+				request_stop(SIGTERM);
+		}
+		return;
+	}
 	struct watch_view v;
 	fill_view(w, &v, ended);
 	if (render_watch_line(stdout, &v)) {
@@ -762,8 +841,8 @@ static void view_loop(struct watch *w, struct rec_thread *rt, int wake_rd)
 		double now = now_monotonic();
 		if (started && now >= next) {
 			uint64_t r = watch_refresh(w, false);
-			if (r > 0 && !w->screen && w->have_f &&
-			    w->samples > 0)
+			if (r > 0 && !w->screen &&
+			    ((w->have_f && w->samples > 0) || w->all))
 				plain_line(w, false);
 			need_draw = true;
 			next = now_monotonic() + w->period_s;
@@ -839,8 +918,11 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 	struct rec_thread rt = {
 		.o = &cli->o,
 		.hooks = {.should_stop = rec_should_stop,
-			  .on_tick = rec_on_tick,
-			  .ctx = &w->feed,
+			  .on_tick = w->all ? all_on_tick : rec_on_tick,
+			  .on_sample = w->all ? watch_all_on_sample : NULL,
+			  .on_target_end = w->all ? watch_all_on_target_end :
+					   NULL,
+			  .ctx = w->all ? (void *)w->all : (void *)&w->feed,
 			  .wake_fd = recpipe[0]},
 		.wake_fd = pipefd[1],
 	};
@@ -907,7 +989,9 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 		fclose(w->term.out);
 		log_stop(&w->log);
 	}
-	if (!e && w->have_f && w->samples > 0 && !w->out_failed) {
+	if (!e && w->all && !w->out_failed) {
+		plain_line(w, true);
+	} else if (!e && w->have_f && w->samples > 0 && !w->out_failed) {
 		struct watch_view v;
 		fill_view(w, &v, true);
 		w->out_failed = render_watch_line(stdout, &v) != 0;
@@ -929,6 +1013,7 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 	if (w->have_an)
 		series_release(&w->an);
 	live_free(w->live);
+	watch_all_free(w->all);
 	if (w->have_old)
 		dataset_release(&w->old);
 	pthread_mutex_lock(&w->feed.lock);
@@ -974,8 +1059,12 @@ int cmd_watch(int argc, char **argv)
 		w.source_fig[i] = source_role(cli.o.sources[i]) ==
 				  SOURCE_WORK ? LIVE_REQUESTS : 0;
 	w.conn_ports = cli.o.n_conn_ports > 0;
-	/* --append: what the file holds already, read once. */
-	if (cli.o.append && store_is_recording(cli.o.output)) {
+	if (cli.o.all)
+		w.all = watch_all_new();
+	/* --append: what the file holds already, read once (the single
+	 * target's view: the table of --all starts from what it sees). */
+	if (!cli.o.all && cli.o.append &&
+	    store_is_recording(cli.o.output)) {
 		struct store_read_options ro = {.components = true};
 		if (store_read_dataset(cli.o.output, &ro, &w.old) == 0)
 			w.have_old = true;

@@ -34,6 +34,10 @@
 	((size_t)(FLEET_BATCH_MEMORY / FLEET_POINT_BYTES))
 #define FLEET_MAX_SERIES_DEFAULT 10000
 #define FLEET_API_WARNINGS_MAX 16    /* distinct ones said; then counted */
+#define FLEET_STEP_DEFAULT 60.0      /* when the data's interval is unknown */
+/* Fewer analysed readings than this, inconclusive: the step may have
+ * starved the analysis (the "short window" bound of docs/verdicts.md). */
+#define FLEET_STARVED_SAMPLES 20
 
 struct batch {
 	char *query;               /* owned: the selector of this batch */
@@ -54,6 +58,8 @@ struct fleet {
 	const struct analysis_options *ao;
 	struct prom_config pc;
 	double start, end, step;
+	double data_step;          /* the data's own interval (fleet_step.c);
+				      NAN: not read */
 	size_t points;             /* per series over the whole range */
 	bool names_differ;         /* several metric names: keep __name__ */
 	size_t max_series;         /* --max-series or its default */
@@ -86,6 +92,25 @@ struct fleet {
 
 /* A warning from the API or ours, said once (cli_fleet.c). */
 void fleet_say_once(struct fleet *fl, const char *key, const char *text);
+
+/* fleet_step.c: */
+/* The interval of the series ls (its sample times, read by one query
+ * of timestamp() over at most 10 minutes of [start, end]); NAN when it
+ * cannot be read (fewer than 3 samples there, or the query failed: said
+ * by the client). */
+double fleet_data_step(struct prom_client *pc, const struct prom_lset *ls,
+		       double start, double end);
+/* The step when --step is not given: the data's interval, but no finer
+ * than [start, end] in FLEET_MAX_POINTS points; FLEET_STEP_DEFAULT when
+ * the interval is unknown. */
+double fleet_default_step(double data_step, double start, double end);
+/* Inconclusive on fewer than FLEET_STARVED_SAMPLES readings, with
+ * advice to watch longer. */
+bool fleet_starved(const struct target_findings *f);
+/* For such a target read at step, coarser than the data's interval
+ * (or that interval unknown): the advice becomes --step (SETTLE_STEP). */
+void fleet_step_advice(struct target_findings *f, double step,
+		       double data_step);
 
 /* fleet_run.c: */
 /* How many series an expression gives (a cheap query, a few points per

@@ -16,6 +16,7 @@
  * fleet.h is taken under it. A target's series, its points and its
  * analysis belong to one worker until it is added to fl->targets.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -194,6 +195,20 @@ static void check_metric(struct fleet *fl, const struct prom_lset *ls)
 	}
 }
 
+/* The series' `pid` label (memtrend's own exporter, process exporters
+ * that carry one) as a process id; -1 when it has none or it is not one
+ * (the report then says the series' name, "(no pid)" no more). */
+static int64_t pid_of(const struct prom_lset *ls)
+{
+	const char *v = prom_lset_get(ls, "pid");
+	char *end;
+	errno = 0;
+	long long p = strtoll(v, &end, 10);
+	if (!*v || *end || errno || p <= 0 || p > 0x7fffffff)
+		return -1;
+	return p;
+}
+
 /* A target from the raw series members[0..n) (one, or a --by group),
  * sets[i] the label set of raw[i]. */
 static struct series *build_target(struct fleet *fl, struct prom_fetch *fx,
@@ -227,8 +242,8 @@ static struct series *build_target(struct fleet *fl, struct prom_fetch *fx,
 			if (fx->raw[members[j]].n)
 				cut = fx->raw[members[j]].t[0];
 		char *comm = n > 1 ? prom_group_member_name(&g, i) : NULL;
-		uint32_t inc = series_add_incarnation(s, -1, 0, r->t[0], comm,
-						      NULL);
+		uint32_t inc = series_add_incarnation(s, pid_of(&r->ls), 0,
+						      r->t[0], comm, NULL);
 		free(comm);
 		bool amb = false;
 		const struct work_series *w = fl->n_work ?

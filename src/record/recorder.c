@@ -191,6 +191,12 @@ struct recorder {
 	struct recorder_first first;
 	struct sys_mem first_sys;
 	size_t target_rows;        /* targets added to the file */
+	/* --all: this tick's processes sampled, their summed footprint and
+	 * the largest of them (recorder_tick.host), reset at each tick. */
+	size_t tick_procs;
+	double tick_total;
+	double tick_top_fp;
+	char tick_top_name[128];
 };
 
 static void slope_add(struct slope_buf *b, double t, double y)
@@ -527,6 +533,15 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 			.mem = &r->main.mem,
 		};
 		rec->hooks->on_sample(rec->hooks->ctx, &x);
+	}
+	if (rec->o->all && isfinite(fp)) {
+		rec->tick_procs++;
+		rec->tick_total += fp;
+		if (!(fp <= rec->tick_top_fp)) {
+			rec->tick_top_fp = fp;
+			snprintf(rec->tick_top_name,
+				 sizeof(rec->tick_top_name), "%s", r->name);
+		}
 	}
 	if (r == &rec->roots[0]) {
 		rec->status_fp = fp;
@@ -1118,6 +1133,10 @@ static void tick(struct recorder *rec, double t, double mono)
 	f->mem = NULL;
 	f->smaps = NULL;
 	f->sys = NULL;
+	rec->tick_procs = 0;
+	rec->tick_total = 0;
+	rec->tick_top_fp = NAN;
+	rec->tick_top_name[0] = '\0';
 	host_scan(rec, t, mono);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		sample_root(rec, &rec->roots[i], t, mono);
@@ -1170,6 +1189,11 @@ static void tick_report(struct recorder *rec, double t, double mono)
 		.slope_bph = rec->slope_bph,
 		.target_rows = rec->target_rows,
 		.first = rec->n_roots ? &rec->first : NULL,
+		.all = rec->o->all,
+		.processes = rec->tick_procs,
+		.total_footprint = rec->tick_procs ? rec->tick_total : NAN,
+		.largest_name = rec->tick_procs ? rec->tick_top_name : NULL,
+		.largest_footprint = rec->tick_top_fp,
 	};
 	rec->hooks->on_tick(rec->hooks->ctx, &tick);
 }

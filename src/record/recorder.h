@@ -133,7 +133,9 @@ struct recorder_first {
 };
 
 /* What the caller hears after every tick (the status line of `record`,
- * the view of `watch`). Figures of the first root target. */
+ * the view of `watch`). Figures of the first root target, and with --all
+ * (where the first root is only the lowest pid, PID 1 for a whole host)
+ * the host's: how many processes, their sum, the largest. */
 struct recorder_tick {
 	double t;                  /* the tick's stamp (UTC seconds) */
 	double elapsed_s;          /* since recording started */
@@ -148,6 +150,15 @@ struct recorder_tick {
 	const struct recorder_first *first; /* the first root target at
 					       this tick; NULL when there
 					       is none */
+	/* --all only (all true): the processes sampled at this tick, the
+	 * sum of their footprints (NAN when none) and the largest of them
+	 * (its name valid during the call; NULL when none). A sum, not a
+	 * host's used memory: shared memory counts once per process. */
+	bool all;
+	size_t processes;
+	double total_footprint;
+	const char *largest_name;
+	double largest_footprint;
 };
 
 /* One process sample of a root target, as written (on_sample). */

@@ -91,6 +91,14 @@ char *render_settle_string(const struct target_findings *f);
  * render_status_end() finishes the line. */
 void render_status_line(FILE *out, double elapsed_s, uint64_t samples,
 			size_t targets, double footprint, double slope_bph);
+/* The same for `record --all`, whose first target (the lowest pid) says
+ * nothing of a host: elapsed, samples, the processes sampled at the last
+ * tick, the sum of their footprints and the largest by name (escaped
+ * here), each labelled: "recording 0:12  3400 samples  22 processes
+ * (sum 1.2 GiB, largest postgres 310 MiB)". NAN and NULL show "-". */
+void render_status_line_all(FILE *out, double elapsed_s, uint64_t samples,
+			    size_t processes, double total,
+			    const char *largest_name, double largest);
 void render_status_end(FILE *out);
 
 /* Escaping (render_escape.c). Both write a NUL-terminated result of at
@@ -260,6 +268,46 @@ int render_watch_screen(FILE *out, const struct watch_view *v);
  * samples, footprint, slope, work, verdict and progress. */
 int render_watch_line(FILE *out, const struct watch_view *v);
 
+
+/* ---- the live table of `memtrend watch --all` (render_watch_table.c) ---- */
+
+#include "live_table.h"
+
+/* What one frame of the table shows; cmd/watch_all.c fills it in. */
+struct watch_table_view {
+	const char *output;        /* the recording's file name */
+	double interval_s;         /* sampling interval */
+	double elapsed_s;          /* since watch started */
+	size_t n_targets;          /* targets followed now */
+	uint64_t samples;          /* samples of every target so far */
+	const struct live_table_row *rows; /* the worst first */
+	size_t n_rows;             /* rows given (at most --top) */
+	bool stopping;             /* a stop was asked for */
+	bool ended;                /* the recorder has finished */
+	double refresh_s;          /* time between refreshes now */
+	double refresh_cost_s;     /* last drain + analyses; NAN before */
+	size_t analysed;           /* targets analysed at the last refresh */
+	const char *last_log;      /* the recorder's last line on stderr
+				      (raw: escaped here), or NULL */
+	int cols, rows_term;       /* terminal size (0: 80 x 24) */
+	bool utf8;                 /* the terminal shows UTF-8 */
+};
+/* The column heads of a row, and one row (rank from 1): "  #      PID
+ * VERDICT SO FAR        SLOPE   FOOTPRINT  SAMPLES  TARGET", the target's
+ * name escaped and last (its width varies). A target not analysed yet
+ * says "new", one analysed without a slope "collecting". */
+void render_watch_table_head(char *buf, size_t n);
+void render_watch_table_row(char *buf, size_t n, size_t rank,
+			    const struct live_table_row *r);
+/* One frame: a title, the column heads, as many rows as the terminal
+ * holds above the log and refresh lines (the rest counted in one line),
+ * drawn as render_watch_screen() draws. Returns 0, or -1 when out could
+ * not be written. */
+int render_watch_table_screen(FILE *out, const struct watch_table_view *v);
+/* When stdout is not a terminal: a heading line ("0:00:03  22 targets
+ * 412 samples") and the rows given, under the column heads; when ended,
+ * where the evidence is. */
+int render_watch_table_lines(FILE *out, const struct watch_table_view *v);
 
 /* ---- `memtrend check` (render_gate.c) ------------------------------------ */
 

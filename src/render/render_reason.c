@@ -142,6 +142,13 @@ static const char *dur_w(struct words *w, int i, double s)
 	return units_format_duration(w->b[i], sizeof(w->b[i]), s);
 }
 
+/* A step as --step takes it back: "15s", "0.5s". */
+static const char *step_w(struct words *w, int i, double s)
+{
+	snprintf(w->b[i], sizeof(w->b[i]), "%gs", s);
+	return w->b[i];
+}
+
 static const char *time_w(struct words *w, int i, double t)
 {
 	return units_format_time(w->b[i], sizeof(w->b[i]), t);
@@ -712,6 +719,26 @@ int render_settle(FILE *out, const struct target_findings *f)
 			"service takes its usual work; or record its work "
 			"counter with it (--work, --work-log or --work-cmd)", dur_w(&w, 0, st->need_s),
 			dur_w(&w, 1, st->more_s));
+		break;
+	case SETTLE_STEP:
+		/* Prometheus' readings at a step coarser than the data:
+		 * watching longer is not the cure, a finer step is. */
+		if (isfinite(st->data_step_s))
+			fprintf(out, "use --step %s, the data's own interval "
+				"(at --step %s: %zu sample%s over %s)",
+				step_w(&w, 0, st->data_step_s),
+				step_w(&w, 1, st->step_s),
+				f->analysed_samples,
+				f->analysed_samples == 1 ? "" : "s",
+				dur_w(&w, 2, f->an_span_s));
+		else
+			fprintf(out, "use a finer --step, down to the data's "
+				"scrape interval (at --step %s: %zu sample%s "
+				"over %s), or a longer --range",
+				step_w(&w, 0, st->step_s),
+				f->analysed_samples,
+				f->analysed_samples == 1 ? "" : "s",
+				dur_w(&w, 1, f->an_span_s));
 		break;
 	case SETTLE_RESTARTS:
 		fprintf(out, "incarnations live about %s, shorter than the %s "

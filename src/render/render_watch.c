@@ -34,6 +34,7 @@
 
 #include "common.h"
 #include "render.h"
+#include "render_watch_internal.h"
 #include "units.h"
 
 #define LABEL_W 11                /* "footprint  " */
@@ -114,7 +115,7 @@ static int cp_width(unsigned cp)
 	return 1;
 }
 
-static int display_width(const char *s)
+int render_display_width(const char *s)
 {
 	int w = 0;
 	const unsigned char *p = (const unsigned char *)s;
@@ -127,9 +128,9 @@ static int display_width(const char *s)
 }
 
 /* Write s cut to cols display columns; a cut line ends in an ellipsis. */
-static void put_fitted(FILE *out, const char *s, int cols, bool utf8)
+void render_put_fitted(FILE *out, const char *s, int cols, bool utf8)
 {
-	if (display_width(s) <= cols) {
+	if (render_display_width(s) <= cols) {
 		fputs(s, out);
 		return;
 	}
@@ -357,7 +358,7 @@ static void add_title(struct frame *fr, const struct watch_view *v)
 		 "%llu sample%s", file, state, iv, el, samples,
 		 samples == 1 ? "" : "s");
 	const char *hint = v->ended ? "" : "q or Ctrl-C stops";
-	int pad = v->cols - display_width(left) -
+	int pad = v->cols - render_display_width(left) -
 		  (int)strlen(hint);
 	if (*hint && pad >= 2)
 		frame_add(fr, "%s%*s%s", left, pad, "", hint);
@@ -471,7 +472,7 @@ static void add_slope(struct frame *fr, const struct watch_view *v)
 	char more[80];
 	snprintf(more, sizeof(more), ", detectable %s",
 		 units_format_slope(d, sizeof(d), f->detectable_bph, dec(v)));
-	if (display_width(line) + display_width(more) <= v->cols)
+	if (render_display_width(line) + render_display_width(more) <= v->cols)
 		frame_add(fr, "%s%s", line, more);
 	else
 		frame_add(fr, "%s", line);
@@ -544,7 +545,7 @@ static void add_verdict(struct frame *fr, const struct watch_view *v,
 	const char *p = text;
 	for (int l = 0; l < lines && *p; l++) {
 		const char *label = l == 0 ? "verdict" : "";
-		if (l == lines - 1 || display_width(p) <= room ||
+		if (l == lines - 1 || render_display_width(p) <= room ||
 		    room < 20) {
 			frame_add(fr, "%-*s%s", LABEL_W, label, p);
 			break;
@@ -671,7 +672,7 @@ int render_watch_screen(FILE *out, const struct watch_view *v)
 	for (int r = 0; r < rows; r++) {
 		fprintf(out, "\033[%d;1H\033[2K", r + 1);
 		if ((size_t)r < fr.n)
-			put_fitted(out, fr.lines[r], cols, vv.utf8);
+			render_put_fitted(out, fr.lines[r], cols, vv.utf8);
 	}
 	fprintf(out, "\033[%d;1H", rows);
 	frame_release(&fr);

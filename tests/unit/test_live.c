@@ -7,7 +7,14 @@
  * unthinned recent footprints; and a snapshot that analysis_run() takes
  * and that gives, below the bound, what the full series gives.
  *
- * What it does not test: the recorder's hook or the view (e2e watch.sh).
+ * And live_table.c, the many series of `watch --all`: samples go to
+ * their target by id, targets are analysed in turn (a gap between two
+ * analyses of one target, at least one per call), ranked in the
+ * report's order (rank.h, the same order rank_targets() gives on the
+ * full series), ended ones left out.
+ *
+ * What it does not test: the recorder's hook or the view (e2e watch.sh,
+ * watch_all.sh).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -21,6 +28,8 @@
 
 #include "analysis.h"
 #include "live.h"
+#include "live_table.h"
+#include "rank.h"
 
 #define T0 1.7e9
 
@@ -220,6 +229,150 @@ static void test_recent_order_incarnations(void **state)
 	live_free(l);
 }
 
+#define MiB 1048576.0
+
+/* Target id's sample i of 60 at 1 s: "grower" +1 MiB a sample, "steady"
+ * flat at 10 MiB, "big" flat at 300 MiB. */
+static double table_fp(int64_t id, size_t i)
+{
+	return id == 3 ? 20 * MiB + MiB * (double)i :
+	       id == 7 ? 10 * MiB : 300 * MiB;
+}
+
+static const char *table_name(int64_t id)
+{
+	return id == 3 ? "grower" : id == 7 ? "steady" : "big";
+}
+
+static void table_feed(struct live_table *t, int64_t id, size_t from,
+		       size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		struct live_sample x = {.t = T0 + (double)i,
+					.footprint = table_fp(id, i)};
+		for (int c = 0; c < COMP_COUNT; c++)
+			x.comp[c] = NAN;
+		live_table_sample(t, id, table_name(id), 100 + id, 5, T0,
+				  table_name(id), &x);
+	}
+}
+
+static void test_table(void **state)
+{
+	(void)state;
+	struct live_table *t = live_table_new(128, 4096);
+	live_table_set_machine(t, 8192 * MiB, 0, 0, 4096 * MiB);
+	/* Interleaved as the recorder sends them: every target each tick. */
+	for (size_t i = 0; i < 60; i++) {
+		table_feed(t, 7, i, i + 1);
+		table_feed(t, 3, i, i + 1);
+	}
+	assert_int_equal(live_table_count(t), 2);
+	assert_int_equal(live_table_samples(t), 120);
+	/* Nothing analysed yet: the largest first, "new". */
+	struct live_table_row rows[4];
+	assert_int_equal(live_table_ranked(t, rows, 4), 2);
+	assert_false(rows[0].analysed);
+	assert_string_equal(rows[0].name, "grower");
+	assert_true(rows[0].footprint == 79 * MiB);
+
+	/* Both due; a budget of 0 still analyses one, the next call the
+	 * other, a third none (nothing new). */
+	struct analysis_options ao;
+	analysis_options_init(&ao);
+	assert_int_equal(live_table_analyse(t, &ao, 100, 0), 1);
+	assert_int_equal(live_table_analyse(t, &ao, 100, 0), 1);
+	assert_int_equal(live_table_analyse(t, &ao, 100, 10), 0);
+	/* New samples, but within the gap of 100 s: none due. */
+	table_feed(t, 3, 60, 61);
+	assert_int_equal(live_table_analyse(t, &ao, 100, 10), 0);
+
+	/* A target seen after the analyses: last, as "new", however
+	 * large. */
+	table_feed(t, 9, 0, 1);
+	assert_int_equal(live_table_ranked(t, rows, 4), 3);
+	assert_string_equal(rows[0].name, "grower");
+	assert_true(rows[0].analysed && rows[0].has_trend);
+	assert_int_equal(rows[0].verdict, VERDICT_GROWING);
+	assert_int_equal(rows[0].pid, 103);
+	assert_int_equal(rows[0].samples, 61);
+	assert_int_equal(rows[0].analysed_at, 60);
+	/* +1 MiB a second, exactly: 3600 MiB/h */
+	assert_true(fabs(rows[0].slope_bph - 3600 * MiB) < 1);
+	assert_true(rows[0].eta_s > 0);
+	assert_string_equal(rows[1].name, "steady");
+	assert_true(rows[1].analysed);
+	assert_int_not_equal(rows[1].verdict, VERDICT_GROWING);
+	assert_true(rows[1].slope_bph == 0);
+	assert_int_equal(rows[1].samples, 60);
+	assert_string_equal(rows[2].name, "big");
+	assert_false(rows[2].analysed);
+	assert_int_equal(rows[2].samples, 1);
+	/* --top: the worst only. */
+	assert_int_equal(live_table_ranked(t, rows, 1), 1);
+	assert_string_equal(rows[0].name, "grower");
+
+	/* The same order as a report's of the same samples (rank.h). */
+	struct series full[2];
+	struct target_findings f[2];
+	const int64_t ids[2] = {7, 3};
+	for (size_t k = 0; k < 2; k++) {
+		series_init(&full[k], table_name(ids[k]));
+		series_add_incarnation(&full[k], 100 + ids[k], 5, T0,
+				       table_name(ids[k]), NULL);
+		for (size_t i = 0; i < 60; i++)
+			series_append(&full[k], T0 + (double)i,
+				      table_fp(ids[k], i), 0);
+		full[k].mem_total = 8192 * MiB;
+		full[k].quantum = 4096;
+		full[k].quantum_exact = true;
+		analysis_run(&full[k], &ao, &f[k]);
+	}
+	size_t order[2];
+	rank_targets(f, 2, order);
+	assert_string_equal(f[order[0]].series->name, "grower");
+	assert_string_equal(f[order[1]].series->name, "steady");
+	assert_int_equal(f[order[0]].verdict, VERDICT_GROWING);
+	assert_int_equal(f[order[1]].verdict, rows[1].verdict);
+	for (size_t k = 0; k < 2; k++) {
+		analysis_release(&f[k]);
+		series_release(&full[k]);
+	}
+
+	/* An ended target leaves the table; its samples stay counted. */
+	live_table_end(t, 3);
+	live_table_end(t, 12345);  /* unknown: ignored */
+	assert_int_equal(live_table_count(t), 2);
+	assert_int_equal(live_table_samples(t), 122);
+	assert_int_equal(live_table_ranked(t, rows, 4), 2);
+	assert_string_equal(rows[0].name, "steady");
+	live_table_free(t);
+}
+
+/* One call with room in its budget analyses every target due, whatever
+ * the cursor (it once skipped one target in two after the first). */
+static void test_table_round(void **state)
+{
+	(void)state;
+	struct live_table *t = live_table_new(128, 4096);
+	struct analysis_options ao;
+	analysis_options_init(&ao);
+	for (int64_t id = 1; id <= 5; id++)
+		table_feed(t, id, 0, 10);
+	assert_int_equal(live_table_analyse(t, &ao, 0, 0), 1);
+	for (int64_t id = 1; id <= 5; id++)
+		table_feed(t, id, 10, 11);
+	assert_int_equal(live_table_analyse(t, &ao, 0, 60), 5);
+	assert_int_equal(live_table_analyse(t, &ao, 0, 60), 0);
+	struct live_table_row rows[5];
+	assert_int_equal(live_table_ranked(t, rows, 5), 5);
+	for (size_t i = 0; i < 5; i++) {
+		assert_true(rows[i].analysed);
+		assert_int_equal(rows[i].analysed_at, 11);
+	}
+	live_table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +381,8 @@ int main(void)
 		cmocka_unit_test(test_readings),
 		cmocka_unit_test(test_recorded_no_readings),
 		cmocka_unit_test(test_recent_order_incarnations),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_round),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

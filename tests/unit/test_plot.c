@@ -474,6 +474,103 @@ static void test_watch_view(void **state)
 	series_release(&s);
 }
 
+/* ---- the table of watch --all, record --all's status line ------------- */
+
+static void test_watch_table(void **state)
+{
+	(void)state;
+	/* Inputs -> the row each gives (the column heads above them). */
+	static const struct {
+		struct live_table_row r;
+		const char *want;
+	} cases[] = {
+		{{.name = "srv\033[2J", .pid = 4321, .samples = 412,
+		  .footprint = 101 * MiB, .analysed = true,
+		  .verdict = VERDICT_GROWING, .has_trend = true,
+		  .slope_bph = 1 * MiB},
+		 "   1     4321  growing              +1 MiB/h     101 MiB"
+		 "      412  srv\\x1b[2J"},
+		{{.name = "bash", .pid = 17, .samples = 2,
+		  .footprint = 1.5 * MiB, .analysed = true,
+		  .verdict = VERDICT_INCONCLUSIVE, .slope_bph = NAN},
+		 "   2       17  collecting                  -     1.5 M"
+		 "iB        2  bash"},
+		{{.name = "late", .pid = 9, .samples = 1,
+		  .footprint = 300 * MiB, .slope_bph = NAN},
+		 "   3        9  new                         -     300 M"
+		 "iB        1  late"},
+	};
+	char line[512];
+	render_watch_table_head(line, sizeof(line));
+	assert_string_equal(line, "   #      PID  VERDICT SO FAR          "
+			    "SLOPE   FOOTPRINT  SAMPLES  TARGET");
+	struct live_table_row rows[3];
+	for (size_t i = 0; i < 3; i++) {
+		render_watch_table_row(line, sizeof(line), i + 1,
+				       &cases[i].r);
+		assert_string_equal(line, cases[i].want);
+		rows[i] = cases[i].r;
+	}
+
+	/* The screen: 80 x 7 holds the title, the heads, 2 rows, one line
+	 * for the rest, the log and refresh lines. */
+	struct watch_table_view v = {
+		.output = "host.db", .interval_s = 1, .elapsed_s = 65,
+		.n_targets = 22, .samples = 1400, .rows = rows, .n_rows = 3,
+		.refresh_s = 1, .refresh_cost_s = 0.012, .analysed = 4,
+		.cols = 80, .rows_term = 7,
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	assert_int_equal(render_watch_table_screen(m, &v), 0);
+	fclose(m);
+	char *r[16];
+	int n = screen_rows(buf, r, 16);
+	assert_int_equal(n, 7);
+	assert_string_equal(r[0], "memtrend watch  host.db  recording every "
+			    "1 s  0:01:05  22 targets, 1400 samples");
+	assert_string_equal(r[2], cases[0].want);
+	assert_string_equal(r[3], cases[1].want);
+	assert_string_equal(r[4], "   ... 20 more (memtrend report host.db "
+			    "ranks them all)");
+	assert_string_equal(r[5], "");
+	assert_string_equal(r[6], "refresh    every 1 s; targets analysed in "
+			    "turn (4 at the last refresh, 12 ms)");
+	for (int i = 0; i < n; i++) {
+		assert_true(columns(r[i], strlen(r[i])) <= 80);
+		assert_null(strchr(r[i], '\033'));
+		free(r[i]);
+	}
+	free(buf);
+
+	/* Plain: a heading, the heads, every row given. */
+	v.ended = true;
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	assert_int_equal(render_watch_table_lines(m, &v), 0);
+	fclose(m);
+	char want[2048];
+	render_watch_table_head(line, sizeof(line));
+	snprintf(want, sizeof(want), "0:01:05  ended  22 targets  1400 "
+		 "samples  (the worst 3)  (evidence: memtrend report "
+		 "host.db)\n%s\n%s\n%s\n%s\n", line, cases[0].want,
+		 cases[1].want, cases[2].want);
+	assert_string_equal(buf, want);
+	free(buf);
+
+	/* record --all's status line: labelled, the name escaped. */
+	buf = NULL;
+	m = open_memstream(&buf, &len);
+	render_status_line_all(m, 12, 3400, 22, 1.5 * 1024 * MiB,
+			       "post\033gres", 310 * MiB);
+	fclose(m);
+	assert_string_equal(buf, "\r\033[Krecording 12 s  3400 samples  22 "
+			    "processes (sum 1.5 GiB, largest post\\x1bgres "
+			    "310 MiB)");
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_plot_large),
 		cmocka_unit_test(test_sparkline_table),
 		cmocka_unit_test(test_watch_view),
+		cmocka_unit_test(test_watch_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
