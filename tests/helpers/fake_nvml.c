@@ -11,6 +11,9 @@
  *   proc DEV compute|graphics PID MEM  a process entry; MEM in bytes or
  *                                      "na" (NVML_VALUE_NOT_AVAILABLE)
  *   mem DEV TOTAL USED                 device memory (default 0 0)
+ *   name DEV TEXT                      nvmlDeviceGetName's answer (the
+ *                                      rest of the line; default
+ *                                      "Fake GPU")
  *   fail init|count|processes|memory   that call returns an error
  *   notsupported graphics              graphics lists are NOT_SUPPORTED
  * Process queries honour the caller's *infoCount like the real library:
@@ -61,6 +64,7 @@ static struct {
 	int fail_init, fail_count, fail_processes, fail_memory;
 	int graphics_not_supported;
 	unsigned long long total[FAKE_MAX_DEVICES], used[FAKE_MAX_DEVICES];
+	char name[FAKE_MAX_DEVICES][64];
 	struct fake_proc procs[FAKE_MAX_PROCS];
 	unsigned n_procs;
 } sc;
@@ -77,9 +81,10 @@ static void load_script(void)
 		return;
 	char line[256], a[32], b[32], c[32];
 	unsigned long long x, y;
-	int dev;
+	int dev, pos;
 	unsigned pid;
 	while (fgets(line, sizeof(line), f)) {
+		pos = 0;
 		if (line[0] == '#')
 			continue;
 		if (sscanf(line, "devices %u", &sc.devices) == 1) {
@@ -100,6 +105,13 @@ static void load_script(void)
 			if (dev >= 0 && dev < FAKE_MAX_DEVICES) {
 				sc.total[dev] = x;
 				sc.used[dev] = y;
+			}
+		} else if (sscanf(line, "name %d %n", &dev, &pos) == 1 &&
+			   pos > 0) {
+			if (dev >= 0 && dev < FAKE_MAX_DEVICES) {
+				snprintf(sc.name[dev], sizeof(sc.name[dev]),
+					 "%s", line + pos);
+				sc.name[dev][strcspn(sc.name[dev], "\n")] = 0;
 			}
 		} else if (sscanf(line, "fail %31s", c) == 1) {
 			sc.fail_init |= strcmp(c, "init") == 0;
@@ -186,6 +198,18 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 	memory->total = sc.total[i];
 	memory->used = sc.used[i];
 	memory->free = sc.total[i] - sc.used[i];
+	return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+	if (!init_count)
+		return NVML_ERROR_UNINITIALIZED;
+	load_script();
+	int i = dev_index(device);
+	if (i < 0 || (unsigned)i >= sc.devices || !name || length == 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	snprintf(name, length, "%s", sc.name[i][0] ? sc.name[i] : "Fake GPU");
 	return NVML_SUCCESS;
 }
 
