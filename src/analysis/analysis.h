@@ -58,7 +58,8 @@ struct exhaustion_finding {
 	bool found;
 	double limit_bytes;
 	const char *limit_source;  /* "--limit", "cgroup limit", "MemTotal",
-				      "GPU memory" (a device's pool) */
+				      "GPU memory less what others hold"
+				      (a device's pool) */
 	int pool;                  /* index into target_findings.pools of the
 				      pool that runs out first; -1 none */
 	double eta_s;              /* at the measured slope */
@@ -139,7 +140,8 @@ struct pool_finding {
 	double limit_bytes;        /* what the target can reach in it; NAN
 				      unknown */
 	const char *limit_source;  /* static: "MemTotal", "cgroup limit",
-				      "--limit", "GPU memory"; NULL unknown */
+				      "--limit", "GPU memory less what
+				      others hold"; NULL unknown */
 	double device_total;       /* POOL_GPU: the device's memory; NAN */
 	double first, last;        /* the target's bytes in the pool at the
 				      analysed incarnation's first and last

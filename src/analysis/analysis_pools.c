@@ -158,7 +158,7 @@ void pools_find(const struct series *s, const struct analysis_options *o,
 		const struct series_gpu_limit *g = &s->gpu_limits[d];
 		if (isfinite(g->total) && isfinite(g->used) && g->total > 0) {
 			p->limit_bytes = g->total - (g->used - p->last);
-			p->limit_source = "GPU memory";
+			p->limit_source = "GPU memory less what others hold";
 		}
 		double growth = p->last - p->first;
 		if (isfinite(p->limit_bytes) && growth > 0 &&

@@ -349,15 +349,15 @@ static void mem_add(struct proc_mem *sum, const struct proc_mem *m)
 	sum->footprint = nan0(sum->footprint) + nan0(m->footprint);
 	if (!isnan(m->gpu))
 		sum->gpu = nan0(sum->gpu) + m->gpu;
-	/* Each device's part; the room a device leaves the members together
-	 * is its total less what processes outside them hold: one member's
-	 * room (total - used + its own) plus the others' own. */
+	/* Each device's part; its total and used memory are the device's,
+	 * whichever member read them (the room left to the members together
+	 * is then total - used + their sum, analysis_pools.c). */
 	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++) {
 		if (isnan(m->gpu_dev[d]))
 			continue;
 		sum->gpu_dev[d] = nan0(sum->gpu_dev[d]) + m->gpu_dev[d];
-		sum->gpu_room[d] = isnan(sum->gpu_room[d]) ? m->gpu_room[d] :
-				   sum->gpu_room[d] + m->gpu_dev[d];
+		sum->gpu_total[d] = m->gpu_total[d];
+		sum->gpu_used[d] = m->gpu_used[d];
 	}
 }
 
@@ -368,7 +368,7 @@ static void mem_clear(struct proc_mem *m)
 			       .shmem = NAN, .swap = NAN, .pagetables = NAN,
 			       .footprint = NAN, .gpu = NAN};
 	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++)
-		m->gpu_dev[d] = m->gpu_room[d] = NAN;
+		m->gpu_dev[d] = m->gpu_total[d] = m->gpu_used[d] = NAN;
 }
 
 static void children_rescan(struct recorder *rec, struct root *r, double t)

@@ -261,9 +261,8 @@ static double nvml_sample(struct gpu_recorder *g, struct gpu_proc *p,
 		region_put(p, st, inc_id, t, &row);
 		if (d < SERIES_GPU_DEVICES) {
 			m->gpu_dev[d] = per[d];
-			/* what the others hold: used includes this process */
-			m->gpu_room[d] = g->dev_total[d] -
-					 (g->dev_used[d] - per[d]);
+			m->gpu_total[d] = g->dev_total[d];
+			m->gpu_used[d] = g->dev_used[d];
 		}
 	}
 	regions_gone(p, st, inc_id, t, "nvml");
@@ -276,7 +275,7 @@ void gpu_proc_sample(struct gpu_recorder *g, struct gpu_proc *p,
 {
 	m->gpu = NAN;
 	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++)
-		m->gpu_dev[d] = m->gpu_room[d] = NAN;
+		m->gpu_dev[d] = m->gpu_total[d] = m->gpu_used[d] = NAN;
 	if (!g || !p)
 		return;
 	double drm = drm_sample(g, p, st, inc_id, t, mono);
