@@ -857,6 +857,9 @@ void analysis_release(struct target_findings *f)
 	free(f->warmups);
 	f->warmups = NULL;
 	idle_findings_release(&f->idle);
+	free(f->pools);
+	f->pools = NULL;
+	f->n_pools = 0;
 	restart_findings_release(&f->restarts);
 	step_findings_release(&f->steps);
 	periodic_finding_release(&f->periodic);

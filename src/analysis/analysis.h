@@ -218,8 +218,8 @@ struct target_findings {
 	 * always, once analysis_run has run); exhaustion is the earliest
 	 * of theirs, concern_pool the one whose growth the slope of concern
 	 * follows (-1: none). */
-	struct pool_finding pools[ANALYSIS_POOLS_MAX];
-	size_t n_pools;
+	struct pool_finding *pools; /* owned: analysis_release() */
+	size_t n_pools;            /* at most ANALYSIS_POOLS_MAX */
 	int concern_pool;
 	struct incarnation_summary *per_inc;    /* owned; n_incarnations */
 	struct warmup_finding *warmups; /* owned; n_incarnations: where each
@@ -296,6 +296,10 @@ double pools_concern_bph(const struct target_findings *f, char *source,
 			 size_t source_len, double *limit_out);
 void pools_exhaustion(const struct series *s, size_t lo, size_t hi,
 		      struct target_findings *f);
+/* The pool f's exhaustion is in when it is a GPU's, else NULL (the host's
+ * or the footprint's are said as before the pools: "the MemTotal"). */
+const struct pool_finding *pools_exhaustion_gpu(
+	const struct target_findings *f);
 
 /* analysis_gpu.c: the GPU component over points [lo, hi) of s. */
 void analysis_gpu_compute(const struct series *s, size_t lo, size_t hi,

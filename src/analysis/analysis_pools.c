@@ -121,7 +121,9 @@ static void gpu_pool(const struct series *s, unsigned d,
 	p->kind = POOL_GPU;
 	p->device = d;
 	snprintf(p->id, sizeof(p->id), "gpu%u", d);
-	const struct series_gpu_limit *g = &s->gpu_limits[d];
+	static const struct series_gpu_limit none = {NAN, NAN, ""};
+	const struct series_gpu_limit *g = s->gpu_limits ? &s->gpu_limits[d] :
+				       &none;
 	p->device_total = g->total;
 	char sz[32];
 	if (isfinite(g->total) && g->name[0])
@@ -140,6 +142,11 @@ void pools_find(const struct series *s, const struct analysis_options *o,
 	assert(lo <= hi && hi <= s->n);
 	f->n_pools = 0;
 	f->concern_pool = -1;
+	size_t want = 1;
+	for (unsigned d = 0; d < SERIES_GPU_DEVICES; d++)
+		want += s->comp[COMP_GPU0 + d] != NULL;
+	free(f->pools);
+	f->pools = xcalloc(want, sizeof(*f->pools));
 	struct pool_finding *h = &f->pools[f->n_pools++];
 	host_pool(s, o, h);
 	first_last(s, h, lo, hi);
@@ -155,8 +162,10 @@ void pools_find(const struct series *s, const struct analysis_options *o,
 		f->n_pools++;
 		/* Room: the device's total less what the others hold, both
 		 * at its latest reading (used counts this target too). */
-		const struct series_gpu_limit *g = &s->gpu_limits[d];
-		if (isfinite(g->total) && isfinite(g->used) && g->total > 0) {
+		const struct series_gpu_limit *g = s->gpu_limits ?
+						   &s->gpu_limits[d] : NULL;
+		if (g && isfinite(g->total) && isfinite(g->used) &&
+		    g->total > 0) {
 			p->limit_bytes = g->total - (g->used - p->last);
 			p->limit_source = "GPU memory less what others hold";
 		}
@@ -167,7 +176,17 @@ void pools_find(const struct series *s, const struct analysis_options *o,
 			f->concern_pool = (int)(f->n_pools - 1);
 		}
 	}
-	assert(f->n_pools <= ANALYSIS_POOLS_MAX);
+	assert(f->n_pools <= want && want <= ANALYSIS_POOLS_MAX);
+}
+
+const struct pool_finding *pools_exhaustion_gpu(
+	const struct target_findings *f)
+{
+	const struct exhaustion_finding *e = &f->exhaustion;
+	if (!e->found || e->pool < 0 || (size_t)e->pool >= f->n_pools ||
+	    f->pools[e->pool].kind != POOL_GPU)
+		return NULL;
+	return &f->pools[e->pool];
 }
 
 double pools_concern_bph(const struct target_findings *f, char *source,

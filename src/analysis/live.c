@@ -372,7 +372,10 @@ void live_snapshot(const struct live_series *l, struct series *out)
 	out->swap_total = k->swap_total;
 	out->swap_free_last = k->swap_free_last;
 	out->mem_available_last = k->mem_available_last;
-	memcpy(out->gpu_limits, k->gpu_limits, sizeof(out->gpu_limits));
+	for (unsigned d = 0; k->gpu_limits && d < SERIES_GPU_DEVICES; d++)
+		series_set_gpu_limit(out, d, k->gpu_limits[d].total,
+				     k->gpu_limits[d].used,
+				     k->gpu_limits[d].name);
 	bool tail = l->have_tail && !l->tail_kept;
 	size_t n = k->n;
 	if (!n && !tail)

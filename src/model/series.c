@@ -41,8 +41,6 @@ void series_init(struct series *s, const char *name)
 	s->swap_total = NAN;
 	s->swap_free_last = NAN;
 	s->mem_available_last = NAN;
-	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++)
-		s->gpu_limits[d].total = s->gpu_limits[d].used = NAN;
 }
 
 void series_set_gpu_limit(struct series *s, unsigned d, double total,
@@ -50,6 +48,12 @@ void series_set_gpu_limit(struct series *s, unsigned d, double total,
 {
 	if (d >= SERIES_GPU_DEVICES)
 		return;
+	if (!s->gpu_limits) {
+		s->gpu_limits = xcalloc(SERIES_GPU_DEVICES,
+					sizeof(*s->gpu_limits));
+		for (size_t k = 0; k < SERIES_GPU_DEVICES; k++)
+			s->gpu_limits[k].total = s->gpu_limits[k].used = NAN;
+	}
 	struct series_gpu_limit *g = &s->gpu_limits[d];
 	g->total = total;
 	g->used = used;
@@ -114,6 +118,7 @@ void series_release(struct series *s)
 		free(s->regions_last);
 	}
 	free(s->gpu_regions);
+	free(s->gpu_limits);
 	for (size_t i = 0; i < s->n_incs; i++) {
 		free(s->incs[i].comm);
 		free(s->incs[i].cmdline);

@@ -124,8 +124,10 @@ struct series {
 	double cgroup_limit;
 	double mem_total;
 	double swap_total, swap_free_last, mem_available_last;
-	/* Per NVML device d, for COMP_GPU0 + d (series_init: all NAN). */
-	struct series_gpu_limit gpu_limits[SERIES_GPU_DEVICES];
+	/* Per NVML device d, for COMP_GPU0 + d: SERIES_GPU_DEVICES of
+	 * them, owned, made by the first series_set_gpu_limit (NULL: none
+	 * known; a figure never set is NAN). */
+	struct series_gpu_limit *gpu_limits;
 };
 
 /* A recording or a CSV: several targets plus what applies to all. */

@@ -466,10 +466,7 @@ static size_t collect_levels(struct ctx *c, struct level_line *lv,
 	}
 	double limit = f->exhaustion.found ? f->exhaustion.limit_bytes :
 					     f->concern_limit;
-	const struct pool_finding *gp = f->exhaustion.found &&
-		f->exhaustion.pool >= 0 &&
-		f->pools[f->exhaustion.pool].kind == POOL_GPU ?
-		&f->pools[f->exhaustion.pool] : NULL;
+	const struct pool_finding *gp = pools_exhaustion_gpu(f);
 	if (gp && n < max) {
 		/* A GPU's limit is not one of the footprint: the line is
 		 * where the footprint stands when that GPU is full. */

@@ -293,8 +293,9 @@ static void exhaustion_table(struct ctx *c)
 	if (!e->found)
 		return;
 	fputs("<h3>Exhaustion</h3>\n<table class=\"kv\">\n", out);
-	if (e->pool >= 0 && c->f->pools[e->pool].kind == POOL_GPU) {
-		render_escape_html(v, sizeof(v), c->f->pools[e->pool].name);
+	if (pools_exhaustion_gpu(c->f)) {
+		render_escape_html(v, sizeof(v),
+				   pools_exhaustion_gpu(c->f)->name);
 		kv_row(out, "fills first", v);
 	}
 	snprintf(v, sizeof(v), "%s (%s)", size_s(c, b1, sizeof(b1),

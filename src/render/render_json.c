@@ -623,7 +623,8 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 				    bytes_or_null(f->exhaustion.limit_bytes));
 		json_object_set_new(e, "limit_source",
 				    json_string(f->exhaustion.limit_source));
-		json_object_set_new(e, "pool", f->exhaustion.pool >= 0 ?
+		json_object_set_new(e, "pool", f->exhaustion.pool >= 0 &&
+			(size_t)f->exhaustion.pool < f->n_pools ?
 			json_string(f->pools[f->exhaustion.pool].id) :
 			json_null());
 		json_object_set_new(e, "eta_s", num_or_null(f->exhaustion.eta_s));

@@ -468,12 +468,9 @@ static void print_target(FILE *out, const struct target_findings *f,
 	if (f->exhaustion.found)
 		fprintf(out, "  exhaustion  %s%s%s (%s) in %s (range %s to "
 			"%s)\n",
-			f->exhaustion.pool >= 0 &&
-			f->pools[f->exhaustion.pool].kind == POOL_GPU ?
-			f->pools[f->exhaustion.pool].name : "",
-			f->exhaustion.pool >= 0 &&
-			f->pools[f->exhaustion.pool].kind == POOL_GPU ?
-			": " : "",
+			pools_exhaustion_gpu(f) ?
+			pools_exhaustion_gpu(f)->name : "",
+			pools_exhaustion_gpu(f) ? ": " : "",
 			f->exhaustion.limit_source,
 			size_or_na(b1, sizeof(b1), f->exhaustion.limit_bytes),
 			dur_or_na(b2, sizeof(b2), f->exhaustion.eta_s),

@@ -941,15 +941,8 @@ static void read_gpu(sqlite3 *db, struct dataset *out,
 		}
 	sqlite3_finalize(s);
 	size_t n_nvml = 0;
-	for (size_t i = 0; i < out->n_gpu_devices; i++) {
-		const struct dataset_gpu_device *g = &out->gpu_devices[i];
-		if (strcmp(g->source, "nvml") != 0)
-			continue;
-		n_nvml++;
-		for (size_t k = 0; k < out->n_targets; k++)
-			series_set_gpu_limit(&out->targets[k], g->index,
-					     g->total, g->used, g->name);
-	}
+	for (size_t i = 0; i < out->n_gpu_devices; i++)
+		n_nvml += strcmp(out->gpu_devices[i].source, "nvml") == 0;
 
 	struct gpu_dev_row *rows = NULL;
 	size_t n_rows = 0, cap = 0;
@@ -980,6 +973,17 @@ static void read_gpu(sqlite3 *db, struct dataset *out,
 	sqlite3_finalize(s);
 	gpu_dev_fill(out, rows, n_rows);
 	free(rows);
+	/* Each device's figures are the limits of the targets on it. */
+	for (size_t i = 0; i < out->n_gpu_devices; i++) {
+		const struct dataset_gpu_device *g = &out->gpu_devices[i];
+		if (strcmp(g->source, "nvml") != 0 ||
+		    g->index >= SERIES_GPU_DEVICES)
+			continue;
+		for (size_t k = 0; k < out->n_targets; k++)
+			if (out->targets[k].comp[COMP_GPU0 + g->index])
+				series_set_gpu_limit(&out->targets[k], g->index,
+						     g->total, g->used, g->name);
+	}
 }
 
 static void read_meta_and_notes(sqlite3 *db, struct dataset *out)

@@ -110,3 +110,14 @@ grep -q "Footprint over time (anon + swap + shmem + device-local GPU memory)" "$
 	fail "HTML plot title"
 grep -q "<h3>Pools</h3>" "$T/p.html" || fail "HTML pools table"
 ok "HTML: the plot says it includes GPU memory; a pools table"
+
+# A file written before issue 28 has one NVML row per process, region
+# "device", the sum over devices: with one NVML device it is device 0.
+cp "$T/p.db" "$T/old.db"
+sql "$T/old.db" "DELETE FROM gpu_sample WHERE region = 'device1'; DELETE FROM gpu_device WHERE device = 1; UPDATE gpu_sample SET region = 'device' WHERE region = 'device0'; DELETE FROM meta WHERE key LIKE 'gpu_name_%'"
+"$MEMTREND" report "$T/old.db" --json > "$T/old.json" || fail "report of the older file"
+ids=$(jget "$T/old.json" '" ".join(p["id"] for p in d["targets"][0]["pools"])')
+[ "$ids" = "host gpu0" ] || fail "older file's pools: $ids"
+[ "$(jget "$T/old.json" '[p for p in d["targets"][0]["pools"] if p["id"] == "gpu0"][0]["name"]')" = "GPU 0 (80 GiB)" ] ||
+	fail "older file's GPU 0 name"
+ok "a file from before issue 28 (region device, one NVML device): GPU 0's pool"
