@@ -43,6 +43,9 @@
 #include "common.h"
 
 #define POOL_MIN_TREND_POINTS 3
+/* A GPU's growth the concern may follow: NVML counts a process's memory
+ * in whole MiB at best, so less than this is a reading's rounding. */
+#define POOL_CONCERN_MIN_GROWTH (1024.0 * 1024.0)
 
 /* The last GPU figure of the whole series (0 when none): what the host
  * limit does not bound, as analysis.c's known_limit() takes it. */
@@ -170,8 +173,8 @@ void pools_find(const struct series *s, const struct analysis_options *o,
 			p->limit_source = "GPU memory less what others hold";
 		}
 		double growth = p->last - p->first;
-		if (isfinite(p->limit_bytes) && growth > 0 &&
-		    !(growth <= best)) {
+		if (isfinite(p->limit_bytes) &&
+		    growth >= POOL_CONCERN_MIN_GROWTH && !(growth <= best)) {
 			best = growth;
 			f->concern_pool = (int)(f->n_pools - 1);
 		}
