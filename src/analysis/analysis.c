@@ -125,34 +125,6 @@ double analysis_concern_bph(const struct series *s,
 	return NAN;
 }
 
-static void exhaustion_find(const struct series *s,
-			    const struct analysis_options *o,
-			    struct target_findings *f)
-{
-	struct exhaustion_finding *e = &f->exhaustion;
-	memset(e, 0, sizeof(*e));
-	if (!f->significant || f->slope.estimate <= 0)
-		return;
-	const char *src;
-	double beside;
-	double limit = known_limit(s, o, &src, &beside);
-	if (!isfinite(limit))
-		return;
-	double headroom = limit - (f->fp_last - beside);
-	e->found = true;
-	e->limit_bytes = limit;
-	e->limit_source = src;
-	if (headroom <= 0) {
-		e->eta_s = e->eta_low_s = e->eta_high_s = 0;
-		return;
-	}
-	e->eta_s = headroom / f->slope.estimate * 3600;
-	e->eta_low_s = f->slope.high > 0 ? headroom / f->slope.high * 3600 :
-					    INFINITY;
-	e->eta_high_s = f->slope.low > 0 ? headroom / f->slope.low * 3600 :
-					    INFINITY;
-}
-
 /* Never finer than the evidence: readings that never change show no
  * step to infer a resolution from, and the place of a text's last digit
  * ("21000000000": 1 B) says nothing about what the source could show. A
@@ -709,11 +681,19 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	}
 
 	f->decimal_units = is_decimal_quantum(f->resolution);
-	f->concern_bph = analysis_concern_bph(s, o, f->fp_last, f->fp_max,
-					      f->decimal_units,
-					      f->concern_source,
-					      sizeof(f->concern_source),
-					      &f->concern_limit);
+	/* Issue 28: the slope of concern follows the pool that grows; a
+	 * GPU's when one grew more than host memory (analysis_pools.c). */
+	pools_find(s, o, lo, hi, f);
+	f->concern_bph = pools_concern_bph(f, f->concern_source,
+					   sizeof(f->concern_source),
+					   &f->concern_limit);
+	if (isnan(f->concern_bph))
+		f->concern_bph = analysis_concern_bph(s, o, f->fp_last,
+						      f->fp_max,
+						      f->decimal_units,
+						      f->concern_source,
+						      sizeof(f->concern_source),
+						      &f->concern_limit);
 
 	/* Each incarnation's warm-up (issue 27: found, not assumed). The
 	 * slope, the cycles and the steps are read after the analysed
@@ -840,10 +820,9 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		if (f->plateau.candidate && work)
 			plateau_check_work(s, work, lo, hi, &pp, f);
 	}
-	/* A plateau does not run out: exhaustion only for growth that has
-	 * not flattened. */
-	if (f->has_trend && !f->plateau.found)
-		exhaustion_find(s, o, f);
+	/* Each pool's slope, and the earliest to run out (a plateau does
+	 * not: exhaustion only for growth that has not flattened). */
+	pools_exhaustion(s, lo, hi, f);
 	analysis_work_exhaustion(f);
 	if (n && !f->has_trend && !f->periodic.found)
 		steps_whole(x, y, n, f->resolution, &f->steps);
@@ -878,6 +857,9 @@ void analysis_release(struct target_findings *f)
 	free(f->warmups);
 	f->warmups = NULL;
 	idle_findings_release(&f->idle);
+	free(f->pools);
+	f->pools = NULL;
+	f->n_pools = 0;
 	restart_findings_release(&f->restarts);
 	step_findings_release(&f->steps);
 	periodic_finding_release(&f->periodic);

@@ -57,7 +57,11 @@ const char *verdict_name(enum verdict v);
 struct exhaustion_finding {
 	bool found;
 	double limit_bytes;
-	const char *limit_source;  /* "--limit", "cgroup limit", "MemTotal" */
+	const char *limit_source;  /* "--limit", "cgroup limit", "MemTotal",
+				      "GPU memory less what others hold"
+				      (a device's pool) */
+	int pool;                  /* index into target_findings.pools of the
+				      pool that runs out first; -1 none */
 	double eta_s;              /* at the measured slope */
 	double eta_low_s, eta_high_s; /* from the slope's interval (high may
 					 be INFINITY when ci_low <= 0) */
@@ -111,6 +115,42 @@ struct gpu_finding {
 	bool has_trend;
 	struct slope slope;        /* the GPU component's, per hour */
 	bool significant;          /* p < alpha and CI excludes 0 */
+};
+
+/* A pool (issue 28): memory with a limit of its own. The footprint sits in
+ * several: host memory (anon + swap + shmem) under the cgroup limit or
+ * MemTotal, and each GPU's memory under that device's total less what the
+ * other processes hold. A process that fills a GPU runs out when that GPU
+ * is full, whatever the host has left (analysis_pools.c). */
+enum pool_kind {
+	POOL_HOST,                 /* footprint less GPU memory */
+	POOL_FOOTPRINT,            /* --limit: the whole footprint */
+	POOL_GPU,                  /* one NVML device */
+};
+#define ANALYSIS_POOLS_MAX (1 + SERIES_GPU_DEVICES)
+
+struct pool_finding {
+	enum pool_kind kind;
+	char id[8];                /* "host", "limit", "gpu0".."gpu7": JSON's
+				      and /metrics' pool label */
+	unsigned device;           /* POOL_GPU: the NVML index */
+	char name[96];             /* for people: "host memory", "the
+				      footprint", "GPU 0 (NVIDIA H200,
+				      141 GiB)" */
+	double limit_bytes;        /* what the target can reach in it; NAN
+				      unknown */
+	const char *limit_source;  /* static: "MemTotal", "cgroup limit",
+				      "--limit", "GPU memory less what
+				      others hold"; NULL unknown */
+	double device_total;       /* POOL_GPU: the device's memory; NAN */
+	double first, last;        /* the target's bytes in the pool at the
+				      analysed incarnation's first and last
+				      point that has them */
+	bool has_trend;            /* a slope over the slope's window */
+	struct slope slope;        /* per hour */
+	bool significant;          /* p < alpha and CI excludes 0 */
+	bool exhausts;             /* eta below is set */
+	double eta_s, eta_low_s, eta_high_s; /* as exhaustion_finding's */
 };
 
 struct target_findings {
@@ -174,6 +214,13 @@ struct target_findings {
 	struct step_findings steps;             /* owned; analysed incarnation */
 	struct attribution_finding attribution; /* owned; analysed incarnation */
 	struct gpu_finding gpu;                 /* analysed incarnation */
+	/* Issue 28: the pools the footprint sits in, host first (one
+	 * always, once analysis_run has run); exhaustion is the earliest
+	 * of theirs, concern_pool the one whose growth the slope of concern
+	 * follows (-1: none). */
+	struct pool_finding *pools; /* owned: analysis_release() */
+	size_t n_pools;            /* at most ANALYSIS_POOLS_MAX */
+	int concern_pool;
 	struct incarnation_summary *per_inc;    /* owned; n_incarnations */
 	struct warmup_finding *warmups; /* owned; n_incarnations: where each
 					   incarnation's start-up growth
@@ -232,6 +279,27 @@ int analysis_work_trend(const struct series *s, const double *work,
 /* Requests left until the exhaustion limit (needs f->exhaustion and
  * f->per_request). */
 void analysis_work_exhaustion(struct target_findings *f);
+
+/* analysis_pools.c (issue 28). pools_find: f->pools over the analysed
+ * incarnation's points [lo, hi) of s, their limits and first and last
+ * figures, and f->concern_pool: the pool that grew most, when that is a
+ * GPU; before the slope of concern, which then follows it
+ * (pools_concern_bph). pools_exhaustion: each pool's slope over the
+ * slope's window and the time until its limit, the earliest into
+ * f->exhaustion; needs f->slope and f->slope_start. No I/O; work: one
+ * pass and one trend per pool that has figures. */
+void pools_find(const struct series *s, const struct analysis_options *o,
+		size_t lo, size_t hi, struct target_findings *f);
+/* The slope of concern of f->concern_pool (a GPU): the one that uses the
+ * room left on it within 30 days; NAN when there is no such pool. */
+double pools_concern_bph(const struct target_findings *f, char *source,
+			 size_t source_len, double *limit_out);
+void pools_exhaustion(const struct series *s, size_t lo, size_t hi,
+		      struct target_findings *f);
+/* The pool f's exhaustion is in when it is a GPU's, else NULL (the host's
+ * or the footprint's are said as before the pools: "the MemTotal"). */
+const struct pool_finding *pools_exhaustion_gpu(
+	const struct target_findings *f);
 
 /* analysis_gpu.c: the GPU component over points [lo, hi) of s. */
 void analysis_gpu_compute(const struct series *s, size_t lo, size_t hi,

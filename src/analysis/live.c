@@ -305,6 +305,12 @@ void live_set_cgroup_limit(struct live_series *l, double cgroup_limit)
 	l->kept.cgroup_limit = cgroup_limit;
 }
 
+void live_set_gpu_limit(struct live_series *l, unsigned d, double total,
+			double used)
+{
+	series_set_gpu_limit(&l->kept, d, total, used, NULL);
+}
+
 void live_set_quantum(struct live_series *l, double quantum, bool exact)
 {
 	l->kept.quantum = quantum;
@@ -366,6 +372,10 @@ void live_snapshot(const struct live_series *l, struct series *out)
 	out->swap_total = k->swap_total;
 	out->swap_free_last = k->swap_free_last;
 	out->mem_available_last = k->mem_available_last;
+	for (unsigned d = 0; k->gpu_limits && d < SERIES_GPU_DEVICES; d++)
+		series_set_gpu_limit(out, d, k->gpu_limits[d].total,
+				     k->gpu_limits[d].used,
+				     k->gpu_limits[d].name);
 	bool tail = l->have_tail && !l->tail_kept;
 	size_t n = k->n;
 	if (!n && !tail)

@@ -104,6 +104,10 @@ void live_set_limits(struct live_series *l, double cgroup_limit,
 		     double mem_total, double swap_total, double swap_free,
 		     double mem_available);
 void live_set_cgroup_limit(struct live_series *l, double cgroup_limit);
+/* GPU d's total and used memory (all processes), the limit of the
+ * target's memory on it (series_set_gpu_limit). */
+void live_set_gpu_limit(struct live_series *l, unsigned d, double total,
+			double used);
 void live_set_machine(struct live_series *l, double mem_total,
 		      double swap_total, double swap_free,
 		      double mem_available);

@@ -121,6 +121,8 @@ struct reason {
 		struct {
 			const char *limit_source; /* static text */
 			double limit, eta_s;
+			int pool;          /* index into the findings'
+					      pools; -1 none */
 		} exhaustion;
 		struct { double per_request, requests; } requests_left;
 		struct { double resolution, span_s, detectable_bph; } unseen;

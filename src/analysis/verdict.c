@@ -620,6 +620,7 @@ static void growing(struct target_findings *f, const struct verdict_facts *v)
 		r->u.exhaustion.limit_source = f->exhaustion.limit_source;
 		r->u.exhaustion.limit = f->exhaustion.limit_bytes;
 		r->u.exhaustion.eta_s = f->exhaustion.eta_s;
+		r->u.exhaustion.pool = f->exhaustion.pool;
 	}
 	if (isfinite(f->exhaustion.requests_left)) {
 		r = add(f, REASON_REQUESTS_LEFT);

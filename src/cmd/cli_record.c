@@ -645,6 +645,9 @@ static void foreground_on_sample(void *ctx, const struct recorder_sample *x)
 		.swap = x->mem->swap,
 		.shmem = x->mem->shmem,
 		.gpu = x->mem->gpu,
+		.gpu_dev = x->mem->gpu_dev,
+		.gpu_total = x->mem->gpu_total,
+		.gpu_used = x->mem->gpu_used,
 	};
 	exporter_sample(ctx, &s);
 }

@@ -25,7 +25,12 @@ const char *const series_component_names[COMP_COUNT] = {
 	[COMP_PRIVATE_DIRTY] = "private_dirty",
 	[COMP_SWAP_PSS] = "swap_pss",
 	[COMP_GPU] = "gpu",
+	[COMP_GPU0] = "gpu0", [COMP_GPU0 + 1] = "gpu1",
+	[COMP_GPU0 + 2] = "gpu2", [COMP_GPU0 + 3] = "gpu3",
+	[COMP_GPU0 + 4] = "gpu4", [COMP_GPU0 + 5] = "gpu5",
+	[COMP_GPU0 + 6] = "gpu6", [COMP_GPU0 + 7] = "gpu7",
 };
+_Static_assert(SERIES_GPU_DEVICES == 8, "name each gpu component above");
 
 void series_init(struct series *s, const char *name)
 {
@@ -36,6 +41,24 @@ void series_init(struct series *s, const char *name)
 	s->swap_total = NAN;
 	s->swap_free_last = NAN;
 	s->mem_available_last = NAN;
+}
+
+void series_set_gpu_limit(struct series *s, unsigned d, double total,
+			  double used, const char *name)
+{
+	if (d >= SERIES_GPU_DEVICES)
+		return;
+	if (!s->gpu_limits) {
+		s->gpu_limits = xcalloc(SERIES_GPU_DEVICES,
+					sizeof(*s->gpu_limits));
+		for (size_t k = 0; k < SERIES_GPU_DEVICES; k++)
+			s->gpu_limits[k].total = s->gpu_limits[k].used = NAN;
+	}
+	struct series_gpu_limit *g = &s->gpu_limits[d];
+	g->total = total;
+	g->used = used;
+	if (name)
+		snprintf(g->name, sizeof(g->name), "%s", name);
 }
 
 void series_drop_points(struct series *s)
@@ -95,6 +118,7 @@ void series_release(struct series *s)
 		free(s->regions_last);
 	}
 	free(s->gpu_regions);
+	free(s->gpu_limits);
 	for (size_t i = 0; i < s->n_incs; i++) {
 		free(s->incs[i].comm);
 		free(s->incs[i].cmdline);

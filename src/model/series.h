@@ -24,11 +24,21 @@ struct incarnation {
 	char *cmdline;             /* owned; may be NULL */
 };
 
+/* GPUs whose memory is kept device by device (issue 28): NVML indices
+ * 0..7, as many as one machine of the common kinds has. A process's memory
+ * on a device of a higher index is in COMP_GPU only (no pool of its own). */
+#define SERIES_GPU_DEVICES 8
+
 /* Indices of the optional component arrays. */
 enum series_component {
 	COMP_RSS, COMP_ANON, COMP_FILE, COMP_SHMEM, COMP_SWAP, COMP_PAGETABLES,
 	COMP_PSS, COMP_PSS_ANON, COMP_PRIVATE_DIRTY, COMP_SWAP_PSS,
 	COMP_GPU,   /* device-local GPU memory: part of the footprint */
+	/* The part of COMP_GPU on NVML device d (COMP_GPU0 + d): not added
+	 * to anything again (COMP_GPU holds it), kept so that each device
+	 * is a pool with its own limit (analysis_pools.c) */
+	COMP_GPU0,
+	COMP_GPU_LAST = COMP_GPU0 + SERIES_GPU_DEVICES - 1,
 	COMP_COUNT
 };
 extern const char *const series_component_names[COMP_COUNT];
@@ -58,6 +68,15 @@ struct dataset_gpu_device {
 	char source[8];
 	unsigned index;
 	double t, total, used;     /* the latest reading */
+	char name[64];             /* "NVIDIA H200"; "" when not recorded */
+};
+
+/* What bounds the process's memory on one GPU (issue 28): the device's
+ * memory as its driver reports it for all processes, at the latest
+ * reading. NAN when unknown (no reading: a CSV, DRM, an older file). */
+struct series_gpu_limit {
+	double total, used;        /* bytes */
+	char name[64];             /* "NVIDIA H200"; "" when unknown */
 };
 
 struct series_gauge {
@@ -105,6 +124,10 @@ struct series {
 	double cgroup_limit;
 	double mem_total;
 	double swap_total, swap_free_last, mem_available_last;
+	/* Per NVML device d, for COMP_GPU0 + d: SERIES_GPU_DEVICES of
+	 * them, owned, made by the first series_set_gpu_limit (NULL: none
+	 * known; a figure never set is NAN). */
+	struct series_gpu_limit *gpu_limits;
 };
 
 /* A recording or a CSV: several targets plus what applies to all. */
@@ -165,6 +188,11 @@ void series_add_region_row(struct series *s, uint32_t inc, double t,
 void series_add_gpu_row(struct series *s, uint32_t inc, double t,
 			const char *source, const char *region,
 			const char *kind, double resident);
+
+/* Set the limit of device d (< SERIES_GPU_DEVICES; others ignored) from
+ * the driver's figures; name may be NULL. */
+void series_set_gpu_limit(struct series *s, unsigned d, double total,
+			  double used, const char *name);
 
 /* Add a label (copied); labels stay sorted by name. */
 void series_add_label(struct series *s, const char *name, const char *value);

@@ -21,6 +21,7 @@
 #define MEMTREND_PROBE_H
 
 #include "machine.h"
+#include "series.h" /* SERIES_GPU_DEVICES */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +48,12 @@ struct proc_mem {
 			      /proc/PID/status, so probe_proc_read leaves it
 			      NAN ("none seen"); the recorder fills it and
 			      adds it to footprint */
+	/* Issue 28, filled by the recorder like gpu (NAN from
+	 * probe_proc_read): the part of gpu on NVML device d, and that
+	 * device's total and used memory (all processes) at its latest
+	 * reading: the pool's limit is total less what the others hold. */
+	double gpu_dev[SERIES_GPU_DEVICES];
+	double gpu_total[SERIES_GPU_DEVICES], gpu_used[SERIES_GPU_DEVICES];
 };
 
 /* From /proc/PID/smaps_rollup. NAN when absent. */

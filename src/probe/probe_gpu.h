@@ -160,10 +160,15 @@ void gpu_drm_watch_free(struct gpu_drm_watch *w);
 
 struct gpu_nvml; /* a loaded, initialised NVML and its devices */
 
-/* Device memory from nvmlDeviceGetMemoryInfo; NAN when not readable. */
+#define GPU_NAME_MAX 64 /* a device's name incl. NUL; longer: cut */
+
+/* Device memory from nvmlDeviceGetMemoryInfo; NAN when not readable.
+ * name: nvmlDeviceGetName's ("NVIDIA H200"), "" when the library lacks
+ * it or it fails (read once, at open). */
 struct gpu_nvml_device {
 	unsigned index;
 	double total, used;
+	char name[GPU_NAME_MAX];
 };
 
 /*
@@ -193,6 +198,17 @@ size_t gpu_nvml_device_count(const struct gpu_nvml *nv);
  * per query, at most 65536 entries).
  */
 int gpu_nvml_process_used(struct gpu_nvml *nv, pid_t pid, double *bytes);
+/*
+ * The same, and each device's part: per_device[i] for the device of NVML
+ * index i (i < max; a device of a higher index is in *bytes only) is pid's
+ * memory on that device, NAN when pid is on none of its lists (or an
+ * entry is not available). per_device may be NULL when max is 0. Issue
+ * 28: a process's memory on one GPU is bounded by that GPU, not by the
+ * sum over all of them. Same work as gpu_nvml_process_used.
+ */
+int gpu_nvml_process_used_by_device(struct gpu_nvml *nv, pid_t pid,
+				    double *bytes, double *per_device,
+				    size_t max);
 
 /* Fill out[0..max-1] with each device's memory; returns how many. */
 size_t gpu_nvml_devices(struct gpu_nvml *nv, struct gpu_nvml_device *out,

@@ -759,6 +759,8 @@ int probe_proc_read(struct probe_proc *pp, struct proc_mem *out)
 	out->rss = out->anon = out->file = out->shmem = NAN;
 	out->swap = out->pagetables = out->footprint = NAN;
 	out->gpu = NAN;
+	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++)
+		out->gpu_dev[d] = out->gpu_total[d] = out->gpu_used[d] = NAN;
 
 	ssize_t n = pread_whole(pp->status_fd, &pp->buf);
 	if (n < 0) {

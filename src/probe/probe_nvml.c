@@ -7,7 +7,7 @@
  * What it does: resolves the handful of functions it needs with dlsym,
  * lists the devices once at open, and on each query asks every device
  * for its compute and graphics process lists through one kept buffer;
- * each device's memory on request.
+ * each device's memory on request, its name once (at open).
  *
  * What it does not do: read DRM fdinfo (probe_drm.c, which also covers
  * nvidia-drm clients), decide what a footprint includes, print, or keep
@@ -62,6 +62,7 @@ typedef int (*nvml_memory_fn)(nvml_device_t, struct nvml_memory *);
 typedef int (*nvml_procs_fn)(nvml_device_t, unsigned int *,
 			     struct nvml_process_info *);
 typedef const char *(*nvml_errstr_fn)(int);
+typedef int (*nvml_name_fn)(nvml_device_t, char *, unsigned int);
 
 struct gpu_nvml {
 	void *lib;
@@ -71,7 +72,9 @@ struct gpu_nvml {
 	nvml_memory_fn memory;
 	nvml_procs_fn compute, graphics;
 	nvml_errstr_fn errstr; /* optional */
+	nvml_name_fn name;     /* optional */
 	nvml_device_t devices[GPU_NVML_MAX_DEVICES];
+	char names[GPU_NVML_MAX_DEVICES][GPU_NAME_MAX]; /* "" unknown */
 	unsigned indices[GPU_NVML_MAX_DEVICES]; /* NVML index of each */
 	unsigned n_devices;
 	struct nvml_process_info *procs;
@@ -146,6 +149,7 @@ struct gpu_nvml *gpu_nvml_open(const char *lib_override, char *why,
 		RESOLVE(nv, graphics, syms[6]),
 	};
 	RESOLVE(nv, errstr, "nvmlErrorString");
+	RESOLVE(nv, name, "nvmlDeviceGetName");
 	for (size_t i = 0; i < ARRAY_SIZE(syms); i++) {
 		if (!ok[i]) {
 			set_why(why, why_size, "%s lacks %s (driver too old?)",
@@ -180,6 +184,13 @@ struct gpu_nvml *gpu_nvml_open(const char *lib_override, char *why,
 		/* A device that cannot be opened (lost, no permission) is left
 		 * out rather than failing the rest. */
 		if (nv->handle(i, &d) == NVML_SUCCESS && d) {
+			char *nm = nv->names[nv->n_devices];
+			/* The name is for people ("GPU 0 (NVIDIA H200, 141
+			 * GiB)"): one that cannot be read is left out. */
+			if (!nv->name ||
+			    nv->name(d, nm, GPU_NAME_MAX) != NVML_SUCCESS)
+				nm[0] = '\0';
+			nm[GPU_NAME_MAX - 1] = '\0';
 			nv->indices[nv->n_devices] = i;
 			nv->devices[nv->n_devices++] = d;
 		}
@@ -271,17 +282,31 @@ static bool list_sum(struct gpu_nvml *nv, nvml_procs_fn fn, const char *what,
 
 int gpu_nvml_process_used(struct gpu_nvml *nv, pid_t pid, double *bytes)
 {
-	assert(nv && bytes);
+	return gpu_nvml_process_used_by_device(nv, pid, bytes, NULL, 0);
+}
+
+int gpu_nvml_process_used_by_device(struct gpu_nvml *nv, pid_t pid,
+				    double *bytes, double *per_device,
+				    size_t max)
+{
+	assert(nv && bytes && (per_device || max == 0));
 	nv->last_error[0] = '\0';
 	*bytes = NAN;
+	for (size_t i = 0; i < max; i++)
+		per_device[i] = NAN;
 	double total = 0.0;
 	bool any = false;
 	for (unsigned d = 0; d < nv->n_devices; d++) {
 		double c, g;
 		bool in_c, in_g;
 		if (!list_sum(nv, nv->compute, "compute", d, pid, &c, &in_c) ||
-		    !list_sum(nv, nv->graphics, "graphics", d, pid, &g, &in_g))
-			return PROBE_OK; /* NAN, reason in last_error */
+		    !list_sum(nv, nv->graphics, "graphics", d, pid, &g, &in_g)) {
+			/* NAN, reason in last_error; no device's part either:
+			 * a partial split would show memory moving */
+			for (size_t i = 0; i < max; i++)
+				per_device[i] = NAN;
+			return PROBE_OK;
+		}
 		if (!in_c && !in_g)
 			continue;
 		any = true;
@@ -291,6 +316,8 @@ int gpu_nvml_process_used(struct gpu_nvml *nv, pid_t pid, double *bytes)
 		else
 			v = in_c ? c : g;
 		total += v;
+		if (nv->indices[d] < max)
+			per_device[nv->indices[d]] = v;
 	}
 	/* On no list: the process uses no NVIDIA GPU, which is no error
 	 * (last_error stays ""). */
@@ -308,6 +335,7 @@ size_t gpu_nvml_devices(struct gpu_nvml *nv, struct gpu_nvml_device *out,
 		struct nvml_memory m;
 		out[n].index = nv->indices[d];
 		out[n].total = out[n].used = NAN;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", nv->names[d]);
 		int rc = nv->memory(nv->devices[d], &m);
 		if (rc == NVML_SUCCESS) {
 			out[n].total = (double)m.total;

@@ -355,6 +355,26 @@ static void mem_add(struct proc_mem *sum, const struct proc_mem *m)
 	sum->footprint = nan0(sum->footprint) + nan0(m->footprint);
 	if (!isnan(m->gpu))
 		sum->gpu = nan0(sum->gpu) + m->gpu;
+	/* Each device's part; its total and used memory are the device's,
+	 * whichever member read them (the room left to the members together
+	 * is then total - used + their sum, analysis_pools.c). */
+	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++) {
+		if (isnan(m->gpu_dev[d]))
+			continue;
+		sum->gpu_dev[d] = nan0(sum->gpu_dev[d]) + m->gpu_dev[d];
+		sum->gpu_total[d] = m->gpu_total[d];
+		sum->gpu_used[d] = m->gpu_used[d];
+	}
+}
+
+/* A sum with nothing in it yet: every figure absent. */
+static void mem_clear(struct proc_mem *m)
+{
+	*m = (struct proc_mem){.rss = NAN, .anon = NAN, .file = NAN,
+			       .shmem = NAN, .swap = NAN, .pagetables = NAN,
+			       .footprint = NAN, .gpu = NAN};
+	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++)
+		m->gpu_dev[d] = m->gpu_total[d] = m->gpu_used[d] = NAN;
 }
 
 static void children_rescan(struct recorder *rec, struct root *r, double t)
@@ -932,8 +952,7 @@ static void groups_tick(struct recorder *rec, double t)
 	for (size_t i = 0; i < rec->n_groups; i++) {
 		struct group *g = &rec->groups[i];
 		g->members = 0;
-		g->sum = (struct proc_mem){NAN, NAN, NAN, NAN, NAN, NAN, NAN,
-					   NAN};
+		mem_clear(&g->sum);
 	}
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		const struct root *r = &rec->roots[i];

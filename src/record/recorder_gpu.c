@@ -9,6 +9,12 @@
  * fold its samples into runs. Nothing is allocated per sample.
  * Notes (fdinfo not readable, an NVML query failing) are given once per
  * recording: a recorder that runs for days must not repeat them.
+ *
+ * NVML's memory is kept device by device (issue 28: region "device<N>",
+ * N the NVML index), so that each GPU is a pool with its own limit; the
+ * process's part on a device and the room that device leaves it (its
+ * total less what the other processes hold, at the latest device
+ * reading) go to the caller in struct proc_mem.
  */
 #include "recorder_gpu.h"
 
@@ -28,6 +34,10 @@ struct gpu_recorder {
 	struct gpu_nvml *nvml;     /* NULL when not loaded */
 	char sources[GPU_NVML_WHY_MAX + 64];
 	bool denied_noted, nvml_error_noted;
+	/* The latest device reading (gpu_recorder_devices), by NVML index
+	 * below SERIES_GPU_DEVICES: total and used NAN until the first. */
+	double dev_total[SERIES_GPU_DEVICES], dev_used[SERIES_GPU_DEVICES];
+	bool names_stored;          /* meta gpu_name_N written */
 };
 
 /* The last row written for one region of a process. */
@@ -42,7 +52,8 @@ struct gpu_written {
 struct gpu_proc {
 	struct gpu_drm_watch *drm;
 	pid_t pid;
-	struct gpu_written last[GPU_REGION_MAX + 1]; /* DRM's and NVML's */
+	/* DRM's regions and NVML's devices */
+	struct gpu_written last[GPU_REGION_MAX + GPU_NVML_MAX_DEVICES];
 	size_t n_last;
 };
 
@@ -50,6 +61,8 @@ struct gpu_recorder *gpu_recorder_new(const char *proc_root, bool enabled)
 {
 	struct gpu_recorder *g = xcalloc(1, sizeof(*g));
 	g->enabled = enabled;
+	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++)
+		g->dev_total[d] = g->dev_used[d] = NAN;
 	if (!enabled) {
 		snprintf(g->sources, sizeof(g->sources), "off (--no-gpu)");
 		return g;
@@ -220,13 +233,17 @@ static double drm_sample(struct gpu_recorder *g, struct gpu_proc *p,
 	return dev;
 }
 
+/* NVML: one row per device the process is on; its part of each device
+ * and the room each leaves it into m. Returns the sum over devices. */
 static double nvml_sample(struct gpu_recorder *g, struct gpu_proc *p,
-			  struct store *st, int64_t inc_id, double t)
+			  struct store *st, int64_t inc_id, double t,
+			  struct proc_mem *m)
 {
 	if (!g->nvml)
 		return NAN;
-	double used = NAN;
-	gpu_nvml_process_used(g->nvml, p->pid, &used);
+	double used = NAN, per[GPU_NVML_MAX_DEVICES];
+	gpu_nvml_process_used_by_device(g->nvml, p->pid, &used, per,
+					GPU_NVML_MAX_DEVICES);
 	const char *why = gpu_nvml_last_error(g->nvml);
 	if (isnan(used) && why && *why) {
 		char msg[GPU_NVML_WHY_MAX + 64];
@@ -234,10 +251,19 @@ static double nvml_sample(struct gpu_recorder *g, struct gpu_proc *p,
 			 "not recorded while it fails)", why, (int)p->pid);
 		note_once(&g->nvml_error_noted, st, t, inc_id, msg);
 	}
-	if (!isnan(used)) {
-		struct store_gpu_row row = {"nvml", "device", "device", NAN,
-					    used, NAN, NAN};
+	for (unsigned d = 0; !isnan(used) && d < GPU_NVML_MAX_DEVICES; d++) {
+		if (isnan(per[d]))
+			continue;
+		char region[GPU_REGION_NAME_MAX];
+		snprintf(region, sizeof(region), "device%u", d);
+		struct store_gpu_row row = {"nvml", region, "device", NAN,
+					    per[d], NAN, NAN};
 		region_put(p, st, inc_id, t, &row);
+		if (d < SERIES_GPU_DEVICES) {
+			m->gpu_dev[d] = per[d];
+			m->gpu_total[d] = g->dev_total[d];
+			m->gpu_used[d] = g->dev_used[d];
+		}
 	}
 	regions_gone(p, st, inc_id, t, "nvml");
 	return used;
@@ -248,10 +274,12 @@ void gpu_proc_sample(struct gpu_recorder *g, struct gpu_proc *p,
 		     struct proc_mem *m)
 {
 	m->gpu = NAN;
+	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++)
+		m->gpu_dev[d] = m->gpu_total[d] = m->gpu_used[d] = NAN;
 	if (!g || !p)
 		return;
 	double drm = drm_sample(g, p, st, inc_id, t, mono);
-	double nv = nvml_sample(g, p, st, inc_id, t);
+	double nv = nvml_sample(g, p, st, inc_id, t, m);
 	if (isnan(drm) && isnan(nv))
 		return;
 	m->gpu = (isnan(drm) ? 0 : drm) + (isnan(nv) ? 0 : nv);
@@ -266,7 +294,19 @@ void gpu_recorder_devices(struct gpu_recorder *g, struct store *st,
 		return;
 	struct gpu_nvml_device d[GPU_NVML_MAX_DEVICES];
 	size_t n = gpu_nvml_devices(g->nvml, d, GPU_NVML_MAX_DEVICES);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		store_gpu_device_add(st, t, "nvml", d[i].index, d[i].total,
 				     d[i].used);
+		if (d[i].index < SERIES_GPU_DEVICES) {
+			g->dev_total[d[i].index] = d[i].total;
+			g->dev_used[d[i].index] = d[i].used;
+		}
+		/* The name, once, for the reports' "GPU 0 (NVIDIA H200,
+		 * 141 GiB)": it does not change while the device is there. */
+		char key[32];
+		snprintf(key, sizeof(key), "gpu_name_%u", d[i].index);
+		if (!g->names_stored && d[i].name[0])
+			store_meta_set(st, key, d[i].name);
+	}
+	g->names_stored = true;
 }

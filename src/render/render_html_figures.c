@@ -466,6 +466,19 @@ static size_t collect_levels(struct ctx *c, struct level_line *lv,
 	}
 	double limit = f->exhaustion.found ? f->exhaustion.limit_bytes :
 					     f->concern_limit;
+	const struct pool_finding *gp = pools_exhaustion_gpu(f);
+	if (gp && n < max) {
+		/* A GPU's limit is not one of the footprint: the line is
+		 * where the footprint stands when that GPU is full. */
+		char nm[200];
+		render_escape_html(nm, sizeof(nm), gp->name);
+		lv[n].cls = "limit";
+		lv[n].v = f->fp_last + (gp->limit_bytes - gp->last);
+		snprintf(lv[n].label, sizeof(lv[n].label), "%s full at %s",
+			 nm, size_s(c, b, sizeof(b), lv[n].v));
+		n++;
+		limit = NAN;
+	}
 	if (isfinite(limit) && limit > 0 && n < max) {
 		lv[n].cls = "limit";
 		lv[n].v = limit;
@@ -508,8 +521,10 @@ static void figure_footprint(struct ctx *c)
 
 	fputs("<figure class=\"fig-footprint\">\n<figcaption>Footprint over "
 	      "time (", out);
+	/* Issue 28: say what is plotted, GPU memory included. */
 	put_esc(out, c->d->footprint_what ? c->d->footprint_what :
-		"anon + swap + shmem");
+		c->s->comp[COMP_GPU] ? "anon + swap + shmem + device-local "
+		"GPU memory" : "anon + swap + shmem");
 	fputs(")</figcaption>\n", out);
 	svg_open(out, h, "Footprint over time", &p.sx, SVG_AXIS_TIME, NULL);
 	char clip[32];

@@ -293,6 +293,11 @@ static void exhaustion_table(struct ctx *c)
 	if (!e->found)
 		return;
 	fputs("<h3>Exhaustion</h3>\n<table class=\"kv\">\n", out);
+	if (pools_exhaustion_gpu(c->f)) {
+		render_escape_html(v, sizeof(v),
+				   pools_exhaustion_gpu(c->f)->name);
+		kv_row(out, "fills first", v);
+	}
 	snprintf(v, sizeof(v), "%s (%s)", size_s(c, b1, sizeof(b1),
 						 e->limit_bytes),
 		 e->limit_source ? e->limit_source : "?");
@@ -313,6 +318,39 @@ static void exhaustion_table(struct ctx *c)
 		kv_row(out, "requests left", v);
 	}
 	fputs("</table>\n", out);
+}
+
+/* Issue 28: with memory on a GPU, each pool and its limit (a target
+ * whose footprint is one pool has its figures in the tables above). */
+static void pools_table(struct ctx *c)
+{
+	const struct target_findings *f = c->f;
+	FILE *out = c->out;
+	if (f->n_pools < 2)
+		return;
+	fputs("<h3>Pools</h3>\n<table>\n<thead><tr><th>pool</th>"
+	      "<th>holds</th><th>limit</th><th>slope</th><th>full in</th>"
+	      "</tr></thead>\n<tbody>\n", out);
+	for (size_t k = 0; k < f->n_pools; k++) {
+		const struct pool_finding *p = &f->pools[k];
+		char nm[200], b1[64], b2[64], b3[64], b4[64];
+		render_escape_html(nm, sizeof(nm), p->name);
+		fprintf(out, "<tr><td>%s</td><td>%s</td><td>%s%s%s%s</td>"
+			"<td>%s%s</td><td>%s%s</td></tr>\n", nm,
+			size_s(c, b1, sizeof(b1), p->last),
+			size_s(c, b2, sizeof(b2), p->limit_bytes),
+			p->limit_source ? " (" : "",
+			p->limit_source ? p->limit_source : "",
+			p->limit_source ? ")" : "",
+			p->has_trend ? slope_s(c, b3, sizeof(b3),
+					      p->slope.estimate) : "-",
+			p->has_trend && !p->significant ?
+			" (not significant)" : "",
+			p->exhausts ? dur_s(b4, sizeof(b4), p->eta_s) : "-",
+			(int)k == f->exhaustion.pool && f->exhaustion.found ?
+			" (first)" : "");
+	}
+	fputs("</tbody>\n</table>\n", out);
 }
 
 static void incarnations_table(struct ctx *c)
@@ -561,6 +599,7 @@ void render_html_findings(struct ctx *c)
 	per_request_table(c);
 	idle_tables(c);
 	exhaustion_table(c);
+	pools_table(c);
 	restarts_table(c);
 	steps_table(c);
 	attribution_table(c);

@@ -231,6 +231,49 @@ static json_t *gpu_json(const struct target_findings *f)
 	return o;
 }
 
+/* Issue 28: each pool the footprint sits in, with its limit, slope and
+ * time to the limit (docs/json.md, "pools"). */
+static json_t *pools_json(const struct target_findings *f)
+{
+	static const char *const kinds[] = {
+		[POOL_HOST] = "host", [POOL_FOOTPRINT] = "footprint",
+		[POOL_GPU] = "gpu",
+	};
+	json_t *a = json_array();
+	for (size_t k = 0; k < f->n_pools; k++) {
+		const struct pool_finding *p = &f->pools[k];
+		json_t *x = json_object();
+		json_object_set_new(x, "id", json_string(p->id));
+		json_object_set_new(x, "kind", json_string(kinds[p->kind]));
+		json_object_set_new(x, "name", safe_string(p->name));
+		json_object_set_new(x, "device", p->kind == POOL_GPU ?
+				    json_integer(p->device) : json_null());
+		json_object_set_new(x, "device_total_bytes",
+				    bytes_or_null(p->device_total));
+		json_object_set_new(x, "limit_bytes",
+				    bytes_or_null(p->limit_bytes));
+		json_object_set_new(x, "limit_source", p->limit_source ?
+				    json_string(p->limit_source) :
+				    json_null());
+		json_object_set_new(x, "first_bytes", bytes_or_null(p->first));
+		json_object_set_new(x, "last_bytes", bytes_or_null(p->last));
+		json_object_set_new(x, "slope", p->has_trend ?
+				    slope_json(p->slope) : json_null());
+		json_object_set_new(x, "significant",
+				    json_boolean(p->significant));
+		json_object_set_new(x, "eta_s", p->exhausts ?
+				    num_or_null(p->eta_s) : json_null());
+		json_object_set_new(x, "eta_low_s", p->exhausts ?
+				    num_or_null(p->eta_low_s) : json_null());
+		json_object_set_new(x, "eta_high_s", p->exhausts ?
+				    num_or_null(p->eta_high_s) : json_null());
+		json_object_set_new(x, "earliest", json_boolean(
+			f->exhaustion.found && (int)k == f->exhaustion.pool));
+		json_array_append_new(a, x);
+	}
+	return a;
+}
+
 static json_t *gpu_devices_json(const struct dataset *d)
 {
 	json_t *a = json_array();
@@ -242,6 +285,8 @@ static json_t *gpu_devices_json(const struct dataset *d)
 		json_object_set_new(x, "total_bytes", bytes_or_null(g->total));
 		json_object_set_new(x, "used_bytes", bytes_or_null(g->used));
 		json_object_set_new(x, "time", time_or_null(g->t));
+		json_object_set_new(x, "name", g->name[0] ?
+				    safe_string(g->name) : json_null());
 		json_array_append_new(a, x);
 	}
 	return a;
@@ -578,6 +623,10 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 				    bytes_or_null(f->exhaustion.limit_bytes));
 		json_object_set_new(e, "limit_source",
 				    json_string(f->exhaustion.limit_source));
+		json_object_set_new(e, "pool", f->exhaustion.pool >= 0 &&
+			(size_t)f->exhaustion.pool < f->n_pools ?
+			json_string(f->pools[f->exhaustion.pool].id) :
+			json_null());
 		json_object_set_new(e, "eta_s", num_or_null(f->exhaustion.eta_s));
 		json_object_set_new(e, "eta_low_s",
 				    num_or_null(f->exhaustion.eta_low_s));
@@ -596,6 +645,7 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 	json_object_set_new(t, "incarnations", incs);
 	json_object_set_new(t, "regions", regions_json(s));
 	json_object_set_new(t, "gpu", gpu_json(f));
+	json_object_set_new(t, "pools", pools_json(f));
 	return t;
 }
 

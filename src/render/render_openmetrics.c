@@ -201,8 +201,10 @@ static const struct family_desc families[F_COUNT] = {
 		"The verdict on the target: 1 for the current one of growing, "
 		"plateau, stable, inconclusive, 0 for the others."},
 	[F_EXHAUSTION] = {"memtrend_exhaustion_seconds", "", "gauge", "gauge",
-		"seconds", "Time until the footprint reaches its limit at the "
-		"measured slope."},
+		"seconds", "Time until the target fills a pool at the measured "
+		"slope: host memory (pool host) against the cgroup limit or "
+		"MemTotal, a GPU (pool gpu0, ...) against its memory less "
+		"what others hold."},
 };
 
 /* The extra label of each value of a family with several, as written
@@ -249,7 +251,11 @@ static double family_value(enum family f, const struct om_target *t,
 	case F_VERDICT:
 		return t->analysed ? (t->verdict == states[i] ? 1 : 0) : NAN;
 	case F_EXHAUSTION:
-		return t->analysed ? rint(t->exhaustion_s) : NAN;
+		if (!t->analysed)
+			return NAN;
+		if (!t->n_pools)
+			return i == 0 ? rint(t->exhaustion_s) : NAN;
+		return i < t->n_pools ? rint(t->pools[i].eta_s) : NAN;
 	case F_COUNT:
 		break;
 	}
@@ -263,6 +269,7 @@ static size_t family_width(enum family f)
 	case F_FOOTPRINT: return COUNT(components);
 	case F_SLOPE: return COUNT(bounds);
 	case F_VERDICT: return COUNT(states);
+	case F_EXHAUSTION: return ANALYSIS_POOLS_MAX;
 	default: return 1;
 	}
 }
@@ -309,6 +316,13 @@ static void put_sample(struct writer *w, enum family f,
 	case F_FOOTPRINT: ob_puts(b, components[i]); break;
 	case F_SLOPE: ob_puts(b, bounds[i]); break;
 	case F_VERDICT: ob_puts(b, w->verdict_label[i]); break;
+	case F_EXHAUSTION:
+		if (t->n_pools) {  /* ids are ours: nothing to escape */
+			ob_puts(b, ",pool=\"");
+			ob_puts(b, t->pools[i].id);
+			ob_putc(b, '"');
+		}
+		break;
 	default: break;
 	}
 	char num[64];

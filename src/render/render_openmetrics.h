@@ -45,6 +45,14 @@ struct om_target {
 	struct slope slope;        /* bytes per hour */
 	double detectable_bph;     /* NAN: unknown */
 	double exhaustion_s;       /* seconds until the limit; NAN: none */
+	/* Issue 28: each pool's time to its limit (eta_s NAN: it does not
+	 * run out), written with a pool label; n_pools 0: exhaustion_s
+	 * alone, without one. */
+	size_t n_pools;
+	struct om_pool {
+		char id[8];        /* "host", "limit", "gpu0".. */
+		double eta_s;
+	} pools[ANALYSIS_POOLS_MAX];
 };
 
 enum om_format { OM_OPENMETRICS, OM_PROMETHEUS_TEXT };

@@ -484,6 +484,18 @@ int render_reason(FILE *out, const struct target_findings *f,
 			rate_w(&w, 0, r->u.rate), f->concern_source);
 		break;
 	case REASON_EXHAUSTION:
+		/* Issue 28: a GPU fills before host memory runs out. */
+		if (r->u.exhaustion.pool >= 0 &&
+		    (size_t)r->u.exhaustion.pool < f->n_pools &&
+		    f->pools[r->u.exhaustion.pool].kind == POOL_GPU) {
+			fprintf(out, "at this rate %s fills in %s (%s left "
+				"to it)",
+				f->pools[r->u.exhaustion.pool].name,
+				dur_w(&w, 1, r->u.exhaustion.eta_s),
+				size_w(&w, 0, r->u.exhaustion.limit -
+				       f->pools[r->u.exhaustion.pool].last));
+			break;
+		}
 		fprintf(out, "at this rate it reaches the %s (%s) in %s",
 			r->u.exhaustion.limit_source,
 			size_w(&w, 0, r->u.exhaustion.limit),

@@ -70,6 +70,36 @@ static void print_components(FILE *out, const struct series *s)
 		fprintf(out, " (last sample)\n");
 }
 
+/* Issue 28: with memory on a GPU, each pool on a line of its own (one
+ * pool, the footprint, needs none: the lines above are its figures). */
+static void print_pools(FILE *out, const struct target_findings *f)
+{
+	if (f->n_pools < 2)
+		return;
+	for (size_t k = 0; k < f->n_pools; k++) {
+		const struct pool_finding *p = &f->pools[k];
+		char b1[32], b2[32], b3[96], b4[32], b5[32];
+		if (p->has_trend)
+			snprintf(b3, sizeof(b3), "%s%s",
+				 rate(b4, sizeof(b4), p->slope.estimate),
+				 p->significant ? "" : " (not significant)");
+		else
+			snprintf(b3, sizeof(b3), "no slope");
+		fprintf(out, "  %s %s: %s of %s%s%s%s, %s",
+			k ? "          " : "pools     ", p->name,
+			size_or_na(b1, sizeof(b1), p->last),
+			size_or_na(b2, sizeof(b2), p->limit_bytes),
+			p->limit_source ? " (" : "",
+			p->limit_source ? p->limit_source : "",
+			p->limit_source ? ")" : "", b3);
+		if (p->exhausts)
+			fprintf(out, ", full in %s%s",
+				dur_or_na(b5, sizeof(b5), p->eta_s),
+				(int)k == f->exhaustion.pool ? " (first)" : "");
+		fputc('\n', out);
+	}
+}
+
 static char *per_req(char *buf, size_t n, double v)
 {
 	return render_per_request(buf, n, v, decimal);
@@ -434,8 +464,13 @@ static void print_target(FILE *out, const struct target_findings *f,
 	print_diagnosis(out, f);
 	print_gpu(out, f);
 	print_regions(out, s);
+	print_pools(out, f);
 	if (f->exhaustion.found)
-		fprintf(out, "  exhaustion  %s (%s) in %s (range %s to %s)\n",
+		fprintf(out, "  exhaustion  %s%s%s (%s) in %s (range %s to "
+			"%s)\n",
+			pools_exhaustion_gpu(f) ?
+			pools_exhaustion_gpu(f)->name : "",
+			pools_exhaustion_gpu(f) ? ": " : "",
 			f->exhaustion.limit_source,
 			size_or_na(b1, sizeof(b1), f->exhaustion.limit_bytes),
 			dur_or_na(b2, sizeof(b2), f->exhaustion.eta_s),

@@ -36,6 +36,8 @@ struct entry {
 	enum verdict verdict;
 	struct slope slope;
 	double detectable_bph, exhaustion_s;
+	size_t n_pools;            /* issue 28: each pool's time to its limit */
+	struct om_pool pools[ANALYSIS_POOLS_MAX];
 };
 
 struct exporter {
@@ -111,6 +113,15 @@ void exporter_sample(struct exporter *e, const struct exporter_sample *s)
 	struct live_sample ls = {.t = s->t, .footprint = s->footprint};
 	for (int c = 0; c < COMP_COUNT; c++)
 		ls.comp[c] = NAN;
+	/* Issue 28: GPU memory by device and each device's figures, so the
+	 * analysis sees each GPU as a pool with its own limit. */
+	ls.comp[COMP_GPU] = s->gpu;
+	for (unsigned d = 0; s->gpu_dev && d < SERIES_GPU_DEVICES; d++) {
+		ls.comp[COMP_GPU0 + d] = s->gpu_dev[d];
+		if (!isnan(s->gpu_dev[d]))
+			live_set_gpu_limit(x->live, d, s->gpu_total[d],
+					   s->gpu_used[d]);
+	}
 	live_append(x->live, &ls);
 	x->footprint = s->footprint;
 	x->anon = s->anon;
@@ -201,6 +212,13 @@ static void *analysis_main(void *arg)
 			x->detectable_bph = f.detectable_bph;
 			x->exhaustion_s = f.exhaustion.found ?
 					  f.exhaustion.eta_s : NAN;
+			x->n_pools = f.n_pools;
+			for (size_t k = 0; k < f.n_pools; k++) {
+				snprintf(x->pools[k].id, sizeof(x->pools[k].id),
+					 "%s", f.pools[k].id);
+				x->pools[k].eta_s = f.pools[k].exhausts ?
+						    f.pools[k].eta_s : NAN;
+			}
 		}
 		analysis_release(&f);
 		series_release(&s);
@@ -244,7 +262,9 @@ static struct om_target *exporter_rows(struct exporter *e, char ***names,
 			.slope = x->slope,
 			.detectable_bph = x->detectable_bph,
 			.exhaustion_s = x->exhaustion_s,
+			.n_pools = x->n_pools,
 		};
+		memcpy(rows[i].pools, x->pools, sizeof(x->pools));
 	}
 	pthread_mutex_unlock(&e->mu);
 	*count = n;

@@ -50,6 +50,10 @@ struct exporter_sample {
 	const char *comm, *cmdline;
 	double t;
 	double footprint, anon, swap, shmem, gpu;
+	/* Issue 28: the part of gpu on each NVML device, and each device's
+	 * total and used memory (all processes); SERIES_GPU_DEVICES each,
+	 * NAN where none; NULL: no GPU figures by device. */
+	const double *gpu_dev, *gpu_total, *gpu_used;
 };
 
 struct exporter;

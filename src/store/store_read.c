@@ -825,30 +825,81 @@ static void read_regions(sqlite3 *db, struct dataset *out,
 	sqlite3_finalize(s);
 }
 
+/* One NVML row of a process's memory on one device (issue 28). */
+struct gpu_dev_row {
+	size_t target;
+	uint32_t inc;
+	unsigned dev;
+	size_t order;      /* rowid order: rows of one device stay in it */
+	double t, v;
+};
+
+static int gpu_dev_row_cmp(const void *a, const void *b)
+{
+	const struct gpu_dev_row *x = a, *y = b;
+	if (x->target != y->target)
+		return x->target < y->target ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* NVML region "device<N>" -> N; the region "device" of files written
+ * before issue 28 (the sum over devices) is device 0 when the machine had
+ * only one. -1: not a device kept apart. */
+static int gpu_dev_of(const char *src, const char *reg, size_t n_nvml)
+{
+	if (strcmp(src, "nvml") != 0 || strncmp(reg, "device", 6) != 0)
+		return -1;
+	if (!reg[6])
+		return n_nvml == 1 ? 0 : -1;
+	char *end;
+	unsigned long d = strtoul(reg + 6, &end, 10);
+	return *end || d >= SERIES_GPU_DEVICES ? -1 : (int)d;
+}
+
+/* Each (target, device)'s rows onto the target's points as component
+ * COMP_GPU0 + device: a row's figure holds from its stamp until the
+ * next row of the device, within its incarnation. One merge pass per
+ * (target, device) after one sort: O(points + rows log rows), whatever
+ * the number of rows (a process that grows writes one at every sample). */
+static void gpu_dev_fill(struct dataset *out, struct gpu_dev_row *rows,
+			 size_t n)
+{
+	qsort(rows, n, sizeof(*rows), gpu_dev_row_cmp);
+	for (size_t a = 0; a < n;) {
+		size_t b = a;
+		while (b < n && rows[b].target == rows[a].target &&
+		       rows[b].dev == rows[a].dev)
+			b++;
+		struct series *s = &out->targets[rows[a].target];
+		enum series_component c = (enum series_component)(COMP_GPU0 +
+								  rows[a].dev);
+		size_t r = a;
+		bool have = false;
+		for (size_t i = 0; i < s->n; i++) {
+			while (r < b && rows[r].t <= s->t[i]) {
+				r++;
+				have = true;
+			}
+			const struct gpu_dev_row *w = have ? &rows[r - 1] : NULL;
+			if (w && !isnan(w->v) &&
+			    (!s->n_incs || s->inc[i] == w->inc))
+				series_set_component(s, c, i, w->v);
+		}
+		a = b;
+	}
+}
+
 /* GPU memory (schema 3): per target, the first and last reading of each
- * region of the latest incarnation that has any; per device, the latest
- * reading. Rows are few (one per region per sample of a GPU process). */
+ * region of the latest incarnation that has any, and (issue 28) NVML's
+ * per-device rows as components; per device, the latest reading and its
+ * name (meta gpu_name_N), which every target gets as its limits.
+ * Rows are few (one per region per sample of a GPU process). */
 static void read_gpu(sqlite3 *db, struct dataset *out,
 		     const struct inc_map *map, size_t n_map)
 {
 	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(db, "SELECT incarnation_id, t, source, region, "
-			       "kind, resident FROM gpu_sample ORDER BY rowid",
-			       -1, &s, NULL) == SQLITE_OK) {
-		while (sqlite3_step(s) == SQLITE_ROW) {
-			const struct inc_map *m = inc_lookup(map, n_map,
-				sqlite3_column_int64(s, 0));
-			const char *src = (const char *)sqlite3_column_text(s, 2);
-			const char *reg = (const char *)sqlite3_column_text(s, 3);
-			const char *kind = (const char *)sqlite3_column_text(s, 4);
-			if (!m || !src || !reg || !kind)
-				continue;
-			series_add_gpu_row(&out->targets[m->target], m->inc,
-					   sqlite3_column_double(s, 1), src,
-					   reg, kind, col_bytes(s, 5));
-		}
-	}
-	sqlite3_finalize(s);
 	if (sqlite3_prepare_v2(db, "SELECT source, device, t, total, used "
 			       "FROM gpu_device WHERE rowid IN (SELECT "
 			       "max(rowid) FROM gpu_device GROUP BY source, "
@@ -861,6 +912,7 @@ static void read_gpu(sqlite3 *db, struct dataset *out,
 			      sizeof(*out->gpu_devices));
 			struct dataset_gpu_device *g =
 				&out->gpu_devices[out->n_gpu_devices++];
+			memset(g, 0, sizeof(*g));
 			const char *src = (const char *)sqlite3_column_text(s, 0);
 			snprintf(g->source, sizeof(g->source), "%s",
 				 src ? src : "?");
@@ -871,6 +923,67 @@ static void read_gpu(sqlite3 *db, struct dataset *out,
 		}
 	}
 	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(db, "SELECT key, value FROM meta WHERE key "
+			       "LIKE 'gpu_name_%'", -1, &s, NULL) == SQLITE_OK)
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const char *k = (const char *)sqlite3_column_text(s, 0);
+			const char *v = (const char *)sqlite3_column_text(s, 1);
+			char *end;
+			unsigned long d = k ? strtoul(k + 9, &end, 10) : 0;
+			for (size_t i = 0; k && v && !*end &&
+			     i < out->n_gpu_devices; i++)
+				if (strcmp(out->gpu_devices[i].source,
+					   "nvml") == 0 &&
+				    out->gpu_devices[i].index == d)
+					snprintf(out->gpu_devices[i].name,
+						 sizeof(out->gpu_devices[i].name),
+						 "%s", v);
+		}
+	sqlite3_finalize(s);
+	size_t n_nvml = 0;
+	for (size_t i = 0; i < out->n_gpu_devices; i++)
+		n_nvml += strcmp(out->gpu_devices[i].source, "nvml") == 0;
+
+	struct gpu_dev_row *rows = NULL;
+	size_t n_rows = 0, cap = 0;
+	if (sqlite3_prepare_v2(db, "SELECT incarnation_id, t, source, region, "
+			       "kind, resident FROM gpu_sample ORDER BY rowid",
+			       -1, &s, NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			const struct inc_map *m = inc_lookup(map, n_map,
+				sqlite3_column_int64(s, 0));
+			const char *src = (const char *)sqlite3_column_text(s, 2);
+			const char *reg = (const char *)sqlite3_column_text(s, 3);
+			const char *kind = (const char *)sqlite3_column_text(s, 4);
+			if (!m || !src || !reg || !kind)
+				continue;
+			double t = sqlite3_column_double(s, 1);
+			double v = col_bytes(s, 5);
+			series_add_gpu_row(&out->targets[m->target], m->inc,
+					   t, src, reg, kind, v);
+			int d = gpu_dev_of(src, reg, n_nvml);
+			if (d < 0)
+				continue;
+			xgrow((void **)&rows, &cap, n_rows + 1, sizeof(*rows));
+			rows[n_rows] = (struct gpu_dev_row){m->target, m->inc,
+				(unsigned)d, n_rows, t, v};
+			n_rows++;
+		}
+	}
+	sqlite3_finalize(s);
+	gpu_dev_fill(out, rows, n_rows);
+	free(rows);
+	/* Each device's figures are the limits of the targets on it. */
+	for (size_t i = 0; i < out->n_gpu_devices; i++) {
+		const struct dataset_gpu_device *g = &out->gpu_devices[i];
+		if (strcmp(g->source, "nvml") != 0 ||
+		    g->index >= SERIES_GPU_DEVICES)
+			continue;
+		for (size_t k = 0; k < out->n_targets; k++)
+			if (out->targets[k].comp[COMP_GPU0 + g->index])
+				series_set_gpu_limit(&out->targets[k], g->index,
+						     g->total, g->used, g->name);
+	}
 }
 
 static void read_meta_and_notes(sqlite3 *db, struct dataset *out)

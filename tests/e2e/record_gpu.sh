@@ -70,7 +70,7 @@ vals=$(sql "$T/gpu.db" "SELECT DISTINCT gpu FROM sample ORDER BY rowid" | tr '\n
 echo "gpu values: $vals"
 [ "$vals" = "$((GiB + GiB / 2)) $((2 * GiB + GiB / 2)) $((2 * GiB)) " ] || fail "gpu sequence: $vals"
 regions=$(sql "$T/gpu.db" "SELECT DISTINCT source || ':' || region || ':' || kind FROM gpu_sample ORDER BY 1" | tr '\n' ' ')
-[ "$regions" = "drm:gtt:host drm:vram:device nvml:device:device " ] || fail "gpu regions: $regions"
+[ "$regions" = "drm:gtt:host drm:vram:device nvml:device0:device " ] || fail "gpu regions: $regions"
 # A region's row is written when its figures change: vram twice (1 GiB,
 # then 2 GiB), gtt once, NVML's once and once more (NULLs) when the
 # process left its lists.
@@ -95,7 +95,7 @@ last=$(jget "$T/gpu.json" 'd["targets"][0]["gpu"]["device_local_last_bytes"]')
 first=$(jget "$T/gpu.json" 'd["targets"][0]["gpu"]["device_local_first_bytes"]')
 [ "$first" = "$((GiB + GiB / 2))" ] && [ "$last" = "$((2 * GiB))" ] || fail "JSON gpu first/last $first $last"
 kinds=$(jget "$T/gpu.json" '" ".join(r["source"]+":"+r["region"]+":"+r["kind"] for r in d["targets"][0]["gpu"]["regions"])')
-[ "$kinds" = "drm:vram:device drm:gtt:host nvml:device:device" ] || fail "JSON regions $kinds"
+[ "$kinds" = "drm:vram:device drm:gtt:host nvml:device0:device" ] || fail "JSON regions $kinds"
 src=$(jget "$T/gpu.json" 'd["gpu_sources"]')
 [ "$src" = "DRM fdinfo; NVML: 1 device" ] || fail "JSON gpu_sources $src"
 tot=$(jget "$T/gpu.json" 'd["gpu_devices"][0]["total_bytes"]')

@@ -11,6 +11,13 @@
  *   proc DEV compute|graphics PID MEM  a process entry; MEM in bytes or
  *                                      "na" (NVML_VALUE_NOT_AVAILABLE)
  *   mem DEV TOTAL USED                 device memory (default 0 0)
+ *   grow DEV PID RATE                  PID's entries on DEV, and DEV's
+ *                                      used memory, grow by RATE bytes a
+ *                                      second since nvmlInit_v2 (a slope
+ *                                      known exactly, with no writer)
+ *   name DEV TEXT                      nvmlDeviceGetName's answer (the
+ *                                      rest of the line; default
+ *                                      "Fake GPU")
  *   fail init|count|processes|memory   that call returns an error
  *   notsupported graphics              graphics lists are NOT_SUPPORTED
  * Process queries honour the caller's *infoCount like the real library:
@@ -21,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NVML_SUCCESS 0
 #define NVML_ERROR_UNINITIALIZED 1
@@ -61,9 +69,37 @@ static struct {
 	int fail_init, fail_count, fail_processes, fail_memory;
 	int graphics_not_supported;
 	unsigned long long total[FAKE_MAX_DEVICES], used[FAKE_MAX_DEVICES];
+	char name[FAKE_MAX_DEVICES][64];
 	struct fake_proc procs[FAKE_MAX_PROCS];
 	unsigned n_procs;
+	struct { int dev; unsigned pid; double rate; } grow[FAKE_MAX_DEVICES];
+	unsigned n_grow;
 } sc;
+static double t_init;  /* CLOCK_MONOTONIC at the first nvmlInit_v2 */
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* What the grow directives added by now: to entries and devices. */
+static void apply_growth(void)
+{
+	double dt = t_init > 0 ? mono() - t_init : 0;
+	for (unsigned g = 0; g < sc.n_grow; g++) {
+		unsigned long long add =
+			(unsigned long long)(sc.grow[g].rate * dt);
+		int dev = sc.grow[g].dev;
+		sc.used[dev] += add;
+		for (unsigned k = 0; k < sc.n_procs; k++)
+			if (sc.procs[k].dev == dev &&
+			    sc.procs[k].pid == sc.grow[g].pid &&
+			    sc.procs[k].mem != ~0ULL)
+				sc.procs[k].mem += add;
+	}
+}
 
 static struct fake_device devs[FAKE_MAX_DEVICES];
 static int init_count;
@@ -77,9 +113,10 @@ static void load_script(void)
 		return;
 	char line[256], a[32], b[32], c[32];
 	unsigned long long x, y;
-	int dev;
+	int dev, pos;
 	unsigned pid;
 	while (fgets(line, sizeof(line), f)) {
+		pos = 0;
 		if (line[0] == '#')
 			continue;
 		if (sscanf(line, "devices %u", &sc.devices) == 1) {
@@ -101,6 +138,21 @@ static void load_script(void)
 				sc.total[dev] = x;
 				sc.used[dev] = y;
 			}
+		} else if (sscanf(line, "grow %d %u %31s", &dev, &pid, c) == 3) {
+			if (dev >= 0 && dev < FAKE_MAX_DEVICES &&
+			    sc.n_grow < FAKE_MAX_DEVICES) {
+				sc.grow[sc.n_grow].dev = dev;
+				sc.grow[sc.n_grow].pid = pid;
+				sc.grow[sc.n_grow].rate = strtod(c, NULL);
+				sc.n_grow++;
+			}
+		} else if (sscanf(line, "name %d %n", &dev, &pos) == 1 &&
+			   pos > 0) {
+			if (dev >= 0 && dev < FAKE_MAX_DEVICES) {
+				snprintf(sc.name[dev], sizeof(sc.name[dev]),
+					 "%s", line + pos);
+				sc.name[dev][strcspn(sc.name[dev], "\n")] = 0;
+			}
 		} else if (sscanf(line, "fail %31s", c) == 1) {
 			sc.fail_init |= strcmp(c, "init") == 0;
 			sc.fail_count |= strcmp(c, "count") == 0;
@@ -111,6 +163,7 @@ static void load_script(void)
 		}
 	}
 	fclose(f);
+	apply_growth();
 }
 
 int nvmlInit_v2(void)
@@ -119,6 +172,8 @@ int nvmlInit_v2(void)
 	if (sc.fail_init)
 		return NVML_ERROR_DRIVER_NOT_LOADED;
 	init_count++;
+	if (t_init == 0)
+		t_init = mono();
 	return NVML_SUCCESS;
 }
 
@@ -186,6 +241,18 @@ int nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 	memory->total = sc.total[i];
 	memory->used = sc.used[i];
 	memory->free = sc.total[i] - sc.used[i];
+	return NVML_SUCCESS;
+}
+
+int nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+	if (!init_count)
+		return NVML_ERROR_UNINITIALIZED;
+	load_script();
+	int i = dev_index(device);
+	if (i < 0 || (unsigned)i >= sc.devices || !name || length == 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	snprintf(name, length, "%s", sc.name[i][0] ? sc.name[i] : "Fake GPU");
 	return NVML_SUCCESS;
 }
 

@@ -588,6 +588,80 @@ static void test_plateau_at_memtotal(void **state)
  * footprint's 1 GiB, share 3/4 at the end. MemTotal 8 GiB bounds the
  * host part only: headroom 8 - 1 = 7 GiB, not 8 - 4 = 4 GiB, so the
  * slope of concern is 7 GiB / 720 h. */
+/* Issue 28: each GPU a pool with its own limit. Host memory 1 GiB, flat,
+ * under MemTotal 512 GiB; GPU 0 (24 GiB) holds 2 GiB growing 256 MiB/h
+ * for 4 h (3 GiB at the end) beside 2 GiB of others'; GPU 1 (24 GiB)
+ * holds 1 GiB beside 0.5 GiB of others'. Expected, by hand:
+ *   GPU 0's limit 24 - 2 = 22 GiB, room 22 - 3 = 19 GiB, full in
+ *   19 GiB / (256 MiB/h) = 76 h = 273,600 s: the exhaustion;
+ *   GPU 1's limit 23.5 GiB, flat: none; host flat: none;
+ *   the concern follows GPU 0: 19 GiB / 720 h.
+ * Before: MemTotal with the footprint's slope, (512 - 1) GiB / (256
+ * MiB/h) = 2,044 h, and a concern of 511 GiB / 720 h. */
+static void test_gpu_pools(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "llm");
+	s.quantum = 4096;
+	s.quantum_exact = true;
+	s.mem_total = 512 * GiB;
+	series_add_incarnation(&s, 7, 1, 1.7e9, "llm", "llm");
+	for (int i = 0; i <= 240; i++) {
+		double g0 = 2 * GiB + i * (256 * MiB / 60), g1 = GiB;
+		size_t k = series_append(&s, 1.7e9 + 60.0 * i,
+					 GiB + g0 + g1, 0);
+		series_set_component(&s, COMP_GPU, k, g0 + g1);
+		series_set_component(&s, COMP_GPU0, k, g0);
+		series_set_component(&s, COMP_GPU0 + 1, k, g1);
+	}
+	series_set_gpu_limit(&s, 0, 24 * GiB, 5 * GiB, "Tesla T4");
+	series_set_gpu_limit(&s, 1, 24 * GiB, 1.5 * GiB, NULL);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_GROWING);
+	assert_true(f.exhaustion.found);
+	assert_float_equal(f.exhaustion.eta_s, 273600, 1);
+	assert_float_equal(f.exhaustion.limit_bytes, 22 * GiB, 0);
+	assert_string_equal(f.exhaustion.limit_source,
+			    "GPU memory less what others hold");
+	assert_float_equal(f.concern_bph, 19 * GiB / 720, 1e-3);
+	assert_true(said(&f, "at this rate GPU 0 (Tesla T4, 24 GiB) fills in "
+			 "3.2 d"));
+	assert_int_equal(f.n_pools, 3);
+	assert_string_equal(f.pools[0].id, "host");
+	assert_string_equal(f.pools[1].id, "gpu0");
+	assert_string_equal(f.pools[1].name, "GPU 0 (Tesla T4, 24 GiB)");
+	assert_string_equal(f.pools[2].name, "GPU 1 (24 GiB)");
+	assert_int_equal(f.exhaustion.pool, 1);
+	assert_int_equal(f.concern_pool, 1);
+	assert_float_equal(f.pools[0].last, GiB, 0);
+	assert_float_equal(f.pools[0].limit_bytes, 512 * GiB, 0);
+	assert_false(f.pools[0].exhausts);
+	assert_float_equal(f.pools[1].last, 3 * GiB, 0);
+	assert_float_equal(f.pools[1].slope.estimate, 256 * MiB, 1);
+	assert_float_equal(f.pools[2].limit_bytes, 23.5 * GiB, 0);
+	assert_false(f.pools[2].exhausts);
+	analysis_release(&f);
+
+	/* --limit 8 GiB bounds the footprint as a whole (5 GiB at the
+	 * end, growing 256 MiB/h): 3 GiB / (256 MiB/h) = 12 h, before GPU
+	 * 0's 76 h; the concern stays with it (GPU 0 grew no more). */
+	o.limit = 8 * GiB;
+	analysis_run(&s, &o, &f);
+	assert_string_equal(f.pools[0].id, "limit");
+	assert_int_equal(f.exhaustion.pool, 0);
+	assert_float_equal(f.exhaustion.eta_s, 43200, 1);
+	assert_string_equal(f.exhaustion.limit_source, "--limit");
+	assert_float_equal(f.pools[1].eta_s, 273600, 1);
+	assert_int_equal(f.concern_pool, -1);
+	assert_float_equal(f.concern_bph, 3 * GiB / 720, 1e-3);
+	analysis_release(&f);
+	series_release(&s);
+}
+
 static void test_gpu_component(void **state)
 {
 	(void)state;
@@ -786,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_counter_reset_and_stable),
 		cmocka_unit_test(test_requests_needed),
 		cmocka_unit_test(test_gpu_component),
+		cmocka_unit_test(test_gpu_pools),
 		cmocka_unit_test(test_flat_no_wander),
 	};
 	diag_set_quiet(true);

@@ -866,6 +866,43 @@ static void test_nvml_two_devices(void **state)
 	gpu_nvml_close(nv);
 }
 
+/* Issue 28: each device's part, and each device's name. */
+static void test_nvml_per_device(void **state)
+{
+	(void)state;
+	script("devices 3\n"
+	       "name 0 NVIDIA H200\n"
+	       "proc 0 compute 4242 1073741824\n"
+	       "proc 2 compute 4242 536870912\n"
+	       "proc 2 graphics 4242 268435456\n");
+	struct gpu_nvml *nv = open_fake();
+	double per[2], b;
+	assert_int_equal(gpu_nvml_process_used_by_device(nv, 4242, &b, per, 2),
+			 PROBE_OK);
+	/* the sum covers every device; per[] only those below max */
+	check_figure("sum", 1610612736.0, b);
+	check_figure("device 0", 1073741824.0, per[0]);
+	check_figure("device 1 (not listed)", NAN, per[1]);
+	double per3[3];
+	gpu_nvml_process_used_by_device(nv, 4242, &b, per3, 3);
+	/* compute and graphics describe the same memory: the larger */
+	check_figure("device 2", 536870912.0, per3[2]);
+	gpu_nvml_process_used_by_device(nv, 6000, &b, per3, 3);
+	check_figure("absent sum", NAN, b);
+	check_figure("absent 0", NAN, per3[0]);
+	struct gpu_nvml_device d[3];
+	assert_int_equal(gpu_nvml_devices(nv, d, 3), 3);
+	assert_string_equal(d[0].name, "NVIDIA H200");
+	assert_string_equal(d[1].name, "Fake GPU");
+	/* a failing list: no device's part either */
+	script("devices 3\nfail processes\n");
+	per3[0] = 1;
+	gpu_nvml_process_used_by_device(nv, 4242, &b, per3, 3);
+	check_figure("failed sum", NAN, b);
+	check_figure("failed 0", NAN, per3[0]);
+	gpu_nvml_close(nv);
+}
+
 static void test_nvml_compute_and_graphics(void **state)
 {
 	(void)state;
@@ -975,6 +1012,7 @@ int main(void)
 		cmocka_unit_test(test_nvml_init_failure),
 		cmocka_unit_test(test_nvml_env_override),
 		cmocka_unit_test(test_nvml_two_devices),
+		cmocka_unit_test(test_nvml_per_device),
 		cmocka_unit_test(test_nvml_compute_and_graphics),
 		cmocka_unit_test(test_nvml_appear_leave_fail),
 		cmocka_unit_test(test_nvml_buffer_growth),

@@ -71,8 +71,10 @@ static const struct om_target table[] = {
 	"tell from no growth.\n"
 #define HELP_VERDICT "The verdict on the target: 1 for the current one " \
 	"of growing, plateau, stable, inconclusive, 0 for the others.\n"
-#define HELP_EXHAUSTION "Time until the footprint reaches its limit at " \
-	"the measured slope.\n"
+#define HELP_EXHAUSTION "Time until the target fills a pool at the " \
+	"measured slope: host memory (pool host) against the cgroup limit " \
+	"or MemTotal, a GPU (pool gpu0, ...) against its memory less what " \
+	"others hold.\n"
 
 #define FOOTPRINT_SAMPLES \
 	"memtrend_footprint_bytes" API ",component=\"total\"} 104857600\n" \
@@ -213,6 +215,34 @@ static void test_openmetrics(void **state)
 
 /* No target, or no figure at all: no family, and OpenMetrics still ends
  * with # EOF. */
+/* Issue 28: a line per pool that runs out, labelled with the pool; a
+ * pool that does not (NAN) has none. */
+static void test_pools(void **state)
+{
+	(void)state;
+	struct om_target t = {
+		.target = "llm", .kind = "process", .pid = 7,
+		.footprint = NAN, .anon = NAN, .swap = NAN, .shmem = NAN,
+		.gpu = NAN, .requests = NAN, .connections = NAN,
+		.analysed = true, .verdict = VERDICT_GROWING,
+		.slope = {NAN, NAN, NAN, NAN}, .detectable_bph = NAN,
+		.exhaustion_s = 960, .n_pools = 3,
+		.pools = {{"host", NAN}, {"gpu0", 960.4}, {"gpu1", 86400}},
+	};
+	char *got = render(OM_PROMETHEUS_TEXT, &t, 1);
+	const char *want =
+		"# HELP memtrend_exhaustion_seconds " HELP_EXHAUSTION
+		"# TYPE memtrend_exhaustion_seconds gauge\n"
+		"memtrend_exhaustion_seconds{target=\"llm\",kind=\"process\","
+		"pid=\"7\",pool=\"gpu0\"} 960\n"
+		"memtrend_exhaustion_seconds{target=\"llm\",kind=\"process\","
+		"pid=\"7\",pool=\"gpu1\"} 86400\n";
+	const char *at = strstr(got, "# HELP memtrend_exhaustion_seconds");
+	assert_non_null(at);
+	assert_text(at, want);
+	free(got);
+}
+
 static void test_empty(void **state)
 {
 	(void)state;
@@ -415,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_prometheus_text),
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_pools),
 		cmocka_unit_test(test_locale),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_negotiate),
