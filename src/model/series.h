@@ -60,6 +60,17 @@ struct dataset_gpu_device {
 	double t, total, used;     /* the latest reading */
 };
 
+/* A target's latest memory figures as /proc/PID/status gives them: what
+ * ps and top show (RSS) beside the footprint. rss = anon + file + shmem
+ * (VmRSS = RssAnon + RssFile + RssShmem); file pages (the page cache a
+ * process maps: its binaries, libraries, mapped files) are in the RSS,
+ * not in the footprint. A group's or a tree's are its members' sums. All
+ * NAN when not recorded (a CSV, Prometheus, a target without samples). */
+struct series_resident {
+	double t;                  /* the sample's stamp */
+	double rss, anon, file, shmem, swap;  /* bytes */
+};
+
 struct series_gauge {
 	char *name;                /* owned */
 	double *v;                 /* length n, owned */
@@ -105,6 +116,9 @@ struct series {
 	double cgroup_limit;
 	double mem_total;
 	double swap_total, swap_free_last, mem_available_last;
+	/* The latest sample's resident figures (a recording's reader sets
+	 * them whatever it loads of the arrays; NAN otherwise). */
+	struct series_resident resident;
 };
 
 /* A recording or a CSV: several targets plus what applies to all. */

@@ -606,6 +606,52 @@ static int read_samples_parallel(sqlite3 *db, const char *path,
 	return 1;
 }
 
+/*
+ * Each target's latest resident figures (series.h: series_resident): the
+ * rows newest first, each target's first one kept, until every target
+ * with samples has its row. Rows are only ever appended, so the highest
+ * rowid of a target is its latest sample. Work: a recording whose targets
+ * all sampled at the end (one followed process, a live host) stops after
+ * about one tick's rows; one whose targets ended early (--all's
+ * short-lived processes) reads back to the oldest of them, at worst the
+ * whole table once more. A failure leaves the figures NAN (no error: they
+ * are shown beside the footprint, nothing depends on them).
+ */
+static void read_last_resident(sqlite3 *db, struct dataset *out,
+			       const struct inc_map *map, size_t n_map)
+{
+	size_t want = 0;
+	for (size_t i = 0; i < out->n_targets; i++)
+		if (out->targets[i].n)
+			want++;
+	sqlite3_stmt *s;
+	if (!want || sqlite3_prepare_v2(db, "SELECT incarnation_id, t, "
+			"t_last, rss, anon, file, shmem, swap FROM sample "
+			"ORDER BY rowid DESC", -1, &s, NULL) != SQLITE_OK)
+		return;
+	const struct inc_map *last = NULL;
+	while (want && sqlite3_step(s) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0);
+		if (!last || last->id != id)
+			last = inc_lookup(map, n_map, id);
+		if (!last)
+			continue;
+		struct series *se = &out->targets[last->target];
+		if (!se->n || !isnan(se->resident.t))
+			continue;
+		double t = sqlite3_column_type(s, 2) != SQLITE_NULL ?
+			   sqlite3_column_double(s, 2) :
+			   sqlite3_column_double(s, 1);
+		se->resident = (struct series_resident){
+			.t = isfinite(t) ? t : se->t[se->n - 1],
+			.rss = col_bytes(s, 3), .anon = col_bytes(s, 4),
+			.file = col_bytes(s, 5), .shmem = col_bytes(s, 6),
+			.swap = col_bytes(s, 7)};
+		want--;
+	}
+	sqlite3_finalize(s);
+}
+
 /* Limits and system figures: the latest known values. */
 static void read_limits(sqlite3 *db, struct dataset *out,
 			const struct inc_map *map, size_t n_map)
@@ -953,6 +999,7 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 	if (!rc)
 		rc = read_sources(db, path, out, target_ids);
 	if (!rc) {
+		read_last_resident(db, out, map, n_map);
 		read_regions(db, out, map, n_map);
 		if (gpu)
 			read_gpu(db, out, map, n_map);
