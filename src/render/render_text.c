@@ -81,9 +81,9 @@ static void print_resident(FILE *out, const struct series *s)
 	if (isnan(r->rss))
 		return;
 	char b1[32], b2[32], b3[32], b4[32];
-	fprintf(out, "  rss         %s = anon %s + file %s + shmem %s at the "
-		"last sample (ps/top's RSS; file pages are not in the "
-		"footprint)\n", size_or_na(b1, sizeof(b1), r->rss),
+	fprintf(out, "  rss         %s = anon %s + file %s + shmem %s (last "
+		"sample, as ps/top show it)\n",
+		size_or_na(b1, sizeof(b1), r->rss),
 		size_or_na(b2, sizeof(b2), r->anon),
 		size_or_na(b3, sizeof(b3), r->file),
 		size_or_na(b4, sizeof(b4), r->shmem));
