@@ -464,6 +464,13 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		      "served)", verb);
 		goto out;
 	}
+	if (cli->listen_processes == EXPORTER_PROCESSES_NONE &&
+	    !o.group_by) {
+		error("%s: --listen-processes none without --group-by would "
+		      "serve nothing: group the processes (--group-by unit), or "
+		      "serve the long-lived ones (long)", verb);
+		goto out;
+	}
 	if (!n_pids && !o.name_regex && !o.command && !o.all) {
 		if (strcmp(verb, "check") == 0) /* one service: no --all */
 			error("check: which service? give -p PID, --name "

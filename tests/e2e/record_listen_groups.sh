@@ -128,3 +128,18 @@ rep=$(jget "$T/tree.json" '[t["footprint"]["last_bytes"] for t in d["targets"] i
 ok "tree: /metrics $tr = the report's $rep (the parent alone: $par)"
 kill -INT $RL $RN
 wait $RL; wait $RN
+
+# Bad values and combinations: exit 2, one line, no recording.
+bad() { # WHAT ARGS...
+	local what=$1; shift
+	"$MEMTREND" record -q -o "$T/bad.db" -d 1s "$@" 2> "$T/bad.err"; local rc=$?
+	[ $rc = 2 ] || fail "$what: exit $rc: $(cat "$T/bad.err")"
+	[ "$(wc -l < "$T/bad.err")" = 1 ] || fail "$what: $(cat "$T/bad.err")"
+	[ ! -e "$T/bad.db" ] || fail "$what: a recording was made"
+}
+bad "an unknown value" --all --listen 127.0.0.1:0 --listen-processes some
+bad "a bad duration" --all --listen 127.0.0.1:0 --listen-processes long=soon
+bad "without --all" -p $$ --listen 127.0.0.1:0 --listen-processes all
+bad "without --listen" --all --listen-processes all
+bad "none without --group-by" --all --listen 127.0.0.1:0 --listen-processes none
+ok "--listen-processes: bad values and combinations exit 2"
