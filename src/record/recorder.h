@@ -179,7 +179,7 @@ struct recorder_hooks {
 	/* After every tick, in the recorder's thread; must not block. */
 	void (*on_tick)(void *ctx, const struct recorder_tick *tick);
 	/* After each root target's process sample, each tree's and each
-	 * group's sum (every target, every tick; a tree right after its
+	 * group's sum (every target, every tick; a tree just before its
 	 * root, the groups after every root), in the recorder's thread;
 	 * must not block: it costs the tick. NULL: not called. */
 	void (*on_sample)(void *ctx, const struct recorder_sample *s);

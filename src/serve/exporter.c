@@ -260,9 +260,9 @@ static struct om_target *exporter_rows(struct exporter *e, char ***names,
 		const struct entry *x = e->t[i];
 		if (!served(e, x))
 			continue;
-		(*names)[n] = xstrdup(x->name);
+		char *name = (*names)[n] = xstrdup(x->name);
 		rows[n++] = (struct om_target){
-			.target = (*names)[n - 1],
+			.target = name,
 			.kind = x->kind,
 			/* a sum's series outlives its members' pids */
 			.pid = x->role == EXPORTER_SUM ? -1 : x->pid,
