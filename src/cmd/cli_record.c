@@ -647,11 +647,13 @@ static void foreground_on_tick(void *ctx, const struct recorder_tick *k)
 }
 
 /* The exporter's side of the hooks (record --listen). A target's role:
- * --all's processes are served as --listen-processes says, sums (trees,
- * groups) without a pid, what the user named always. */
+ * --all's processes are served as --listen-processes says, groups
+ * without a pid, what the user named and their trees always, with the
+ * root's pid (two roots of one name may each have a tree: the pid keeps
+ * their series apart). */
 static void foreground_on_sample(void *ctx, const struct recorder_sample *x)
 {
-	bool sum = !strcmp(x->kind, "tree") || !strcmp(x->kind, "group");
+	bool sum = !strcmp(x->kind, "group");
 	struct exporter_sample s = {
 		.target_id = x->target_id,
 		.name = x->name,

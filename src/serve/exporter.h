@@ -16,10 +16,11 @@
  * refreshed less often (at ~5 ms an analysis, 1,000 targets take about
  * 4 minutes a round), never at the recorder's cost.
  *
- * What is served (docs/openmetrics.md, "Cardinality"): every target the
- * user named (-p, --name, a command) with its pid; every --group-by group
- * and --children tree (their sums) without one, so that a group's series
- * lives as long as the group, whatever its members' pids; and --all's
+ * What is served (docs/openmetrics.md, "Groups, trees and cardinality"):
+ * every target the user named (-p, --name, a command) and its --children
+ * tree (the sum) with the root's pid; every --group-by group (the sum)
+ * without one, so that a group's series lives as long as the group,
+ * whatever its members' pids; and --all's
  * processes one by one as --listen-processes says: all, none, or only
  * the long-lived ones (alive at least long_s by their own start time), so
  * that short-lived processes do not each leave a series behind in the
@@ -54,12 +55,13 @@ enum exporter_processes {
 
 /* What a target is to the exposition. */
 enum exporter_role {
-	EXPORTER_NAMED,            /* -p, --name, a command: always served,
-				      with its pid */
+	EXPORTER_NAMED,            /* -p, --name, a command and their
+				      --children trees: always served, with
+				      the (root's) pid */
 	EXPORTER_PROCESS,          /* one of --all's: as --listen-processes
 				      says, with its pid */
-	EXPORTER_SUM,              /* a --group-by group, a --children tree:
-				      always served, no pid label */
+	EXPORTER_SUM,              /* a --group-by group: always served, no
+				      pid label */
 };
 
 struct exporter_options {
@@ -71,10 +73,10 @@ struct exporter_options {
 	double mem_total;          /* bytes, for exhaustion; NAN unknown */
 };
 
-/* One sample of a target (the recorder's, converted). For a sum (a
- * group, a tree) pid, start_ticks and start_time are those of the
- * process its incarnation started with: a change is a new incarnation
- * (a group whose members all ended and came back, a tree whose root
+/* One sample of a target (the recorder's, converted). For a group pid,
+ * start_ticks and start_time are those of the process its incarnation
+ * started with, for a tree its root's: a change is a new incarnation (a
+ * group whose members all ended and came back, a tree whose root
  * restarted). */
 struct exporter_sample {
 	int64_t target_id;

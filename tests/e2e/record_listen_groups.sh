@@ -106,7 +106,7 @@ done
 grep -q "kind=\"group\"" "$T/n.txt" || fail "none: no group"
 ok "none: group $(fp "$T/n.txt" "$G"), no series with a pid ($(grep -c '^memtrend' "$T/n.txt") samples)"
 
-# The tree: served without a pid once both children are in it (its sum
+# The tree: served with its root's pid once both children are in it (its sum
 # then over 2.5 times the parent's: each child holds the parent's 3 MiB,
 # a few pages less), then equal to the report's.
 wait_for "$T/t1" 10
@@ -118,7 +118,8 @@ while :; do
 	i=$((i + 1)); [ $i -gt 100 ] && fail "tree: '$tr' for a parent of '$par': $(grep footprint "$T/t.txt")"
 	sleep 0.1
 done
-grep 'kind="tree"' "$T/t.txt" | grep -q 'pid=' && fail "tree: a pid label"
+root=$(sql "$T/tree.db" "SELECT pid FROM incarnation i JOIN target t ON t.id = i.target_id WHERE t.kind = 'command'")
+[ -n "$(fp "$T/t.txt" "kind=\"tree\",pid=\"$root\"")" ] || fail "tree: not with its root's pid $root"
 kill -INT $RT
 wait $RT; rc=$?
 [ $rc = 0 ] || [ $rc = 130 ] || fail "record --children exited $rc: $(cat "$T/tree.err")"
