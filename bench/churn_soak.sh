@@ -30,8 +30,10 @@ sleep 100000 &
 marker=$!
 pids="$pids $marker"
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# --listen-processes all: every process served, the churn's too (the
+# soak's load, as measured before the option)
 "$mt" record -q -o "$out/host.db" --all -i 1s -d "${secs}s" \
-	--listen "127.0.0.1:$port" &
+	--listen "127.0.0.1:$port" --listen-processes all &
 rec=$!
 pids="$pids $rec"
 sleep 2

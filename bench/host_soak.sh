@@ -29,8 +29,10 @@ trap cleanup EXIT INT TERM
 i=0
 while [ $i -lt 1000 ]; do sleep 100000 & pids="$pids $!"; i=$((i + 1)); done
 port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# --listen-processes all: the 1,000 sleepers are seconds old; every one
+# served, as measured before the option
 "$mt" record -q -o "$out/host.db" --all -i 1s -d "${secs}s" \
-	--listen "127.0.0.1:$port" &
+	--listen "127.0.0.1:$port" --listen-processes all &
 rec=$!
 sleep 2
 "$mt" record -q -o "$out/self.db" -p "$rec" -i 10s &

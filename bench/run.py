@@ -824,7 +824,10 @@ def listen_rows():
     rec = Child("memtrend-listen", [MEMTREND, "record", "-q", "-o", db,
                                     "--all", "-i", "1s", "-d",
                                     "%ds" % HOST_S, "--listen",
-                                    "127.0.0.1:%d" % port])
+                                    "127.0.0.1:%d" % port,
+                                    # every process served, as measured
+                                    # before --listen-processes
+                                    "--listen-processes", "all"])
     time.sleep(HOST_S / 2)
     times, body = [], b""
     url = "http://127.0.0.1:%d/metrics" % port

@@ -31,7 +31,8 @@ enum { OPT_NAME = 256, OPT_CHILDREN, OPT_SMAPS, OPT_SMAPS_INTERVAL,
        OPT_WORK, OPT_WORK_LOG, OPT_MATCH, OPT_WORK_TIMEOUT, OPT_CONN_PORT,
        OPT_GAUGE, OPT_REGIONS, OPT_NO_GPU, OPT_ALL, OPT_USER,
        OPT_MAX_TARGETS, OPT_RESCAN, OPT_CGROUP, OPT_GROUP_BY,
-       OPT_RETAIN, OPT_LISTEN, OPT_WORK_IS_COUNTER, OPT_TOP };
+       OPT_RETAIN, OPT_LISTEN, OPT_WORK_IS_COUNTER, OPT_TOP,
+       OPT_LISTEN_PROCESSES };
 
 #define RECORD_MAX_TARGETS 10000  /* --all's default bound (its help says so) */
 
@@ -128,6 +129,12 @@ const struct cli_option record_options[] = {
 	CLI_OPT(0, "top", OPT_TOP, "N", "watch --all only: at most the N "
 		"worst targets in the live table (default: as many as the "
 		"terminal holds; 20 when not a terminal)"),
+	CLI_OPT(0, "listen-processes", OPT_LISTEN_PROCESSES, "WHICH", "with "
+		"--all --listen: which processes get series of their own: all, "
+		"none (groups only), or long[=DUR] (default: those alive for "
+		"5m, by their start time, so that short-lived ones leave no "
+		"series behind); groups, trees and named targets are always "
+		"served"),
 	CLI_OPT('q', "quiet", 'q', NULL, "no live status line, no notes"),
 	CLI_OPT(0, "proc-root", OPT_PROC_ROOT, "DIR", "read DIR instead of "
 		"/proc (for tests)"),
@@ -190,6 +197,29 @@ static int parse_dur(const char *opt, const char *arg, double *out)
 	return 0;
 }
 
+/* --listen-processes all|none|long[=DUR] into cli. */
+static int parse_listen_processes(const char *arg, struct cli_record *cli)
+{
+	if (strcmp(arg, "all") == 0) {
+		cli->listen_processes = EXPORTER_PROCESSES_ALL;
+		return 0;
+	}
+	if (strcmp(arg, "none") == 0) {
+		cli->listen_processes = EXPORTER_PROCESSES_NONE;
+		return 0;
+	}
+	if (strncmp(arg, "long", 4) == 0 && (!arg[4] || arg[4] == '=')) {
+		cli->listen_processes = EXPORTER_PROCESSES_LONG;
+		if (arg[4] && (parse_dur("--listen-processes long=", arg + 5,
+					 &cli->listen_long_s) ||
+			       !isfinite(cli->listen_long_s)))
+			return -1;
+		return 0;
+	}
+	return error("--listen-processes: '%s' is not all, none or "
+		     "long[=DUR] (e.g. long=10m)", arg);
+}
+
 int cli_record_parse(int argc, char **argv, const char *verb,
 		     struct cli_record *cli)
 {
@@ -200,6 +230,8 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	if (!longopts)
 		cli_options_getopt(record_options, "+", &longopts, &shortopts);
 	memset(cli, 0, sizeof(*cli));
+	cli->listen_processes = EXPORTER_PROCESSES_LONG;
+	cli->listen_long_s = EXPORTER_LONG_S;
 	struct recorder_options o = {
 		.rescan_s = NAN,
 		.interval_s = 15,
@@ -219,7 +251,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	size_t n_sources = 0;
 	double work_timeout = NAN;
 	bool quiet = false;
-	const char *listen = NULL;
+	const char *listen = NULL, *listen_processes = NULL;
 	bool work_is_counter = false;
 	size_t top = 0;
 	int rc = EXIT_USAGE, c;
@@ -298,6 +330,11 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 			break;
 		case OPT_LISTEN:
 			listen = optarg;
+			break;
+		case OPT_LISTEN_PROCESSES:
+			listen_processes = optarg;
+			if (parse_listen_processes(optarg, cli))
+				goto out;
 			break;
 		case OPT_WORK_IS_COUNTER:
 			work_is_counter = true;
@@ -444,6 +481,19 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		error("%s: --top N is for 'watch --all' (the rows of its live "
 		      "table)%s", verb, strcmp(verb, "watch") == 0 ? "" :
 		      "; 'memtrend report --top N' ranks a recording");
+		goto out;
+	}
+	if (listen_processes && (!o.all || !listen)) {
+		error("%s: --listen-processes goes with --all and --listen (the "
+		      "targets you name, their trees and groups are always "
+		      "served)", verb);
+		goto out;
+	}
+	if (cli->listen_processes == EXPORTER_PROCESSES_NONE &&
+	    !o.group_by) {
+		error("%s: --listen-processes none without --group-by would "
+		      "serve nothing: group the processes (--group-by unit), or "
+		      "serve the long-lived ones (long)", verb);
 		goto out;
 	}
 	if (!n_pids && !o.name_regex && !o.command && !o.all) {
@@ -627,13 +677,20 @@ static void foreground_on_tick(void *ctx, const struct recorder_tick *k)
 				   k->targets, k->footprint, k->slope_bph);
 }
 
-/* The exporter's side of the hooks (record --listen). */
+/* The exporter's side of the hooks (record --listen). A target's role:
+ * --all's processes are served as --listen-processes says, groups
+ * without a pid, what the user named and their trees always, with the
+ * root's pid (two roots of one name may each have a tree: the pid keeps
+ * their series apart). */
 static void foreground_on_sample(void *ctx, const struct recorder_sample *x)
 {
+	bool sum = !strcmp(x->kind, "group");
 	struct exporter_sample s = {
 		.target_id = x->target_id,
 		.name = x->name,
 		.kind = x->kind,
+		.role = !strcmp(x->kind, "process") ? EXPORTER_PROCESS :
+			sum ? EXPORTER_SUM : EXPORTER_NAMED,
 		.pid = x->id ? (long)x->id->pid : -1,
 		.start_ticks = x->id ? x->id->start_ticks : 0,
 		.start_time = x->id ? x->id->start_time : NAN,
@@ -648,6 +705,8 @@ static void foreground_on_sample(void *ctx, const struct recorder_sample *x)
 		.gpu_dev = x->mem->gpu_dev,
 		.gpu_total = x->mem->gpu_total,
 		.gpu_used = x->mem->gpu_used,
+		.rss = x->mem->rss,
+		.file = x->mem->file,
 	};
 	exporter_sample(ctx, &s);
 }
@@ -657,20 +716,23 @@ static void foreground_on_target_end(void *ctx, int64_t target_id)
 	exporter_target_end(ctx, target_id);
 }
 
-int cli_record_foreground(const struct recorder_options *o, bool status_line,
-			  const char *listen, bool work_is_counter,
+int cli_record_foreground(const struct cli_record *cli,
 			  struct recorder_result *res)
 {
+	const struct recorder_options *o = &cli->o;
+	bool status_line = cli->status_line;
 	struct exporter *ex = NULL;
-	if (listen) {
+	if (cli->listen) {
 		struct exporter_options eo = {
-			.listen = listen,
+			.listen = cli->listen,
+			.processes = cli->listen_processes,
+			.long_s = cli->listen_long_s,
 			.analyse_every_s = fmax(2.0, 2 * o->interval_s),
 			.mem_total = (double)sysconf(_SC_PHYS_PAGES) *
 				     (double)sysconf(_SC_PAGESIZE),
 		};
 		analysis_options_init(&eo.analysis);
-		eo.analysis.work_is_counter = work_is_counter;
+		eo.analysis.work_is_counter = cli->work_is_counter;
 		int rc;
 		char bound[80];
 		ex = exporter_start(&eo, &rc, bound, sizeof(bound));

@@ -9,6 +9,7 @@
 
 #include "analysis.h"
 #include "cli_options.h"
+#include "exporter.h"
 #include "recorder.h"
 #include "render.h"
 #include "series.h"
@@ -104,6 +105,10 @@ struct cli_record {
 	bool status_line;          /* the live line on stderr (a terminal,
 				      not --quiet) */
 	const char *listen;        /* --listen [ADDR:]PORT, or NULL */
+	/* --listen-processes: which of --all's processes are served one by
+	 * one (exporter.h); listen_long_s > 0 with "long" */
+	enum exporter_processes listen_processes;
+	double listen_long_s;
 	bool work_is_counter;      /* --work-is-counter (analysis.h) */
 	size_t top;                /* watch --all --top N; 0: not given */
 };
@@ -117,13 +122,13 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 void cli_record_handed_over(struct cli_record *cli);
 void cli_record_release(struct cli_record *cli);
 
-/* Run the recorder in the foreground (record, demo): SIGINT, SIGTERM and
- * SIGHUP stop it (their handlers are put back afterwards), and with
- * status_line a live line on stderr shows where it stands; with listen,
- * the exporter's analyses take work_is_counter (--work-is-counter). Returns
+/* Run the recorder of cli->o in the foreground (record): SIGINT, SIGTERM
+ * and SIGHUP stop it (their handlers are put back afterwards), and with
+ * cli->status_line a live line on stderr shows where it stands; with
+ * cli->listen, the exporter serves what cli->listen_processes says and its
+ * analyses take cli->work_is_counter (--work-is-counter). Returns
  * recorder_run()'s exit code. (cli_record.c) */
-int cli_record_foreground(const struct recorder_options *o, bool status_line,
-			  const char *listen, bool work_is_counter,
+int cli_record_foreground(const struct cli_record *cli,
 			  struct recorder_result *res);
 
 /* Join argv into one string (cli.c) for the recording's meta (owned by caller). */

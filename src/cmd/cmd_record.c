@@ -14,8 +14,7 @@ int cmd_record(int argc, char **argv)
 	if (rc != EXIT_OK)
 		return rc == CLI_RECORD_HELP ? EXIT_OK : rc;
 	struct recorder_result res;
-	rc = cli_record_foreground(&cli.o, cli.status_line, cli.listen,
-				   cli.work_is_counter, &res);
+	rc = cli_record_foreground(&cli, &res);
 	cli_record_handed_over(&cli);
 	if (rc == EXIT_OK && cli.o.command && res.command_status >= 0 &&
 	    !res.duration_ended)

@@ -41,6 +41,7 @@ void series_init(struct series *s, const char *name)
 	s->swap_total = NAN;
 	s->swap_free_last = NAN;
 	s->mem_available_last = NAN;
+	s->resident = (struct series_resident){NAN, NAN, NAN, NAN, NAN, NAN};
 }
 
 void series_set_gpu_limit(struct series *s, unsigned d, double total,

@@ -79,6 +79,17 @@ struct series_gpu_limit {
 	char name[64];             /* "NVIDIA H200"; "" when unknown */
 };
 
+/* A target's latest memory figures as /proc/PID/status gives them: what
+ * ps and top show (RSS) beside the footprint. rss = anon + file + shmem
+ * (VmRSS = RssAnon + RssFile + RssShmem); file pages (the page cache a
+ * process maps: its binaries, libraries, mapped files) are in the RSS,
+ * not in the footprint. A group's or a tree's are its members' sums. All
+ * NAN when not recorded (a CSV, Prometheus, a target without samples). */
+struct series_resident {
+	double t;                  /* the sample's stamp */
+	double rss, anon, file, shmem, swap;  /* bytes */
+};
+
 struct series_gauge {
 	char *name;                /* owned */
 	double *v;                 /* length n, owned */
@@ -128,6 +139,9 @@ struct series {
 	 * them, owned, made by the first series_set_gpu_limit (NULL: none
 	 * known; a figure never set is NAN). */
 	struct series_gpu_limit *gpu_limits;
+	/* The latest sample's resident figures (a recording's reader sets
+	 * them whatever it loads of the arrays; NAN otherwise). */
+	struct series_resident resident;
 };
 
 /* A recording or a CSV: several targets plus what applies to all. */

@@ -118,11 +118,15 @@ struct cgroup_watch {
  * "group") whose samples are the sum of its live members, like a tree. */
 struct group {
 	char *key;                 /* comm, cgroup path or unit; owned */
+	char *spec;                /* "name=KEY"...: its target's name; owned */
 	int64_t target_id;
 	int64_t inc_id;            /* 0 while no member is alive */
 	struct proc_mem sum;       /* this tick's, over members alive */
 	size_t members;            /* members alive at this tick */
 	size_t first;              /* a root of one of them (this tick) */
+	/* The member its open incarnation started with (the on_sample
+	 * hook's identity; comm is the group's key, cut, no cmdline). */
+	struct proc_identity inc_first;
 };
 
 /* A thinned copy of one figure for the live slope: at most SLOPE_BUF
@@ -542,6 +546,17 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 		struct store_sample s = {r->tree_inc_id, t, sum, NULL};
 		store_sample_add(rec->store, &s);
 		fp = sum.footprint;
+		if (rec->hooks->on_sample) {
+			struct recorder_sample x = {
+				.target_id = r->tree_target_id,
+				.name = r->name,
+				.kind = "tree",
+				.t = t,
+				.id = probe_proc_identity(r->main.pp),
+				.mem = &sum,
+			};
+			rec->hooks->on_sample(rec->hooks->ctx, &x);
+		}
 	}
 	if (rec->hooks->on_sample) {
 		struct recorder_sample x = {
@@ -924,14 +939,15 @@ static size_t group_join(struct recorder *rec, char *key, double t)
 	char *spec = xmalloc(len);
 	snprintf(spec, len, "%s=%s", by[rec->o->group_by], key);
 	int64_t tid = target_add(rec, "group", spec, spec, 0);
-	free(spec);
 	if (tid < 0) {
+		free(spec);
 		free(key);
 		return 0;
 	}
 	xgrow((void **)&rec->groups, &rec->cap_groups, rec->n_groups + 1,
 	      sizeof(*rec->groups));
 	rec->groups[rec->n_groups] = (struct group){.key = key,
+						    .spec = spec,
 						    .target_id = tid};
 	return ++rec->n_groups;
 }
@@ -966,9 +982,13 @@ static void groups_tick(struct recorder *rec, double t)
 	for (size_t i = 0; i < rec->n_groups; i++) {
 		struct group *g = &rec->groups[i];
 		if (!g->members) {
-			if (g->inc_id > 0)
+			if (g->inc_id > 0) {
 				store_incarnation_end(rec->store, g->inc_id, t,
 						      "exited");
+				if (rec->hooks->on_target_end)
+					rec->hooks->on_target_end(
+						rec->hooks->ctx, g->target_id);
+			}
 			g->inc_id = 0;
 			continue;
 		}
@@ -978,16 +998,35 @@ static void groups_tick(struct recorder *rec, double t)
 			int64_t cg = rec->o->group_by == RECORDER_GROUP_CGROUP &&
 				     w->cgroup != SIZE_MAX ?
 				     rec->cgroups[w->cgroup].id : 0;
+			const struct proc_identity *id =
+				probe_proc_identity(w->pp);
 			g->inc_id = store_incarnation_add(rec->store,
-				g->target_id, probe_proc_identity(w->pp), cg,
-				t);
+				g->target_id, id, cg, t);
 			if (g->inc_id < 0) {
 				g->inc_id = 0;
 				continue;
 			}
+			g->inc_first = (struct proc_identity){
+				.pid = id->pid, .ppid = id->ppid,
+				.state = id->state,
+				.start_ticks = id->start_ticks,
+				.start_time = id->start_time};
+			snprintf(g->inc_first.comm, sizeof(g->inc_first.comm),
+				 "%s", g->key);
 		}
 		struct store_sample s = {g->inc_id, t, g->sum, NULL};
 		store_sample_add(rec->store, &s);
+		if (rec->hooks->on_sample) {
+			struct recorder_sample x = {
+				.target_id = g->target_id,
+				.name = g->spec,
+				.kind = "group",
+				.t = t,
+				.id = &g->inc_first,
+				.mem = &g->sum,
+			};
+			rec->hooks->on_sample(rec->hooks->ctx, &x);
+		}
 	}
 }
 
@@ -1000,6 +1039,7 @@ static void groups_release(struct recorder *rec, double t)
 					      rec->groups[i].inc_id, t,
 					      "recording ended");
 		free(rec->groups[i].key);
+		free(rec->groups[i].spec);
 	}
 	free(rec->groups);
 	rec->groups = NULL;

@@ -161,16 +161,22 @@ struct recorder_tick {
 	double largest_footprint;
 };
 
-/* One process sample of a root target, as written (on_sample). */
+/* One sample of a root target, a --children tree's sum or a --group-by
+ * group's sum, as written (on_sample). */
 struct recorder_sample {
 	int64_t target_id;         /* the store's id of the target */
 	const char *name;          /* its display name */
 	const char *kind;          /* the store's kind: "pid", "name",
-				      "command", "process" (--all) */
+				      "command", "process" (--all), "tree"
+				      (--children: the root and its
+				      descendants), "group" (--group-by) */
 	double t;                  /* the tick's stamp */
 	const struct proc_identity *id;  /* pid, start: a change is a
-					    restart */
-	const struct proc_mem *mem;      /* footprint and components */
+					    restart; for a tree its root's,
+					    for a group the member its
+					    incarnation started with */
+	const struct proc_mem *mem;      /* footprint and components; a
+					    sum's are its members' sums */
 };
 
 struct recorder_hooks {
@@ -183,11 +189,14 @@ struct recorder_hooks {
 	int (*should_stop)(void *ctx);
 	/* After every tick, in the recorder's thread; must not block. */
 	void (*on_tick)(void *ctx, const struct recorder_tick *tick);
-	/* After each root target's process sample (every target, every
-	 * tick), in the recorder's thread; must not block: it costs the
-	 * tick. NULL: not called. */
+	/* After each root target's process sample, each tree's and each
+	 * group's sum (every target, every tick; a tree just before its
+	 * root, the groups after every root), in the recorder's thread;
+	 * must not block: it costs the tick. NULL: not called. */
 	void (*on_sample)(void *ctx, const struct recorder_sample *s);
-	/* A target is no longer followed (--all: its process ended). */
+	/* A target is no longer followed (--all: its process ended; a
+	 * group: its last member ended -- a member that comes later samples
+	 * it again, as a new incarnation). */
 	void (*on_target_end)(void *ctx, int64_t target_id);
 	/* A readable descriptor cuts the sleep short (the caller writes a
 	 * byte; the recorder drains it). -1: none. */

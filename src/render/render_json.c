@@ -193,6 +193,23 @@ static json_t *slope_json(struct slope s)
 	return sl;
 }
 
+/* The latest sample's figures as /proc/PID/status has them
+ * (series_resident): what ps and top show; null when not recorded. */
+static json_t *resident_json(const struct series *s)
+{
+	const struct series_resident *r = &s->resident;
+	if (isnan(r->rss))
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "time", time_or_null(r->t));
+	json_object_set_new(o, "rss_bytes", bytes_or_null(r->rss));
+	json_object_set_new(o, "anon_bytes", bytes_or_null(r->anon));
+	json_object_set_new(o, "file_bytes", bytes_or_null(r->file));
+	json_object_set_new(o, "shmem_bytes", bytes_or_null(r->shmem));
+	json_object_set_new(o, "swap_bytes", bytes_or_null(r->swap));
+	return o;
+}
+
 /* Device-local GPU memory in the footprint; null when none recorded. */
 static json_t *gpu_json(const struct target_findings *f)
 {
@@ -505,6 +522,7 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 	json_object_set_new(fp, "min_bytes", bytes_or_null(f->fp_min));
 	json_object_set_new(fp, "max_bytes", bytes_or_null(f->fp_max));
 	json_object_set_new(t, "footprint", fp);
+	json_object_set_new(t, "resident", resident_json(s));
 
 	if (f->has_trend) {
 		json_t *sl = slope_json(f->slope);

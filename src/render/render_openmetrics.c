@@ -167,7 +167,7 @@ static void put_label_value(struct obuf *b, const char *s)
 /* ---- families ----------------------------------------------------------- */
 
 enum family {
-	F_FOOTPRINT, F_REQUESTS, F_CONNECTIONS, F_SAMPLES, F_SLOPE,
+	F_FOOTPRINT, F_RESIDENT, F_REQUESTS, F_CONNECTIONS, F_SAMPLES, F_SLOPE,
 	F_DETECTABLE, F_VERDICT, F_EXHAUSTION, F_COUNT
 };
 
@@ -184,6 +184,10 @@ static const struct family_desc families[F_COUNT] = {
 		"bytes", "Memory footprint of the target by component: total "
 		"(anon + swap + shmem + gpu), anon, swap, shmem, gpu "
 		"(device-local GPU memory). Do not sum over component."},
+	[F_RESIDENT] = {"memtrend_resident_bytes", "", "gauge", "gauge",
+		"bytes", "Resident memory of the target as ps and top show it: "
+		"total (VmRSS = anon + file + shmem), file (RssFile: "
+		"file-backed pages, in the RSS but not in the footprint)."},
 	[F_REQUESTS] = {"memtrend_requests", "_total", "counter", "counter",
 		"", "Work the target did: the cumulative counter of its work "
 		"source (requests, tokens), resets handled."},
@@ -212,6 +216,8 @@ static const struct family_desc families[F_COUNT] = {
 static const char *const components[] = {
 	",component=\"total\"", ",component=\"anon\"", ",component=\"swap\"",
 	",component=\"shmem\"", ",component=\"gpu\""};
+static const char *const resident_parts[] = {",component=\"total\"",
+					    ",component=\"file\""};
 static const char *const bounds[] = {",bound=\"estimate\"", ",bound=\"low\"",
 				     ",bound=\"high\""};
 static const enum verdict states[] = {VERDICT_GROWING, VERDICT_PLATEAU,
@@ -229,6 +235,8 @@ static double family_value(enum family f, const struct om_target *t,
 				    t->gpu};
 		return v[i];
 	}
+	case F_RESIDENT:
+		return i == 0 ? t->rss : t->file;
 	case F_REQUESTS:
 		return t->requests >= 0 ? t->requests : NAN;
 	case F_CONNECTIONS:
@@ -267,6 +275,7 @@ static size_t family_width(enum family f)
 {
 	switch (f) {
 	case F_FOOTPRINT: return COUNT(components);
+	case F_RESIDENT: return COUNT(resident_parts);
 	case F_SLOPE: return COUNT(bounds);
 	case F_VERDICT: return COUNT(states);
 	case F_EXHAUSTION: return ANALYSIS_POOLS_MAX;
@@ -314,6 +323,7 @@ static void put_sample(struct writer *w, enum family f,
 	ob_put(b, w->labels.p + w->at[k], w->at[k + 1] - w->at[k]);
 	switch (f) {
 	case F_FOOTPRINT: ob_puts(b, components[i]); break;
+	case F_RESIDENT: ob_puts(b, resident_parts[i]); break;
 	case F_SLOPE: ob_puts(b, bounds[i]); break;
 	case F_VERDICT: ob_puts(b, w->verdict_label[i]); break;
 	case F_EXHAUSTION:
@@ -394,9 +404,9 @@ char *render_openmetrics_buffer(enum om_format fmt, const struct om_target *t,
 		put_target_labels(&w.labels, &t[k]);
 		w.at[k + 1] = w.labels.n;
 	}
-	/* A line is ~70 bytes plus its labels, ~17 lines a target: one
+	/* A line is ~70 bytes plus its labels, ~19 lines a target: one
 	 * reservation instead of a dozen doublings and copies. */
-	ob_reserve(&out, 17 * (w.labels.n + 80 * n) + 4096);
+	ob_reserve(&out, 19 * (w.labels.n + 80 * n) + 4096);
 	for (enum family f = 0; f < F_COUNT; f++)
 		put_family(&w, f, t, n);
 	if (fmt == OM_OPENMETRICS)

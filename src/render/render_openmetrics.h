@@ -35,6 +35,9 @@ struct om_target {
 				      "group"... */
 	long pid;                  /* -1: none (a group): no pid label */
 	double footprint, anon, swap, shmem, gpu;   /* bytes; NAN: not read */
+	double rss, file;          /* VmRSS and RssFile (what ps/top show,
+				      and its file-backed part); NAN: not
+				      read */
 	double requests;           /* cumulative work counter; NAN: none
 				      recorded (a negative one is left out:
 				      a counter cannot be negative) */

@@ -100,6 +100,25 @@ static void print_pools(FILE *out, const struct target_findings *f)
 	}
 }
 
+/* The latest sample's RSS and its parts (series_resident), so that the
+ * report reconciles with ps and top: RSS = anon + file + shmem, and the
+ * file pages (binaries, libraries, mapped files: the kernel can drop
+ * them) are in the RSS but not in the footprint. Nothing when not
+ * recorded. */
+static void print_resident(FILE *out, const struct series *s)
+{
+	const struct series_resident *r = &s->resident;
+	if (isnan(r->rss))
+		return;
+	char b1[32], b2[32], b3[32], b4[32];
+	fprintf(out, "  rss         %s = anon %s + file %s + shmem %s (last "
+		"sample, as ps/top show it)\n",
+		size_or_na(b1, sizeof(b1), r->rss),
+		size_or_na(b2, sizeof(b2), r->anon),
+		size_or_na(b3, sizeof(b3), r->file),
+		size_or_na(b4, sizeof(b4), r->shmem));
+}
+
 static char *per_req(char *buf, size_t n, double v)
 {
 	return render_per_request(buf, n, v, decimal);
@@ -401,6 +420,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 		size_or_na(b2, sizeof(b2), f->fp_last),
 		size_or_na(b3, sizeof(b3), f->fp_min),
 		size_or_na(b4, sizeof(b4), f->fp_max));
+	print_resident(out, s);
 	print_components(out, s);
 	if (o && o->plot && s->n)
 		render_plot_footprint(out, s, f, o->width > 20 ? o->width : 80,

@@ -25,9 +25,12 @@ struct entry {
 	int64_t target_id;
 	char *name;                /* owned */
 	const char *kind;
+	enum exporter_role role;
 	long pid;
 	unsigned long long start_ticks;
-	double footprint, anon, swap, shmem, gpu;
+	double start_time;         /* of the process; NAN unknown */
+	double first_t, last_t;    /* its first and latest sample */
+	double footprint, anon, swap, shmem, gpu, rss, file;
 	uint64_t samples;
 	struct live_series *live;  /* owned */
 	uint64_t analysed_count;   /* live_count() at the last analysis */
@@ -76,8 +79,30 @@ static void entry_free(struct entry *x)
 	free(x);
 }
 
+/* Is x served (exporter.h)? A process whose start time is unknown is
+ * aged from its first sample. Under mu. */
+static bool served(const struct exporter *e, const struct entry *x)
+{
+	if (x->role != EXPORTER_PROCESS)
+		return true;
+	switch (e->o.processes) {
+	case EXPORTER_PROCESSES_ALL:
+		return true;
+	case EXPORTER_PROCESSES_NONE:
+		return false;
+	case EXPORTER_PROCESSES_LONG:
+		break;
+	}
+	double born = isfinite(x->start_time) ? x->start_time : x->first_t;
+	return x->last_t - born >= e->o.long_s;
+}
+
 void exporter_sample(struct exporter *e, const struct exporter_sample *s)
 {
+	/* Never served: not kept (nor analysed) at all. */
+	if (s->role == EXPORTER_PROCESS &&
+	    e->o.processes == EXPORTER_PROCESSES_NONE)
+		return;
 	pthread_mutex_lock(&e->mu);
 	bool found;
 	size_t i = find(e, s->target_id, &found);
@@ -89,7 +114,9 @@ void exporter_sample(struct exporter *e, const struct exporter_sample *s)
 		x->target_id = s->target_id;
 		x->name = xstrdup(s->name ? s->name : "");
 		x->kind = s->kind;
+		x->role = s->role;
 		x->pid = -1;
+		x->first_t = s->t;
 		x->live = live_new_sized(x->name, EXPORTER_POINTS, 0);
 		live_set_limits(x->live, NAN, e->o.mem_total, NAN, NAN, NAN);
 		/* /proc's readings are in pages: the resolution is known */
@@ -109,6 +136,7 @@ void exporter_sample(struct exporter *e, const struct exporter_sample *s)
 					 s->start_time, s->comm, s->cmdline);
 		x->pid = s->pid;
 		x->start_ticks = s->start_ticks;
+		x->start_time = s->start_time;
 	}
 	struct live_sample ls = {.t = s->t, .footprint = s->footprint};
 	for (int c = 0; c < COMP_COUNT; c++)
@@ -128,6 +156,9 @@ void exporter_sample(struct exporter *e, const struct exporter_sample *s)
 	x->swap = s->swap;
 	x->shmem = s->shmem;
 	x->gpu = s->gpu;
+	x->rss = s->rss;
+	x->file = s->file;
+	x->last_t = s->t;
 	x->samples++;
 	pthread_mutex_unlock(&e->mu);
 }
@@ -147,15 +178,16 @@ void exporter_target_end(struct exporter *e, int64_t target_id)
 	pthread_mutex_unlock(&e->mu);
 }
 
-/* The next target due for an analysis (new samples since the last, and
- * its time come), from the cursor on; SIZE_MAX when none. Under mu. */
+/* The next target due for an analysis (served, new samples since the
+ * last, and its time come), from the cursor on; SIZE_MAX when none.
+ * Under mu. */
 static size_t next_due(struct exporter *e, double now)
 {
 	for (size_t k = 0; k < e->n; k++) {
 		size_t i = (e->cursor + k) % e->n;
 		struct entry *x = e->t[i];
 		if (live_count(x->live) != x->analysed_count &&
-		    now >= x->next_analysis) {
+		    now >= x->next_analysis && served(e, x)) {
 			e->cursor = (i + 1) % e->n;
 			return i;
 		}
@@ -232,28 +264,33 @@ static void *analysis_main(void *arg)
 	return NULL;
 }
 
-/* Every target's figures, copied under the lock into rows (and their
- * names into *names, owned by the caller like rows): the formatting then
- * runs without it. */
+/* Every served target's figures, copied under the lock into rows (and
+ * their names into *names, owned by the caller like rows): the formatting
+ * then runs without it. */
 static struct om_target *exporter_rows(struct exporter *e, char ***names,
 				       size_t *count)
 {
 	pthread_mutex_lock(&e->mu);
-	size_t n = e->n;
-	struct om_target *rows = xcalloc(n ? n : 1, sizeof(*rows));
-	*names = xcalloc(n ? n : 1, sizeof(**names));
-	for (size_t i = 0; i < n; i++) {
+	size_t n = 0;
+	struct om_target *rows = xcalloc(e->n ? e->n : 1, sizeof(*rows));
+	*names = xcalloc(e->n ? e->n : 1, sizeof(**names));
+	for (size_t i = 0; i < e->n; i++) {
 		const struct entry *x = e->t[i];
-		(*names)[i] = xstrdup(x->name);
-		rows[i] = (struct om_target){
-			.target = (*names)[i],
+		if (!served(e, x))
+			continue;
+		char *name = (*names)[n] = xstrdup(x->name);
+		rows[n++] = (struct om_target){
+			.target = name,
 			.kind = x->kind,
-			.pid = x->pid,
+			/* a sum's series outlives its members' pids */
+			.pid = x->role == EXPORTER_SUM ? -1 : x->pid,
 			.footprint = x->footprint,
 			.anon = x->anon,
 			.swap = x->swap,
 			.shmem = x->shmem,
 			.gpu = x->gpu,
+			.rss = x->rss,
+			.file = x->file,
 			.requests = NAN,
 			.connections = NAN,
 			.samples = x->samples,
@@ -306,6 +343,7 @@ struct exporter *exporter_start(const struct exporter_options *o,
 				int *exit_code, char *bound, size_t bound_len)
 {
 	assert(o && o->listen && o->analyse_every_s > 0);
+	assert(o->processes != EXPORTER_PROCESSES_LONG || o->long_s > 0);
 	struct exporter *e = xcalloc(1, sizeof(*e));
 	e->o = *o;
 	pthread_mutex_init(&e->mu, NULL);

@@ -16,6 +16,17 @@
  * refreshed less often (at ~5 ms an analysis, 1,000 targets take about
  * 4 minutes a round), never at the recorder's cost.
  *
+ * What is served (docs/openmetrics.md, "Groups, trees and cardinality"):
+ * every target the user named (-p, --name, a command) and its --children
+ * tree (the sum) with the root's pid; every --group-by group (the sum)
+ * without one, so that a group's series lives as long as the group,
+ * whatever its members' pids; and --all's
+ * processes one by one as --listen-processes says: all, none, or only
+ * the long-lived ones (alive at least long_s by their own start time), so
+ * that short-lived processes do not each leave a series behind in the
+ * scraper. A process not served is not analysed either; with "none" it is
+ * not kept at all.
+ *
  * Bounds: memory O(targets x EXPORTER_POINTS); a scrape O(targets); the
  * analysis thread one target at a time (tens of ms at EXPORTER_POINTS).
  */
@@ -32,21 +43,49 @@
 #define EXPORTER_POINTS 128       /* kept points per target */
 #define EXPORTER_CPU_SHARE 0.02   /* of one core, for the analyses */
 
+/* --listen-processes: which of --all's processes have series of their
+ * own (0, options zeroed: all, as before the option). */
+enum exporter_processes {
+	EXPORTER_PROCESSES_ALL,
+	EXPORTER_PROCESSES_LONG,   /* those alive at least long_s */
+	EXPORTER_PROCESSES_NONE,
+};
+/* "long" unless given: 5 minutes (docs/openmetrics.md says why). */
+#define EXPORTER_LONG_S 300.0
+
+/* What a target is to the exposition. */
+enum exporter_role {
+	EXPORTER_NAMED,            /* -p, --name, a command and their
+				      --children trees: always served, with
+				      the (root's) pid */
+	EXPORTER_PROCESS,          /* one of --all's: as --listen-processes
+				      says, with its pid */
+	EXPORTER_SUM,              /* a --group-by group: always served, no
+				      pid label */
+};
+
 struct exporter_options {
 	const char *listen;        /* "[ADDR:]PORT" */
+	enum exporter_processes processes;
+	double long_s;             /* > 0 with EXPORTER_PROCESSES_LONG */
 	struct analysis_options analysis;
 	double analyse_every_s;    /* a target at most this often (> 0) */
 	double mem_total;          /* bytes, for exhaustion; NAN unknown */
 };
 
-/* One process sample of a target (the recorder's, converted). */
+/* One sample of a target (the recorder's, converted). For a group pid,
+ * start_ticks and start_time are those of the process its incarnation
+ * started with, for a tree its root's: a change is a new incarnation (a
+ * group whose members all ended and came back, a tree whose root
+ * restarted). */
 struct exporter_sample {
 	int64_t target_id;
 	const char *name;          /* copied on first sight */
 	const char *kind;          /* a static string */
+	enum exporter_role role;
 	long pid;
 	unsigned long long start_ticks;
-	double start_time;
+	double start_time;         /* Unix s; NAN unknown */
 	const char *comm, *cmdline;
 	double t;
 	double footprint, anon, swap, shmem, gpu;
@@ -54,6 +93,7 @@ struct exporter_sample {
 	 * total and used memory (all processes); SERIES_GPU_DEVICES each,
 	 * NAN where none; NULL: no GPU figures by device. */
 	const double *gpu_dev, *gpu_total, *gpu_used;
+	double rss, file;          /* VmRSS, RssFile; NAN not read */
 };
 
 struct exporter;

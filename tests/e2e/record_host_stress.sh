@@ -27,7 +27,8 @@ finally:
 ' "$T/sleepers"
 wait_for "$T/sleepers" 60
 bg "$MEMTREND" record -o "$T/host.db" --all --user "$(id -u)" -i 100ms \
-	--rescan 100ms --commit-interval 200ms --listen 127.0.0.1:0 2> "$T/rec.err"
+	--rescan 100ms --commit-interval 200ms --listen 127.0.0.1:0 \
+	--listen-processes all 2> "$T/rec.err"  # the flood served too
 REC=$LAST_BG
 URL=$(listen_url "$T/rec.err") || exit 1
 # Scrapes every 50 ms while the flood runs.

@@ -24,8 +24,10 @@ GROW=$LAST_BG
 bg "${as[@]}" "$GROWER" --base 8 --grow 0 --every 100 --ready "$T/r2" --exit-after 60
 STEADY=$LAST_BG
 wait_for "$T/r1" 10; wait_for "$T/r2" 10
+# --listen-processes all: the helpers are seconds old, and by default only
+# processes alive for 5 minutes have series of their own.
 bg "$MEMTREND" record -o "$T/host.db" --all --user "$user" -i 200ms -d 45s \
-	--listen 127.0.0.1:0 2> "$T/rec.err"
+	--listen 127.0.0.1:0 --listen-processes all 2> "$T/rec.err"
 REC=$LAST_BG
 URL=$(listen_url "$T/rec.err") || exit 1
 ADDR=${URL#http://}; ADDR=${ADDR%/metrics}

@@ -70,6 +70,8 @@ static void start(void)
 				.target_id = i + 1,
 				.name = targets[i].name,
 				.kind = targets[i].kind,
+				.role = targets[i].pid < 0 ? EXPORTER_SUM :
+					EXPORTER_NAMED,
 				.pid = targets[i].pid,
 				.start_ticks = 100,
 				.start_time = 1.7e9,
@@ -81,6 +83,8 @@ static void start(void)
 				.swap = 0,
 				.shmem = 0,
 				.gpu = NAN,
+				.rss = f + 4096,
+				.file = 4096,
 			};
 			exporter_sample(ex, &s);
 		}

@@ -3,7 +3,7 @@
  *
  *   grower [--base MIB] [--grow KIB --every MS] [--steps N]
  *          [--exit-after SEC] [--exit-code N] [--children N]
- *          [--ready FILE] [--tag TEXT]
+ *          [--ready FILE] [--tag TEXT] [--map FILE]
  *
  * --base: allocate and touch MIB at start (steady footprint).
  * --grow/--every: every MS milliseconds map and touch exactly KIB more
@@ -12,14 +12,18 @@
  * --children N: fork N children that behave the same (without --children).
  * --ready FILE: create FILE once set up (and children started).
  * --tag: ignored; makes the command line unique for --name tests.
+ * --map: map FILE shared, read-only, and read every page of it at start:
+ *   file-backed pages (RssFile), in the RSS but not in the footprint.
  * Exits after --exit-after seconds (default: never) with --exit-code, or
  * on SIGTERM (stopping its children first).
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,12 +55,34 @@ static void *touch_map(size_t bytes)
 	return p;
 }
 
+static void map_file(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0) {
+		perror("grower: --map");
+		exit(3);
+	}
+	volatile const char *p = mmap(NULL, (size_t)st.st_size, PROT_READ,
+				      MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		perror("grower: mmap --map");
+		exit(3);
+	}
+	close(fd);
+	unsigned sum = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	for (off_t o = 0; o < st.st_size; o += page)
+		sum += (unsigned char)p[o];
+	(void)sum;
+}
+
 int main(int argc, char **argv)
 {
 	double base_mib = 0, grow_kib = 0, every_ms = 100, exit_after = -1;
 	long steps = -1, children = 0;
 	int exit_code = 0;
-	const char *ready = NULL;
+	const char *ready = NULL, *map = NULL;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
 		if (!strcmp(a, "--base")) base_mib = atof(v), i++;
@@ -68,6 +94,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--children")) children = atol(v), i++;
 		else if (!strcmp(a, "--ready")) ready = v, i++;
 		else if (!strcmp(a, "--tag")) i++;
+		else if (!strcmp(a, "--map")) map = v, i++;
 		else {
 			fprintf(stderr, "grower: unknown option %s\n", a);
 			return 2;
@@ -75,6 +102,8 @@ int main(int argc, char **argv)
 	}
 	if (base_mib > 0)
 		touch_map((size_t)(base_mib * 1024 * 1024));
+	if (map)
+		map_file(map);
 	pid_t kids[64];
 	long nkids = 0;
 	for (long c = 0; c < children && c < 64; c++) {

@@ -28,7 +28,8 @@
 static const struct om_target table[] = {
 	{.target = "api", .kind = "process", .pid = 4242,
 	 .footprint = 104857600, .anon = 94371840, .swap = 0,
-	 .shmem = 10485760, .gpu = NAN, .requests = 12345.25,
+	 .shmem = 10485760, .gpu = NAN, .rss = 120586240, .file = 15728640,
+	 .requests = 12345.25,
 	 .connections = 8, .samples = 360, .analysed = true,
 	 .verdict = VERDICT_GROWING,
 	 /* analysis figures are written rounded: 0.3 -> 0, .25 -> down,
@@ -37,7 +38,8 @@ static const struct om_target table[] = {
 	 .detectable_bph = 1e6 / 3, .exhaustion_s = 86400.5},
 	{.target = "workers", .kind = "group", .pid = -1,
 	 .footprint = 2147483648.0, .anon = 2147483648.0, .swap = NAN,
-	 .shmem = NAN, .gpu = NAN, .requests = NAN, .connections = NAN,
+	 .shmem = NAN, .gpu = NAN, .rss = 2151677952.0, .file = NAN,
+	 .requests = NAN, .connections = NAN,
 	 .samples = 12, .analysed = false},
 	/* quotes, backslash, newline, an invalid byte; ESC, BEL, DEL, a C1
 	 * control and U+202E (right-to-left override): issue 31 found the
@@ -45,7 +47,7 @@ static const struct om_target table[] = {
 	{.target = "evil\"name\\with\nnewline\xff\x1b[31m\a\x7f\xc2\x9b"
 		   "\xe2\x80\xae", .kind = "name", .pid = 7,
 	 .footprint = 4096, .anon = 4096, .swap = 0, .shmem = 0, .gpu = 0,
-	 .requests = NAN, .connections = 0, .samples = 5, .analysed = true,
+	 .rss = NAN, .file = NAN, .requests = NAN, .connections = 0, .samples = 5, .analysed = true,
 	 .verdict = VERDICT_INCONCLUSIVE, .slope = {NAN, NAN, NAN, NAN},
 	 .detectable_bph = NAN, .exhaustion_s = NAN},
 };
@@ -60,6 +62,9 @@ static const struct om_target table[] = {
 #define HELP_FOOTPRINT "Memory footprint of the target by component: " \
 	"total (anon + swap + shmem + gpu), anon, swap, shmem, gpu " \
 	"(device-local GPU memory). Do not sum over component.\n"
+#define HELP_RESIDENT "Resident memory of the target as ps and top show " \
+	"it: total (VmRSS = anon + file + shmem), file (RssFile: " \
+	"file-backed pages, in the RSS but not in the footprint).\n"
 #define HELP_REQUESTS "Work the target did: the cumulative counter of " \
 	"its work source (requests, tokens), resets handled.\n"
 #define HELP_CONNECTIONS "Open connections of the target at the last " \
@@ -88,6 +93,12 @@ static const struct om_target table[] = {
 	"memtrend_footprint_bytes" EVIL ",component=\"swap\"} 0\n" \
 	"memtrend_footprint_bytes" EVIL ",component=\"shmem\"} 0\n" \
 	"memtrend_footprint_bytes" EVIL ",component=\"gpu\"} 0\n"
+/* RSS beside the footprint (issue 28): rss = anon + file + shmem for
+ * the process; a figure not read (the group's file) is left out. */
+#define RESIDENT_SAMPLES \
+	"memtrend_resident_bytes" API ",component=\"total\"} 120586240\n" \
+	"memtrend_resident_bytes" API ",component=\"file\"} 15728640\n" \
+	"memtrend_resident_bytes" GRP ",component=\"total\"} 2151677952\n"
 /* A measured figure that is not integral: the shortest decimal that
  * reads back as the same double. */
 #define REQUESTS_SAMPLES "memtrend_requests_total" API "} 12345.25\n"
@@ -119,6 +130,9 @@ static const char expected_prometheus[] =
 	"# HELP memtrend_footprint_bytes " HELP_FOOTPRINT
 	"# TYPE memtrend_footprint_bytes gauge\n"
 	FOOTPRINT_SAMPLES
+	"# HELP memtrend_resident_bytes " HELP_RESIDENT
+	"# TYPE memtrend_resident_bytes gauge\n"
+	RESIDENT_SAMPLES
 	"# HELP memtrend_requests_total " HELP_REQUESTS
 	"# TYPE memtrend_requests_total counter\n"
 	REQUESTS_SAMPLES
@@ -146,6 +160,10 @@ static const char expected_openmetrics[] =
 	"# TYPE memtrend_footprint_bytes gauge\n"
 	"# UNIT memtrend_footprint_bytes bytes\n"
 	FOOTPRINT_SAMPLES
+	"# HELP memtrend_resident_bytes " HELP_RESIDENT
+	"# TYPE memtrend_resident_bytes gauge\n"
+	"# UNIT memtrend_resident_bytes bytes\n"
+	RESIDENT_SAMPLES
 	"# HELP memtrend_requests " HELP_REQUESTS
 	"# TYPE memtrend_requests counter\n"
 	REQUESTS_SAMPLES
@@ -254,7 +272,8 @@ static void test_empty(void **state)
 	free(text);
 	struct om_target bare = {.target = NULL, .kind = "pid", .pid = 1,
 		.footprint = NAN, .anon = NAN, .swap = NAN, .shmem = NAN,
-		.gpu = INFINITY, .requests = -1, .connections = NAN,
+		.gpu = INFINITY, .rss = NAN, .file = -INFINITY,
+		.requests = -1, .connections = NAN,
 		.samples = 0, .analysed = false};
 	text = render(OM_PROMETHEUS_TEXT, &bare, 1);
 	assert_string_equal(text,

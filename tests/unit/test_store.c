@@ -397,6 +397,51 @@ static void test_uncommitted_batch_not_visible(void **state)
  * must give exactly what the one-thread read (taken with components,
  * which always reads serially) gives, including the restart and a row
  * that goes back in time. */
+/* Each target's latest resident figures (series_resident, issue 28): A
+ * ends at t = 4, B goes on to t = 9 with its last five samples equal (the
+ * writer folds them into a row standing for a run, whose time is then its
+ * last stamp, t_last = 9). Fails before: the figures were not read. */
+static void test_resident_latest(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof(path), "%s", path_of("res.db"));
+	struct store *st = store_create(path, false);
+	assert_non_null(st);
+	int64_t ta = store_target_add(st, "pid", "1", "a", 0);
+	int64_t tb = store_target_add(st, "pid", "2", "b", 0);
+	struct proc_identity a = {.pid = 1, .start_ticks = 1, .comm = "a"};
+	struct proc_identity b = {.pid = 2, .start_ticks = 2, .comm = "b"};
+	int64_t ia = store_incarnation_add(st, ta, &a, 0, 0);
+	int64_t ib = store_incarnation_add(st, tb, &b, 0, 0);
+	for (int i = 0; i < 10; i++) {
+		if (i < 5) {
+			struct store_sample s = {ia, i, mem(1e6 + 4096 * i, 0,
+							    8192), NULL};
+			assert_int_equal(store_sample_add(st, &s), 0);
+		}
+		struct store_sample s = {ib, i, mem(2e6 + 4096 * (i < 5 ? i :
+						    5), 4096, 0), NULL};
+		assert_int_equal(store_sample_add(st, &s), 0);
+	}
+	assert_int_equal(store_close(st), 0);
+	struct dataset d;
+	assert_int_equal(store_read_dataset(path, NULL, &d), 0);
+	assert_int_equal(d.n_targets, 2);
+	const struct series_resident *ra = &d.targets[0].resident,
+				     *rb = &d.targets[1].resident;
+	assert_float_equal(ra->t, 4, 0);
+	assert_float_equal(ra->anon, 1e6 + 4 * 4096, 0);
+	assert_float_equal(ra->rss, 1e6 + 5 * 4096, 0);  /* mem(): + file */
+	assert_float_equal(ra->file, 4096, 0);
+	assert_float_equal(ra->shmem, 8192, 0);
+	assert_float_equal(ra->swap, 0, 0);
+	assert_float_equal(rb->t, 9, 0);
+	assert_float_equal(rb->anon, 2e6 + 5 * 4096, 0);
+	assert_float_equal(rb->swap, 4096, 0);
+	dataset_release(&d);
+}
+
 static void test_parallel_read_equals_serial(void **state)
 {
 	(void)state;
@@ -432,6 +477,14 @@ static void test_parallel_read_equals_serial(void **state)
 	assert_int_equal(p->inc[0], 0);
 	assert_int_equal(p->inc[p->n - 1], 1);
 	assert_int_equal(par.n_notes, 1);  /* "1 samples out of time order" */
+	/* The latest row's RSS and parts (issue 28): row 249,999, anon
+	 * 4096 * (249999 % 977), file 4096 (mem()), by both readers. */
+	double anon = 4096.0 * (249999 % 977);
+	assert_float_equal(p->resident.t, 249999, 0);
+	assert_float_equal(p->resident.anon, anon, 0);
+	assert_float_equal(p->resident.rss, anon + 4096, 0);
+	assert_float_equal(p->resident.file, 4096, 0);
+	assert_memory_equal(&p->resident, &q->resident, sizeof(p->resident));
 	dataset_release(&par);
 	dataset_release(&ser);
 }
@@ -648,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_recording),
 		cmocka_unit_test(test_uncommitted_batch_not_visible),
 		cmocka_unit_test(test_parallel_read_equals_serial),
+		cmocka_unit_test(test_resident_latest),
 		cmocka_unit_test(test_gpu_round_trip_and_upgrade),
 		cmocka_unit_test(test_runs_fold_and_expand),
 		cmocka_unit_test(test_parallel_read_expands_runs),
