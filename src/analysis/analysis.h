@@ -233,6 +233,13 @@ struct target_findings {
 	double idle_min_s;         /* shortest idle window looked for */
 
 	enum verdict verdict;
+	bool immaterial;           /* growth was seen (a plateau, a rise
+				      beyond doubt) but below anything that
+				      matters (verdict_materiality()): the
+				      verdict is what the rules say without
+				      it, and the report ranks the target
+				      below every one whose growth could
+				      matter */
 	struct reason_list reasons; /* owned; as data: render_reason()
 				       says them */
 	struct settle settle;      /* what would settle an inconclusive one
@@ -327,6 +334,13 @@ struct verdict_facts {
 	struct slope pooled_slope; /* per hour */
 	bool plateau_is_warmup;    /* the plateau's rise is the analysed
 				      incarnation's warm-up found */
+	/* materiality (issue 28) */
+	double resolution;         /* bytes: one step of the readings */
+	double plateau_rise;       /* bytes the plateau rose before it held */
+	double amount;             /* bytes the time slope adds over the
+				      window it was taken on */
+	double pr_amount;          /* bytes the per-request slope adds over
+				      the window's requests */
 };
 /* "Stable" without the work done known (no counter, or no readings of
  * it in the window) needs a window at least this long
@@ -337,6 +351,40 @@ struct verdict_facts {
  * let the trend test see a wander. */
 #define STABLE_MIN_WINDOW_S 600.0
 #define STABLE_MIN_SAMPLES 20
+/*
+ * Materiality (issue 28; docs/verdicts.md, "Materiality", derives both
+ * numbers). Growth that is real -- a plateau, a slope beyond doubt -- is
+ * still not news when
+ *  - its whole amount is at most MATERIAL_STEPS resolution steps (and,
+ *    for a slope, its interval's upper end is below the slope of
+ *    concern): a flat process read in pages whose readings jitter by one
+ *    page shows up to two steps between any two parts of a window
+ *    without growing at all; or
+ *  - its interval's upper end is far below the slope of concern: at it,
+ *    the headroom would last MATERIAL_HORIZON_S or more (the slope of
+ *    concern fills it in ANALYSIS_CONCERN_HORIZON_S, so the upper end is
+ *    at most 30/365 of that slope).
+ * Such growth is no growth for the rules that follow (6, 7, 8): the
+ * verdict is stable, or inconclusive when the window cannot say so.
+ * Never hides growth above the slope of concern: both ways need the
+ * interval's upper end below it.
+ */
+#define MATERIAL_STEPS 4.0
+#define MATERIAL_HORIZON_S (365.0 * 86400.0)
+#define MATERIAL_FAR_BELOW (ANALYSIS_CONCERN_HORIZON_S / MATERIAL_HORIZON_S)
+
+/* Which way growth is immaterial, or MATERIAL. */
+enum materiality {
+	MATERIAL,
+	IMMATERIAL_STEPS,          /* a few resolution steps in all */
+	IMMATERIAL_FAR_BELOW,      /* the upper end far below the concern */
+};
+/* Is a slope (per hour or per request, with the amount it adds over the
+ * window, against the concern in the same unit) material? NAN concern:
+ * material (nothing to judge it by). Pure. */
+enum materiality verdict_slope_materiality(const struct slope *sl,
+					   double amount, double resolution,
+					   double concern);
 /* The rule that decides, first that applies (docs/verdicts.md). */
 enum verdict_rule {
 	RULE_TOO_FEW,              /* 1: too few samples or no span */
@@ -354,6 +402,18 @@ enum verdict_rule {
 };
 void verdict_facts_of(const struct target_findings *f,
 		      struct verdict_facts *out);
+/* Which growth was seen but found immaterial, when that is why the rule
+ * that decided is not 4 or 5 (NONE: nothing grew, or growth that matters
+ * decided). */
+enum materiality_of {
+	MATERIALITY_NONE,
+	MATERIALITY_PLATEAU,       /* a plateau's rise */
+	MATERIALITY_TIME,          /* the slope over time */
+	MATERIALITY_PER_REQUEST,   /* the slope per request */
+	MATERIALITY_POOLED,        /* the incarnations pooled */
+};
+enum materiality_of verdict_materiality(const struct verdict_facts *v,
+					enum verdict_rule rule);
 enum verdict_rule verdict_rule_of(const struct verdict_facts *v);
 enum verdict verdict_of_rule(enum verdict_rule r);
 /* verdict_of_rule(verdict_rule_of(facts of f)). */

@@ -75,6 +75,8 @@ enum reason_code {
 	/* issue 27: warm-ups found, incarnations pooled */
 	REASON_WARMUP,             /* warmup */
 	REASON_POOLED,             /* pooled: the incarnations together */
+	/* issue 28: growth seen, below anything that matters */
+	REASON_IMMATERIAL,         /* immaterial */
 };
 
 /* The steps a reason lists by name; the rest are counted. */
@@ -192,6 +194,16 @@ struct reason {
 			double life_s;      /* median life */
 			double given_back_bph; /* restarts' evidence; NAN */
 		} pooled;
+		struct reason_immaterial {
+			int what;           /* enum materiality_of */
+			int how;            /* enum materiality */
+			double amount;      /* bytes it grew; NAN: pooled */
+			double resolution;
+			struct slope slope; /* per hour, or per request;
+					       a plateau's late part */
+			double concern;     /* in the slope's unit */
+			double span_s;      /* the slope's window */
+		} immaterial;
 	} u;
 };
 

@@ -98,6 +98,49 @@ void verdict_facts_of(const struct target_findings *f,
 	double p_rise = p->early_slope_bph * (p->tau - f->an_start) / 3600;
 	out->plateau_is_warmup = p->found && wu &&
 		wu->source == WARMUP_FOUND && wu->rise >= 0.5 * p_rise;
+	out->resolution = f->resolution;
+	out->plateau_rise = p->found ? p_rise : NAN;
+	out->amount = f->has_trend ?
+		      f->slope.estimate * f->slope_span_s / 3600 : NAN;
+	out->pr_amount = pr->found ?
+			 pr->slope.estimate * pr->requests : NAN;
+}
+
+/* ---- materiality (issue 28) ----------------------------------------------- */
+
+enum materiality verdict_slope_materiality(const struct slope *sl,
+					   double amount, double resolution,
+					   double concern)
+{
+	/* Both ways need the upper end below the concern: materiality
+	 * never hides growth the window could not rule out. */
+	if (!isfinite(concern) || !(concern > 0) || !(sl->high < concern))
+		return MATERIAL;
+	if (sl->high <= MATERIAL_FAR_BELOW * concern)
+		return IMMATERIAL_FAR_BELOW;
+	if (resolution > 0 && amount <= MATERIAL_STEPS * resolution)
+		return IMMATERIAL_STEPS;
+	return MATERIAL;
+}
+
+/* A plateau's rise of a few steps: the late part held below the concern
+ * already (rule 4), what it kept is what jitter can show. */
+static bool plateau_immaterial(const struct verdict_facts *v)
+{
+	return v->plateau && v->resolution > 0 &&
+	       v->plateau_rise <= MATERIAL_STEPS * v->resolution;
+}
+
+static enum materiality time_materiality(const struct verdict_facts *v)
+{
+	return verdict_slope_materiality(&v->slope, v->amount, v->resolution,
+					 v->concern_bph);
+}
+
+static enum materiality pr_materiality(const struct verdict_facts *v)
+{
+	return verdict_slope_materiality(&v->pr_slope, v->pr_amount,
+					 v->resolution, v->pr_concern);
 }
 
 /* Issue 27: the incarnations pooled (pooled.h) speak for the service when
@@ -113,16 +156,34 @@ static bool pooled_decides(const struct verdict_facts *v)
 		v->slope.high - v->slope.low);
 }
 
-/* Rule 5's two ways to grow. */
-static bool time_grows(const struct verdict_facts *v)
+/* Rule 5's two ways to grow, beyond doubt (whether it matters or not). */
+static bool time_rises(const struct verdict_facts *v)
 {
 	return v->significant && v->slope.estimate > 0;
 }
 
-static bool per_request_grows(const struct verdict_facts *v)
+static bool per_request_rises(const struct verdict_facts *v)
 {
 	return v->pr_found && v->pr_significant && v->pr_slope.estimate > 0 &&
 	       !(v->significant && v->slope.estimate < 0);
+}
+
+/* ... and growth that matters: what rule 5 calls growing. */
+static bool time_grows(const struct verdict_facts *v)
+{
+	return time_rises(v) && time_materiality(v) == MATERIAL;
+}
+
+static bool per_request_grows(const struct verdict_facts *v)
+{
+	return per_request_rises(v) && pr_materiality(v) == MATERIAL;
+}
+
+static bool pooled_grows(const struct verdict_facts *v)
+{
+	return v->pooled_significant && v->pooled_slope.estimate > 0 &&
+	       verdict_slope_materiality(&v->pooled_slope, NAN, v->resolution,
+					 v->concern_bph) == MATERIAL;
 }
 
 /* Rule 6 per request: the window could not have seen the per-request
@@ -147,12 +208,11 @@ enum verdict_rule verdict_rule_of(const struct verdict_facts *v)
 	/* A plateau whose rise is the warm-up says the warm-up ended, not
 	 * that growth stopped: when the pooled incarnations grow, they
 	 * decide (rule 6a). */
-	if (v->plateau && !(v->plateau_is_warmup && pooled_decides(v) &&
-			    v->pooled_significant &&
-			    v->pooled_slope.estimate > 0))
+	if (v->plateau && !plateau_immaterial(v) &&
+	    !(v->plateau_is_warmup && pooled_decides(v) && pooled_grows(v)))
 		return RULE_PLATEAU;
 	if (pooled_decides(v)) {
-		if (v->pooled_significant && v->pooled_slope.estimate > 0)
+		if (pooled_grows(v))
 			return RULE_POOLED_GROWING;
 		if (per_request_grows(v))
 			return RULE_GROWING;
@@ -595,7 +655,7 @@ static void plateau(struct target_findings *f)
 static void growing(struct target_findings *f, const struct verdict_facts *v)
 {
 	struct reason *r;
-	if (time_grows(v)) {
+	if (time_rises(v)) {
 		r = add(f, REASON_RISES);
 		r->u.trend.on_floors = f->trend_on_floors;
 		r->u.trend.between_steps = f->trend_between_steps;
@@ -655,6 +715,64 @@ static void unseen(struct target_findings *f, const struct verdict_facts *v)
 	shape_reasons(f);
 	context_reasons(f, true);
 	settle_window(f);
+}
+
+/* Issue 28: growth seen, but below anything that matters, said first
+ * (verdict_materiality() chose it). */
+static void immaterial_reason(struct target_findings *f,
+			      const struct verdict_facts *v,
+			      enum materiality_of what)
+{
+	struct reason *r = add(f, REASON_IMMATERIAL);
+	r->u.immaterial.what = what;
+	r->u.immaterial.resolution = f->resolution;
+	r->u.immaterial.span_s = f->slope_span_s;
+	switch (what) {
+	case MATERIALITY_PLATEAU:
+		r->u.immaterial.how = IMMATERIAL_STEPS;
+		r->u.immaterial.amount = v->plateau_rise;
+		r->u.immaterial.slope = f->plateau.late;
+		r->u.immaterial.concern = v->concern_bph;
+		break;
+	case MATERIALITY_PER_REQUEST:
+		r->u.immaterial.how = pr_materiality(v);
+		r->u.immaterial.amount = v->pr_amount;
+		r->u.immaterial.slope = v->pr_slope;
+		r->u.immaterial.concern = v->pr_concern;
+		break;
+	case MATERIALITY_POOLED:
+		r->u.immaterial.how = IMMATERIAL_FAR_BELOW;
+		r->u.immaterial.amount = NAN;
+		r->u.immaterial.slope = v->pooled_slope;
+		r->u.immaterial.concern = v->concern_bph;
+		break;
+	default:
+		r->u.immaterial.how = time_materiality(v);
+		r->u.immaterial.amount = v->amount;
+		r->u.immaterial.slope = v->slope;
+		r->u.immaterial.concern = v->concern_bph;
+		break;
+	}
+}
+
+enum materiality_of verdict_materiality(const struct verdict_facts *v,
+					enum verdict_rule rule)
+{
+	/* only the rules after 4 and 5 can follow growth set aside;
+	 * growth that matters decided, or an earlier rule did */
+	if (rule != RULE_UNSEEN && rule != RULE_SHORT_WINDOW &&
+	    rule != RULE_STABLE && rule != RULE_POOLED_STABLE)
+		return MATERIALITY_NONE;
+	if (v->plateau && plateau_immaterial(v))
+		return MATERIALITY_PLATEAU;
+	if (pooled_decides(v) && v->pooled_significant &&
+	    v->pooled_slope.estimate > 0)
+		return MATERIALITY_POOLED;
+	if (!pooled_decides(v) && time_rises(v))
+		return MATERIALITY_TIME;
+	if (per_request_rises(v))
+		return MATERIALITY_PER_REQUEST;
+	return MATERIALITY_NONE;
 }
 
 /* The window a "stable" covers, or falls short of: its span, samples
@@ -732,6 +850,8 @@ void verdict_decide(struct target_findings *f)
 	verdict_facts_of(f, &v);
 	enum verdict_rule rule = verdict_rule_of(&v);
 	f->verdict = verdict_of_rule(rule);
+	enum materiality_of imm = verdict_materiality(&v, rule);
+	f->immaterial = imm != MATERIALITY_NONE;
 
 	if (rule == RULE_TOO_FEW) {
 		too_few(f);
@@ -748,6 +868,8 @@ void verdict_decide(struct target_findings *f)
 	}
 	if (f->resolution_basis == RESOLUTION_SHARED)
 		add(f, REASON_RESOLUTION_SHARED)->u.size = f->resolution;
+	if (imm != MATERIALITY_NONE)
+		immaterial_reason(f, &v, imm);
 
 	switch (rule) {
 	case RULE_NO_WORK: no_work(f); break;

@@ -346,6 +346,44 @@ static void say_cap(FILE *out, struct words *w, const struct reason *r)
 		size_w(w, 0, r->u.cap.cap_bytes));
 }
 
+/* Issue 28: "grew 8 KiB, then held -- below anything that matters
+ * (2 steps of 4 KiB: ...)" or "grows +0.9 MiB/h (...) -- below anything
+ * that matters: ...". */
+static void say_immaterial(FILE *out, struct words *w,
+			   const struct reason *r)
+{
+	const struct reason_immaterial *m = &r->u.immaterial;
+	bool per_req = m->what == MATERIALITY_PER_REQUEST;
+	const char *(*rt)(struct words *, int, double) =
+		per_req ? per_req_w : rate_w;
+	if (m->what == MATERIALITY_PLATEAU) {
+		fprintf(out, "grew %s, then held -- below anything that "
+			"matters: a few resolution steps (%.0f of %s; up "
+			"to %.0f are)", size_w(w, 0, m->amount),
+			round(m->amount / m->resolution),
+			size_w(w, 1, m->resolution), MATERIAL_STEPS);
+		return;
+	}
+	fprintf(out, "%s %s (95 %% interval %s to %s) -- below anything "
+		"that matters: ", per_req ? "grows per request" :
+		m->what == MATERIALITY_POOLED ? "each incarnation grows" :
+		"grows", rt(w, 0, m->slope.estimate),
+		rt(w, 1, m->slope.low), rt(w, 2, m->slope.high));
+	if (m->how == IMMATERIAL_STEPS)
+		fprintf(out, "%s in all, a few resolution steps (%.0f of "
+			"%s; up to %.0f are), and the interval's upper end "
+			"is below the slope of concern (%s)",
+			size_w(w, 3, m->amount),
+			fmax(0, round(m->amount / m->resolution)),
+			size_w(w, 4, m->resolution), MATERIAL_STEPS,
+			rt(w, 5, m->concern));
+	else
+		fprintf(out, "even the interval's upper end is under 1/%.0f "
+			"of the slope of concern (%s): at it, a year to use "
+			"what the concern uses in 30 days",
+			1 / MATERIAL_FAR_BELOW, rt(w, 3, m->concern));
+}
+
 static void say_gpu(FILE *out, struct words *w, const struct reason *r)
 {
 	fprintf(out, "GPU memory (device-local) is %s",
@@ -570,12 +608,13 @@ int render_reason(FILE *out, const struct target_findings *f,
 			f->concern_source);
 		break;
 	case REASON_WINDOW_SHORT:
-		fprintf(out, "no growth in this window (%s, %s samples; its "
+		fprintf(out, "no growth%s in this window (%s, %s samples; its "
 			"work was not recorded): too short to call stable "
 			"-- growth that comes with the service's usual work "
 			"or its slower cycles (caches filling, collections, "
 			"load that comes and goes) need not show in it; it "
 			"could have seen a slope of %s or more",
+			f->immaterial ? " that matters" : "",
 			span_w(&w, 0, r->u.detectable.span_s),
 			count_w(&w, 1, (double)r->u.detectable.samples),
 			rate_w(&w, 2, r->u.detectable.detectable_bph));
@@ -679,6 +718,9 @@ int render_reason(FILE *out, const struct target_findings *f,
 		break;
 	case REASON_WARMUP:
 		say_warmup(out, &w, r);
+		break;
+	case REASON_IMMATERIAL:
+		say_immaterial(out, &w, r);
 		break;
 	case REASON_POOLED:
 		say_pooled(out, &w, r);
