@@ -27,6 +27,8 @@ void rank_key_of(const struct target_findings *f, size_t index,
 		.verdict = f->verdict,
 		.eta_s = f->exhaustion.found ? f->exhaustion.eta_s : NAN,
 		.slope_bph = f->has_trend ? f->slope.estimate : NAN,
+		.concern_bph = f->concern_bph,
+		.immaterial = f->immaterial,
 		.footprint = f->fp_last,
 		.name = f->series ? f->series->name : NULL,
 		.index = index,
@@ -45,13 +47,24 @@ static int cmp_num(double a, double b, bool asc)
 	return (a < b) == asc ? -1 : 1;
 }
 
+/* slope / concern; NAN when either is missing */
+static double relative(const struct rank_key *k)
+{
+	return isfinite(k->concern_bph) && k->concern_bph > 0 ?
+	       k->slope_bph / k->concern_bph : NAN;
+}
+
 int rank_compare(const struct rank_key *a, const struct rank_key *b)
 {
 	int c = rank_verdict_class(a->verdict) - rank_verdict_class(b->verdict);
 	if (c)
 		return c < 0 ? -1 : 1;
+	if (a->immaterial != b->immaterial)
+		return a->immaterial ? 1 : -1;
 	if (a->verdict == VERDICT_GROWING &&
 	    (c = cmp_num(a->eta_s, b->eta_s, true)))
+		return c;
+	if ((c = cmp_num(relative(a), relative(b), false)))
 		return c;
 	if ((c = cmp_num(a->slope_bph, b->slope_bph, false)))
 		return c;

@@ -6,13 +6,21 @@
  * HTML) each call it, so the three agree.
  *
  * Within a verdict, in turn:
- *   1. growing only: the exhaustion time at the measured slope, soonest
- *      first; a growing target without one (no limit known) after those
- *      that have one;
- *   2. the slope (bytes per hour), the steepest first; none (NAN) last;
- *   3. the last footprint, the largest first; none (NAN) last;
- *   4. the name, by bytes (strcmp); a NULL name as "";
- *   5. the position in the input.
+ *   1. growth that could matter before growth found immaterial
+ *      (target_findings.immaterial, docs/verdicts.md "Materiality"): an
+ *      inconclusive target whose rise is below anything that matters
+ *      comes after every inconclusive one that could still be a leak;
+ *   2. growing only: the exhaustion time at the measured slope (the
+ *      earliest pool's), soonest first; a growing target without one
+ *      (no limit known) after those that have one;
+ *   3. the growth relative to the slope of concern (slope / concern),
+ *      the largest first; none (no slope, no concern) last: a 40 MiB/h
+ *      slope against a 34 MiB/h concern outranks 100 MiB/h against
+ *      4 GiB/h;
+ *   4. the slope (bytes per hour), the steepest first; none (NAN) last;
+ *   5. the last footprint, the largest first; none (NAN) last;
+ *   6. the name, by bytes (strcmp); a NULL name as "";
+ *   7. the position in the input.
  * So the order is total and the same on every run, whatever the sort.
  */
 #ifndef MEMTREND_RANK_H
@@ -29,6 +37,8 @@ struct rank_key {
 	double eta_s;              /* exhaustion at the measured slope; NAN
 				      when none was found */
 	double slope_bph;          /* NAN when none */
+	double concern_bph;        /* the slope of concern; NAN, 0: none */
+	bool immaterial;           /* growth below anything that matters */
 	double footprint;          /* last footprint; NAN when none */
 	const char *name;          /* borrowed; may be NULL */
 	size_t index;              /* position in the input */

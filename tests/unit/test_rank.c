@@ -21,7 +21,7 @@
 
 #define MiB (1024.0 * 1024.0)
 #define H 3600.0
-#define MAXT 6
+#define MAXT 8
 
 #define G VERDICT_GROWING
 #define P VERDICT_PLATEAU
@@ -33,6 +33,13 @@
 #define K(n, v, eta, slope, fp) \
 	{.name = (n), .verdict = (v), .eta_s = (eta), .slope_bph = (slope), \
 	 .footprint = (fp)}
+/* ... with the slope of concern (B/h) and whether the growth was found
+ * immaterial (docs/verdicts.md, "Materiality"). */
+#define KC(n, v, eta, slope, fp, concern, imm) \
+	{.name = (n), .verdict = (v), .eta_s = (eta), .slope_bph = (slope), \
+	 .footprint = (fp), .concern_bph = (concern), .immaterial = (imm)}
+#define KiB 1024.0
+#define D (24 * H)
 
 static const struct row {
 	const char *what;
@@ -81,6 +88,46 @@ static const struct row {
 	  K("a", S, NAN, 0, 1)},
 	 {NULL, "B", "a", "b"}},
 	{"one target", 1, {K("only", I, NAN, NAN, NAN)}, {"only"}},
+	/* Issue 28. */
+	{"inconclusive: growth that could matter before immaterial growth, "
+	 "however steep the latter", 3,
+	 {KC("trivial", I, NAN, 900 * KiB, 10.8 * MiB, 34 * MiB, true),
+	  KC("unseen", I, NAN, 0, 1 * MiB, 34 * MiB, false),
+	  KC("cron", I, NAN, NAN, 1 * MiB, NAN, false)},
+	 {"unseen", "cron", "trivial"}},
+	{"growing, no exhaustion: by growth relative to the concern, not by "
+	 "bytes per hour", 3,
+	 {KC("big-box", G, NAN, 100 * MiB, 8e9, 4096 * MiB, false),
+	  KC("near-concern", G, NAN, 40 * MiB, 1e9, 34 * MiB, false),
+	  KC("half", G, NAN, 30 * MiB, 1e9, 60 * MiB, false)},
+	 {"near-concern", "half", "big-box"}},
+	{"growing: exhaustion first, then relative growth", 3,
+	 {KC("soon-slow", G, 2 * H, 1 * MiB, 1e9, 34 * MiB, false),
+	  KC("steep-no-limit", G, NAN, 900 * MiB, 1e9, 34 * MiB, false),
+	  KC("later", G, 5 * D, 50 * MiB, 1e9, 34 * MiB, false)},
+	 {"soon-slow", "later", "steep-no-limit"}},
+	{"inconclusive: equal relative growth, the steeper slope first", 2,
+	 {KC("a", I, NAN, 1 * MiB, 1e9, 10 * MiB, false),
+	  KC("b", I, NAN, 2 * MiB, 1e9, 20 * MiB, false)},
+	 {"b", "a"}},
+	/* The H200 of issue 28 after the verdicts of materiality: bash's
+	 * 320 -> 328 KiB is stable (immaterial), below the inference
+	 * server (growing, the device fills in 16 min), the cache
+	 * (plateau at 3 GiB) and the 2.9 GiB steady one; the VM's
+	 * 80-second targets growing under 1 MiB/h are inconclusive
+	 * (too short to call stable) and immaterial: after an
+	 * inconclusive one that could still be a leak. */
+	{"issue 28's hosts", 8,
+	 {KC("bash", S, NAN, 0, 328 * KiB, 179 * MiB, true),
+	  KC("vm-a", I, NAN, 847 * KiB, 10.8 * MiB, 34.1 * MiB, true),
+	  KC("infer", G, 16 * 60, 7.2e4 * MiB, 60e9, 8 * 1024 * MiB, false),
+	  KC("steady", S, NAN, 0, 2.9 * 1024 * MiB, 179 * MiB, false),
+	  KC("vm-b", I, NAN, 600 * KiB, 30 * MiB, 34.1 * MiB, true),
+	  KC("cache", P, NAN, 0, 3 * 1024 * MiB, 179 * MiB, false),
+	  KC("new", I, NAN, 0, 2 * MiB, 34.1 * MiB, false),
+	  KC("grower", G, NAN, 7.7e3 * MiB, 3e9, 179 * MiB, false)},
+	 {"infer", "grower", "cache", "new", "vm-a", "vm-b", "steady",
+	  "bash"}},
 	{"a mixed host", 6,
 	 {K("sshd", S, NAN, 0, 2 * MiB), K("cache", P, NAN, 0, 800 * MiB),
 	  K("api", G, 72 * H, 20 * MiB, 2e9), K("db", I, NAN, 3 * MiB, 4e9),
@@ -192,9 +239,15 @@ static void test_from_findings(void **state)
 	assert_true(k.footprint == 10 * MiB);
 	assert_string_equal(k.name, "leak");
 	assert_int_equal(k.index, 1);
+	assert_false(k.immaterial);
 	rank_key_of(&f[2], 2, &k);
 	assert_true(isnan(k.eta_s));
 	assert_true(isnan(k.slope_bph));
+	f[0].immaterial = true;
+	f[0].concern_bph = 34 * MiB;
+	rank_key_of(&f[0], 0, &k);
+	assert_true(k.immaterial);
+	assert_true(k.concern_bph == 34 * MiB);
 
 	size_t order[3];
 	rank_targets(f, 3, order);
