@@ -68,6 +68,19 @@ enum change {
 	C_PR_NO_CONCERN = 1 << 18, /* per request: no concern known */
 	C_SHORT = 1 << 19,         /* 80 s, 81 samples */
 	C_FEW_SAMPLES = 1 << 20,   /* 1 h, 3 samples */
+	/* materiality (issue 28): readings in 4 KiB pages */
+	C_PLATEAU_PAGES = 1 << 21, /* a plateau that rose 9.6 KiB (2.4
+				      pages: the bash of issue 28) */
+	C_PLATEAU_5_PAGES = 1 << 22, /* ... that rose 5 pages */
+	C_RISES_TINY = 1 << 23,    /* significant, far below the concern:
+				      the VM's 10.8 MiB of issue 28, +847
+				      KiB/h (598 KiB/h to 1 MiB/h) against
+				      34.1 MiB/h */
+	C_RISES_3_PAGES = 1 << 24, /* significant, under the concern, not
+				      far below: 3 pages in all */
+	C_RISES_5_PAGES = 1 << 25, /* ... 5 pages in all */
+	C_PR_RISES_TINY = 1 << 26, /* per request: +10 B/req (8 to 12)
+				      against 1 KiB/req */
 };
 
 static struct verdict_facts facts(unsigned c)
@@ -95,6 +108,7 @@ static struct verdict_facts facts(unsigned c)
 	if (c & C_RISES) {
 		v.significant = true;
 		v.slope = (struct slope){5 * MiB, 4 * MiB, 6 * MiB, 1e-4};
+		v.amount = 5 * MiB;    /* over the hour */
 	}
 	if (c & C_DECLINES) {
 		v.significant = true;
@@ -106,7 +120,7 @@ static struct verdict_facts facts(unsigned c)
 	if (c & C_NO_CONCERN)
 		v.concern_bph = NAN;
 	if (c & C_DETECTABLE_HIGH)
-		v.detectable_bph = 20 * MiB;
+		v.detectable_bph = 40 * MiB;
 	if (c & C_CI_HIGH)
 		v.slope.high = 12 * MiB;
 	if (c & (C_PR_RISES | C_PR_SEEN | C_PR_DETECTABLE_HIGH | C_PR_CI_HIGH |
@@ -134,6 +148,39 @@ static struct verdict_facts facts(unsigned c)
 	}
 	if (c & C_FEW_SAMPLES)
 		v.samples = 3;
+	if (c & (C_PLATEAU_PAGES | C_PLATEAU_5_PAGES | C_RISES_TINY |
+		 C_RISES_3_PAGES | C_RISES_5_PAGES | C_PR_RISES_TINY))
+		v.resolution = 4096;
+	if (c & (C_PLATEAU_PAGES | C_PLATEAU_5_PAGES)) {
+		v.plateau = true;
+		v.plateau_rise = c & C_PLATEAU_PAGES ? 9831 : 5 * 4096;
+	}
+	if (c & C_RISES_TINY) {
+		v.significant = true;
+		v.slope = (struct slope){847 * 1024.0, 598 * 1024.0, 1 * MiB,
+					 7e-4};
+		v.concern_bph = 34.1 * MiB;
+		v.amount = 847 * 1024.0 * 80 / 3600;
+	}
+	if (c & (C_RISES_3_PAGES | C_RISES_5_PAGES)) {
+		/* 1.6 to 8 MiB/h against 10: not far below */
+		v.significant = true;
+		v.slope = (struct slope){4 * MiB, 1.6 * MiB, 8 * MiB, 1e-3};
+		v.amount = (c & C_RISES_3_PAGES ? 3 : 5) * 4096.0;
+	}
+	if (c & C_PR_RISES_TINY) {
+		v.work_recorded = v.work_known = true;
+		v.requests = 10000;
+		v.pr_found = v.pr_significant = true;
+		v.pr_slope = (struct slope){10, 8, 12, 1e-4};
+		v.pr_detectable = 2;
+		v.pr_concern = 1024;
+		v.pr_amount = 10 * 10000.0;
+	}
+	if (c & C_CI_HIGH)
+		v.slope.high = 12 * MiB;
+	if (c & C_NO_CONCERN)
+		v.concern_bph = NAN;
 	return v;
 }
 
@@ -217,6 +264,33 @@ static const struct row rows[] = {
 	{C_PR_SEEN, RULE_STABLE, "8: per request seen too"},
 	{C_PR_NO_CONCERN | C_PR_DETECTABLE_HIGH, RULE_STABLE,
 	 "8: no per-request concern, only time decides"},
+	/* materiality (issue 28): growth below anything that matters is no
+	 * growth for rules 4 and 5; the rules after them decide */
+	{C_PLATEAU_PAGES, RULE_STABLE,
+	 "4 set aside: a rise of 2.4 pages (320 -> 328 KiB), then held"},
+	{C_PLATEAU_PAGES | C_SHORT, RULE_SHORT_WINDOW,
+	 "4 set aside, then 7 in a short window"},
+	{C_PLATEAU_5_PAGES, RULE_PLATEAU, "4: 5 pages are more than a few"},
+	{C_RISES_TINY | C_SHORT, RULE_SHORT_WINDOW,
+	 "5 set aside: the VM's 80 s, upper end 1/34 of the concern; 7"},
+	{C_RISES_TINY, RULE_STABLE, "5 set aside, a long window: 8"},
+	{C_RISES_TINY | C_DETECTABLE_HIGH, RULE_UNSEEN,
+	 "5 set aside, then 6: the window could not see the concern"},
+	{C_RISES_3_PAGES, RULE_STABLE,
+	 "5 set aside: 3 pages in all, upper end below the concern"},
+	{C_RISES_3_PAGES | C_CI_HIGH, RULE_GROWING,
+	 "5: a few pages, but the upper end above the concern: never "
+	 "hidden"},
+	{C_RISES_5_PAGES, RULE_GROWING,
+	 "5: 5 pages, not far below the concern"},
+	{C_RISES_TINY | C_NO_CONCERN, RULE_GROWING,
+	 "5: no concern known, nothing to call it immaterial by"},
+	{C_PR_RISES_TINY, RULE_STABLE,
+	 "5 set aside per request: 12 B/req against 1 KiB/req"},
+	{C_PR_RISES_TINY | C_RISES_3_PAGES | C_CI_HIGH, RULE_GROWING,
+	 "5 by time when the per-request growth is immaterial"},
+	{C_PLATEAU_PAGES | C_RISES, RULE_GROWING,
+	 "4 set aside, 5 applies: the slope that matters decides"},
 };
 
 static const char *const rule_names[] = {
@@ -287,6 +361,98 @@ static void test_decide_too_few(void **state)
 	verdict_decide(&f);
 	assert_int_equal(f.reasons.n, 1);
 	reason_list_release(&f.reasons);
+}
+
+/* A series of pid 4242 at 1 s, readings in bytes. */
+static void series_of(struct series *s, const double *fp, size_t n)
+{
+	series_init(s, "bash");
+	series_add_incarnation(s, 4242, 1, 1764900000, "bash", "bash");
+	for (size_t i = 0; i < n; i++)
+		series_append(s, 1764900000 + (double)i, fp[i], 0);
+}
+
+/* Issue 28's examples, from their readings to their verdicts, with
+ * MemTotal (126 GiB; the VM's 24 GiB) as --limit. Before materiality:
+ * plateau ("memory that stopped growing but is not given back") and
+ * growing ("at this rate it reaches the --limit (24 GiB) in 1237 d"). */
+static void test_issue28_examples(void **state)
+{
+	(void)state;
+	static double fp[900];
+	struct analysis_options o;
+	struct series s;
+	struct target_findings f;
+
+	/* bash: 320 KiB for 100 s, 324 KiB for 40 s, then 328 KiB for 760 s */
+	for (size_t i = 0; i < 900; i++)
+		fp[i] = (i < 100 ? 320 : i < 140 ? 324 : 328) * 1024.0;
+	analysis_options_init(&o);
+	o.limit = 126 * 1024 * MiB;
+	series_of(&s, fp, 900);
+	analysis_run(&s, &o, &f);
+	assert_true(f.plateau.found);          /* the plateau is found ... */
+	assert_int_equal(f.verdict, VERDICT_STABLE); /* ... and set aside */
+	assert_true(f.immaterial);
+	assert_int_equal(f.reasons.r[0].code, REASON_IMMATERIAL);
+	assert_int_equal(f.reasons.r[0].u.immaterial.what,
+			 MATERIALITY_PLATEAU);
+	/* the rise as the plateau measured it: 9.6 KiB, 2.4 pages */
+	assert_true(fabs(f.reasons.r[0].u.immaterial.amount - 9831) < 50);
+	char *r = render_reason_string(&f, &f.reasons.r[0]);
+	assert_string_equal(r, "grew 9.6 KiB, then held -- below anything "
+			    "that matters: a few resolution steps (2 of 4 "
+			    "KiB; up to 4 are)");
+	free(r);
+	analysis_release(&f);
+	series_release(&s);
+
+	/* The VM: 10.8 MiB first and last, 80 s at 1 s, 5 pages of rise
+	 * between, the first and last readings back at 10.8 MiB. */
+	double base = floor(10.8 * MiB / 4096) * 4096;
+	for (size_t i = 0; i <= 80; i++)
+		fp[i] = base + 4096 * ((i == 0 || i == 80) ? 0 :
+				       round(5.0 * (double)i / 80 - 2.5));
+	analysis_options_init(&o);
+	o.limit = 24 * 1024 * MiB;
+	series_of(&s, fp, 81);
+	analysis_run(&s, &o, &f);
+	assert_true(f.significant);            /* it does rise ... */
+	assert_true(f.slope.estimate > 800 * 1024.0 &&
+		    f.slope.estimate < 900 * 1024.0);
+	assert_true(f.fp_first == f.fp_last);
+	/* ... far below +34.1 MiB/h: no growth that matters, in a window
+	 * too short to call stable (rule 7) */
+	assert_int_equal(f.verdict, VERDICT_INCONCLUSIVE);
+	assert_true(f.immaterial);
+	assert_int_equal(f.reasons.r[0].code, REASON_IMMATERIAL);
+	assert_int_equal(f.reasons.r[0].u.immaterial.how,
+			 IMMATERIAL_FAR_BELOW);
+	r = render_reason_string(&f, &f.reasons.r[0]);
+	assert_non_null(strstr(r, "-- below anything that matters: even the "
+			       "interval's upper end is under 1/12 of the "
+			       "slope of concern (+34.1 MiB/h)"));
+	free(r);
+	r = render_reason_string(&f, &f.reasons.r[1]);
+	assert_non_null(strstr(r, "no growth that matters in this window "
+			       "(80 s, 81 samples;"));
+	free(r);
+	analysis_release(&f);
+	series_release(&s);
+
+	/* The same rise over 10 min in pages, 12 pages in all: more than a
+	 * few and (against a 1 GiB limit: +1.4 MiB/h of concern) not far
+	 * below -- still growing. */
+	for (size_t i = 0; i < 600; i++)
+		fp[i] = base + 4096 * floor(12.0 * (double)i / 600);
+	analysis_options_init(&o);
+	o.limit = base + 1024 * MiB;
+	series_of(&s, fp, 600);
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_GROWING);
+	assert_false(f.immaterial);
+	analysis_release(&f);
+	series_release(&s);
 }
 
 /* No cap on the number of reasons: every one is kept. */
@@ -389,6 +555,7 @@ int main(void)
 		cmocka_unit_test(test_decision_table),
 		cmocka_unit_test(test_rule_verdicts),
 		cmocka_unit_test(test_decide_too_few),
+		cmocka_unit_test(test_issue28_examples),
 		cmocka_unit_test(test_reasons_grow),
 		cmocka_unit_test(test_long_reason_whole),
 		cmocka_unit_test(test_settle_window_requests),
