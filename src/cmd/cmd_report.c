@@ -398,6 +398,9 @@ int cmd_report(int argc, char **argv)
 		rc = EXIT_USAGE;
 		goto out;
 	}
+	/* --group-by: a group of one process is that process, ranked once
+	 * (issue 28) */
+	dataset_fold_lone_groups(&d);
 	if (d.n_targets == 0) {
 		error("'%s' holds no targets", path);
 		dataset_release(&d);

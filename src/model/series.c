@@ -281,6 +281,44 @@ void dataset_release(struct dataset *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* Is group g one incarnation of the non-group target p, point for
+ * point? */
+static bool group_is_target(const struct series *g, const struct series *p)
+{
+	if (p->group || g->n_incs != 1 || p->n_incs != 1 || g->n != p->n ||
+	    !g->n || g->incs[0].pid != p->incs[0].pid ||
+	    g->incs[0].start_ticks != p->incs[0].start_ticks)
+		return false;
+	for (size_t i = 0; i < g->n; i++) {
+		double a = g->footprint[i], b = p->footprint[i];
+		if (fabs(g->t[i] - p->t[i]) > 1e-3 ||
+		    !(a == b || (isnan(a) && isnan(b))))
+			return false;
+	}
+	return true;
+}
+
+size_t dataset_fold_lone_groups(struct dataset *d)
+{
+	size_t kept = 0, folded = 0;
+	for (size_t i = 0; i < d->n_targets; i++) {
+		struct series *g = &d->targets[i];
+		bool lone = false;
+		for (size_t j = 0; g->group && !lone && j < d->n_targets; j++)
+			lone = j != i && group_is_target(g, &d->targets[j]);
+		if (lone) {
+			series_release(g);
+			folded++;
+			continue;
+		}
+		if (kept != i)
+			d->targets[kept] = *g;
+		kept++;
+	}
+	d->n_targets = kept;
+	return folded;
+}
+
 static void region_row_set(struct region_breakdown *b,
 			   const struct series_region_row *r)
 {

@@ -131,6 +131,9 @@ struct series {
 	bool quantum_exact;        /* the source's own unit (a recording's
 				      page size), not the last digit a
 				      text happened to have */
+	bool group;                /* a --group-by group (the recording's
+				      kind "group": the sum of its
+				      members) */
 	/* Limits known from the source (NAN when unknown). */
 	double cgroup_limit;
 	double mem_total;
@@ -220,5 +223,13 @@ void dataset_init(struct dataset *d, const char *source);
 struct series *dataset_add_target(struct dataset *d, const char *name);
 void dataset_add_note(struct dataset *d, const char *text);
 void dataset_release(struct dataset *d);
+/* Issue 28: a --group-by group that had one member all its life is that
+ * member: the same incarnation (pid, start ticks) and the same points
+ * (times within a millisecond, equal footprints). Each such group is
+ * removed (released), so that a report lists and ranks it once, as its
+ * process; a group with two members, or whose member was replaced (a
+ * second incarnation), stays. The order of the rest is kept. Returns
+ * how many were removed. O(groups x targets + their points). */
+size_t dataset_fold_lone_groups(struct dataset *d);
 
 #endif

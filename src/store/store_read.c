@@ -102,7 +102,8 @@ static int read_targets(sqlite3 *db, const char *path, struct dataset *out,
 		xgrow((void **)target_ids, &cap, out->n_targets + 1,
 		      sizeof(int64_t));
 		(*target_ids)[out->n_targets] = sqlite3_column_int64(s, 0);
-		dataset_add_target(out, buf);
+		dataset_add_target(out, buf)->group =
+			kind && strcmp(kind, "group") == 0;
 	}
 	sqlite3_finalize(s);
 	return 0;

@@ -166,6 +166,15 @@ got=$(specs unit)
 # A group of one is its member, sample for sample.
 d=$(sql "$T/unit.db" "SELECT count(*) FROM sample_expanded g JOIN incarnation gi ON gi.id = g.incarnation_id JOIN target gt ON gt.id = gi.target_id JOIN incarnation mi ON mi.pid = 2001 JOIN target mt ON mt.id = mi.target_id AND mt.kind = 'process' JOIN sample_expanded m ON m.incarnation_id = mi.id AND round(m.t, 3) = round(g.t, 3) WHERE gt.spec = 'unit=llama.service' AND g.footprint = m.footprint")
 [ "$d" -ge 2 ] || fail "group unit=llama.service: $d samples equal to its member's"
+# ... so the report lists and ranks it once, as its process (issue 28:
+# every one-process group beside its process, --top 10 showed 5).
+"$MEMTREND" report "$T/unit.db" --json > "$T/unit.json" || fail "report of unit.db exited $?"
+got=$(jget "$T/unit.json" "' '.join(sorted(t['name'] for t in d['targets']))")
+[ "$got" = "bash llama-server outsider systemd" ] ||
+	fail "report of --group-by unit on proc-v2: $got (a group of one beside its process)"
+"$MEMTREND" report "$T/unit.db" --top 2 > "$T/unit.txt" || fail "report --top 2 exited $?"
+got=$(sed -n 's/^ *[0-9][0-9]*  [a-z]* .* \([a-z-]*\)$/\1/p' "$T/unit.txt" | tr '\n' ' ')
+[ "$got" = "llama-server systemd " ] || fail "report --top 2: '$got'"
 fx fcg proc-v2 sys-v2 --cgroup llama.service --group-by cgroup
 got=$(specs fcg)
 [ "$got" = "group:cgroup=/system.slice/llama.service process:2001" ] ||
@@ -178,7 +187,7 @@ fx hy proc-hybrid sys-hybrid --group-by cgroup
 got=$(specs hy)
 [ "$got" = "group:cgroup=/system.slice/postgresql.service group:cgroup=/system.slice/redis.service process:3101 process:3102" ] ||
 	fail "--group-by cgroup on proc-hybrid: $got"
-ok "fixture trees: units, --cgroup paths and names, v1 and v2 lines"
+ok "fixture trees: units, --cgroup paths and names, v1 and v2 lines; a group of one reported once"
 
 # Unreadable processes (hidepid, another namespace, an LSM): skipped, one
 # note, the others recorded. Root reads everything, so the recorder runs

@@ -288,6 +288,79 @@ static void test_shared_names(void **state)
 		series_release(&s[i]);
 }
 
+/* A group of one process all its life is that process, listed once
+ * (dataset_fold_lone_groups, issue 28); groups of two, a group whose
+ * member was replaced, one that differs by a reading, stay. */
+static void add_points(struct series *s, uint32_t inc, double t0, size_t n,
+		       double fp, double bump_at)
+{
+	for (size_t i = 0; i < n; i++)
+		series_append(s, t0 + (double)i, fp + (t0 + (double)i ==
+						       bump_at ? 4096 : 0),
+			      inc);
+}
+
+static void test_lone_groups(void **state)
+{
+	(void)state;
+	struct dataset d;
+	dataset_init(&d, "x.db");
+	struct series *s;
+	/* 0: sshd; 1: its unit, sshd alone */
+	s = dataset_add_target(&d, "sshd");
+	series_add_incarnation(s, 700, 70, 0, "sshd", NULL);
+	add_points(s, 0, 100, 20, 5 * MiB, NAN);
+	s = dataset_add_target(&d, "unit=ssh.service (group)");
+	s->group = true;
+	series_add_incarnation(s, 700, 70, 0, "sshd", NULL);
+	add_points(s, 0, 100, 20, 5 * MiB, NAN);
+	/* 2, 3: two workers; 4: their unit, the sum */
+	s = dataset_add_target(&d, "worker");
+	series_add_incarnation(s, 801, 81, 0, "worker", NULL);
+	add_points(s, 0, 100, 20, 1 * MiB, NAN);
+	s = dataset_add_target(&d, "worker");
+	series_add_incarnation(s, 802, 82, 0, "worker", NULL);
+	add_points(s, 0, 100, 20, 1 * MiB, NAN);
+	s = dataset_add_target(&d, "unit=api.service (group)");
+	s->group = true;
+	series_add_incarnation(s, 801, 81, 0, "worker", NULL);
+	add_points(s, 0, 100, 20, 2 * MiB, NAN);
+	/* 5: cron's unit, a member that ended and a new one (two
+	 * incarnations), each its own process target (6, 7) */
+	s = dataset_add_target(&d, "unit=cron.service (group)");
+	s->group = true;
+	series_add_incarnation(s, 900, 90, 0, "cron", NULL);
+	series_add_incarnation(s, 901, 91, 0, "cron", NULL);
+	add_points(s, 0, 100, 10, 1 * MiB, NAN);
+	add_points(s, 1, 110, 10, 1 * MiB, NAN);
+	s = dataset_add_target(&d, "cron");
+	series_add_incarnation(s, 900, 90, 0, "cron", NULL);
+	add_points(s, 0, 100, 10, 1 * MiB, NAN);
+	s = dataset_add_target(&d, "cron");
+	series_add_incarnation(s, 901, 91, 0, "cron", NULL);
+	add_points(s, 0, 110, 10, 1 * MiB, NAN);
+	/* 8: a group that read one page more once than its one process
+	 * (9): not the same readings, kept */
+	s = dataset_add_target(&d, "unit=odd.service (group)");
+	s->group = true;
+	series_add_incarnation(s, 950, 95, 0, "odd", NULL);
+	add_points(s, 0, 100, 20, 3 * MiB, 110);
+	s = dataset_add_target(&d, "odd");
+	series_add_incarnation(s, 950, 95, 0, "odd", NULL);
+	add_points(s, 0, 100, 20, 3 * MiB, NAN);
+
+	assert_int_equal(dataset_fold_lone_groups(&d), 1);
+	static const char *const want[] = {
+		"sshd", "worker", "worker", "unit=api.service (group)",
+		"unit=cron.service (group)", "cron", "cron",
+		"unit=odd.service (group)", "odd"};
+	assert_int_equal(d.n_targets, 9);
+	for (size_t i = 0; i < d.n_targets; i++)
+		assert_string_equal(d.targets[i].name, want[i]);
+	assert_int_equal(dataset_fold_lone_groups(&d), 0);  /* idempotent */
+	dataset_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_compare_total),
 		cmocka_unit_test(test_from_findings),
 		cmocka_unit_test(test_shared_names),
+		cmocka_unit_test(test_lone_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
