@@ -173,12 +173,16 @@ struct family {
 	bool poisson;
 	double warm_s, warm_from, warm_to;
 	int warm_shape;
+	/* Added with issue 28 (materiality). */
+	bool stable_found; /* a flat process watched long enough: "stable"
+			      in >= 90 % (materiality must not keep page
+			      jitter from it) */
 };
 
 /* Slope of concern at a 2 GiB footprint with MemTotal 64 GiB: 62 GiB in
  * 30 days = 88.2 MiB/h. Leaks of 20 MiB/h are below it, 200 MiB/h above. */
 /* The older rows (positional) end in OLD: tuned, no newer field. */
-#define OLD , GROUP_TUNED, 0, 0, 0, false, false, false, false, false, false, 0, 0, false, 0, 0, 0, 0
+#define OLD , GROUP_TUNED, 0, 0, 0, false, false, false, false, false, false, 0, 0, false, 0, 0, 0, 0, false
 static const struct family families[] = {
 	/* AR(1) noise, 8 h at 15 s, sd 16 MiB; without and with drift */
 #define AR_FAM(nm, ph, dr, q) \
@@ -662,6 +666,51 @@ static const struct family families[] = {
 	 .shape = SHAPE_TELEGRAPH, .hours = 16, .dt = 20, .phi = 0.9,
 	 .noise_sd = 6 * MiB, .param = 80 * MiB, .p2 = 7200,
 	 .drift_bph = 20 * MiB, .truth_slope = true, .steps_either = true},
+	/* ---- TUNED, added 2026-12-05 with issue 28 (materiality): a
+	 * host's processes as `record --all` sees them, at 1 s, for 80 s
+	 * (issue 28's VM) and 15 min -- run with --seeds 1000 for "1,000
+	 * processes" of each kind. Readings in 4 KiB pages, jittering by a
+	 * page (AR(1) 0.5 / 2 KiB, rounded). Most are flat; some creep by
+	 * a few pages (+900 KiB/h: the VM's 10.8 MiB ones, 5 pages in 80
+	 * s) or 2 MiB/h, far below the slope of concern (88 MiB/h; the
+	 * bound of materiality 88 x 30/365 = 7.2 MiB/h) -- stable when
+	 * watched 15 min, never "growing"; a quiet one (an idle shell: 256
+	 * B of noise, readings that never cross a page) at 320 KiB went up
+	 * two pages around 150 s in (a logistic rise: SHAPE_RESTARTS' warm-up,
+	 * one incarnation) and held (the bash: 320 -> 328 KiB) -- no
+	 * plateau, though the plateau is found in most seeds; a
+	 * few leak between the bound and the concern (20 MiB/h) or above
+	 * it (200 MiB/h) -- materiality must never hide them: growing
+	 * found, never stable. ---- */
+#define HOST_SD(nm, shp, hrs, dr, prm, sd) \
+	.name = nm, .group = GROUP_TUNED, .shape = shp, .hours = hrs, \
+	.dt = 1, .phi = 0.5, .noise_sd = sd, .drift_bph = dr, \
+	.param = prm, .round_to = 4096
+#define HOST(nm, shp, hrs, dr, prm) HOST_SD(nm, shp, hrs, dr, prm, 2 * KiB)
+	{HOST("host flat page jitter 15min", SHAPE_AR, 0.25, 0, 0),
+	 .no_drift = true, .stable_found = true},
+	{HOST("host flat page jitter 80s", SHAPE_AR, 80.0 / 3600, 0, 0),
+	 .no_drift = true, .never_stable = true},
+	{HOST("host creep 900KiB/h 80s", SHAPE_AR, 80.0 / 3600, 900 * KiB,
+	      0), .never_stable = true},
+	{HOST("host creep 900KiB/h 15min", SHAPE_AR, 0.25, 900 * KiB, 0),
+	 .stable_found = true},
+	{HOST("host creep 2MiB/h 15min", SHAPE_AR, 0.25, 2 * MiB, 0),
+	 .stable_found = true},
+	{HOST_SD("host quiet bash 320->328KiB 15min", SHAPE_RESTARTS, 0.25,
+		 0, 0, 256), .life_min = 7200, .life_max = 7200,
+	 .warm_s = 300, .warm_from = 320 * KiB, .warm_to = 328 * KiB,
+	 .warm_shape = 2, .stable_found = true},
+	{HOST("host leak 20MiB/h 15min", SHAPE_AR, 0.25, 20 * MiB, 0),
+	 .leak_found = true},
+	{HOST("host leak 20MiB/h 80s", SHAPE_AR, 80.0 / 3600, 20 * MiB, 0),
+	 .never_stable = true},
+	{HOST("host leak 200MiB/h 80s", SHAPE_AR, 80.0 / 3600, 200 * MiB, 0),
+	 .leak_above_concern = true, .leak_found = true},
+	{HOST("host leak 200MiB/h 15min", SHAPE_AR, 0.25, 200 * MiB, 0),
+	 .leak_above_concern = true, .leak_found = true},
+#undef HOST
+#undef HOST_SD
 #undef OLD
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
@@ -1568,6 +1617,9 @@ int main(int argc, char **argv)
 		}
 		if (fam->leak_found)
 			ADD("grow-found %s ", check(found_rate_ok(t.growing,
+					t.seeds, quick), &fam_ok));
+		if (fam->stable_found)
+			ADD("stable-found %s ", check(found_rate_ok(t.stable,
 					t.seeds, quick), &fam_ok));
 		if (fam->steps_either)
 			;
