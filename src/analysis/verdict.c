@@ -13,6 +13,10 @@
  *  4. rising then holding, the level held     -> plateau
  *  5. significant rise (p < 0.05, CI > 0), or per request while the time
  *     slope is not significantly negative     -> growing
+ *  4a/5a. the growth 4 or 5 saw is immaterial (issue 28: its whole
+ *     amount a few resolution steps, or its interval's upper end far
+ *     below the slope of concern; verdict_slope_materiality(), analysis.h
+ *     MATERIAL_*)                             -> no growth: 6, 7, 8 decide
  *  6. the window cannot see the slope of concern (detectable > concern,
  *     or the interval reaches above it; per request too when work is
  *     known)                                  -> inconclusive

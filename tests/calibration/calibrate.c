@@ -22,6 +22,8 @@
  *   growing   on a leak above it that restarts:        >= 90 %
  *             (leak_found; issue 27)
  *   steps     false steps where there are none:        <= 5 %
+ *   stable    where growth cannot matter (a flat or barely creeping
+ *             host process watched 15 min; issue 28):  >= 90 %
  *
  * each judged by the Wilson interval of the rate over the seeds (see
  * "Targets" below), in two groups of families: TUNED and HELDOUT.
