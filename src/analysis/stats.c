@@ -117,9 +117,9 @@ double stats_norm_cdf(double z)
 }
 
 /* Lower half (p <= 0.5) of the inverse: Acklam's rational approximation
- * (relative error < 1.2e-9) and one Halley step on erfc, which brings it
- * to within a few ulps. */
-static double norm_ppf_lower(double p)
+ * (relative error < 1.2e-9), then in norm_ppf_lower() one Halley step on
+ * erfc, which brings it to within a few ulps. */
+static double norm_ppf_approx(double p)
 {
 	static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
 				   -2.759285104469687e+02, 1.383577518672690e+02,
@@ -142,6 +142,12 @@ static double norm_ppf_lower(double p)
 		x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
 		    (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
 	}
+	return x;
+}
+
+static double norm_ppf_lower(double p)
+{
+	double x = norm_ppf_approx(p);
 	/* Halley on Phi(x) = p: u = (Phi(x) - p) / phi(x), written as
 	 * (Phi(x)/p - 1) * p/phi(x) so that neither the difference (which
 	 * would be subnormal for tiny p) nor exp(x*x/2) (which overflows
@@ -149,6 +155,12 @@ static double norm_ppf_lower(double p)
 	double rel = 0.5 * erfc(-x / SQRT2) / p - 1;
 	double u = rel * exp(log(p) + x * x / 2 + LOG_SQRT_2PI);
 	return x - u / (1 + x * u / 2);
+}
+
+double stats_norm_ppf_coarse(double p)
+{
+	assert(p > 0 && p < 1);
+	return p <= 0.5 ? norm_ppf_approx(p) : -norm_ppf_approx(1 - p);
 }
 
 double stats_norm_ppf(double p)

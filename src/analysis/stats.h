@@ -128,6 +128,10 @@ void stats_sort_doubles(double *v, size_t n);
 
 /* Standard normal CDF and its inverse. */
 double stats_norm_cdf(double z);
+/* Acklam's rational approximation alone (relative error < 1.2e-9), for
+ * 0 < p < 1: for scores, where stats_norm_ppf's last few ulps cost more
+ * than they give. */
+double stats_norm_ppf_coarse(double p);
 double stats_norm_ppf(double p);
 
 /* Reduce (x, y) of n points to at most max_out bucket medians, written to

@@ -37,9 +37,13 @@
  * interval: it never reaches Z beyond its share of the lowest frequencies.
  * The price is a t with q degrees of freedom under independent noise
  * (t_24's 2.06 against 1.96: intervals about 5 % wider than needed
- * there). Residuals beyond LF_CLIP robust standard deviations are clipped
- * before the projection: the Theil-Sen centre ignores a spike, and so
- * does its spread.
+ * there). Where few residuals lie far out (heavy tails, spikes) they are
+ * replaced by their normal scores -- their ranks mapped onto a Gaussian
+ * of the noise's robust scale -- before the projection: Theil-Sen's error
+ * is linear in ranks, not in the residuals, and is that much steadier
+ * than a contrast of them (stats_lowfreq.c, normal_scores()). Otherwise
+ * residuals beyond LF_CLIP robust standard deviations are clipped: the
+ * Theil-Sen centre ignores a spike, and so does its spread.
  *
  * No I/O. Work: O(n) bucket means to at most LF_POINTS_MAX points, then
  * O(m q (scales + q)) for the models' building blocks and O(models q^3).

@@ -10,16 +10,29 @@ from scipy import stats, optimize
 
 Q = 24; CLIP = 5.0; CLIP_SHARE = 0.10; SMAX = 8.0; MASS = [1, 1, 0.3, 1]
 PLAUSIBLE = 0.05   # LF_PLAUSIBLE_WEIGHT: its interval is held
+SCORES_FAR = 3.0; SCORES_SHARE = 0.05; SCORES_KURT = 1.5  # LF_SCORES_*
 
 
 def interval(t, x, y, slope, work=False, level=0.95, clip=CLIP,
-             clip_share=CLIP_SHARE):
+             clip_share=CLIP_SHARE, scores=True):
     t = np.asarray(t, float); x = np.asarray(x, float); y = np.asarray(y, float)
     n = len(y); r = y - slope * x; med = np.median(r)
     mad = np.median(np.abs(r - med)) * 1.482602218505602; lim = clip * mad
     if np.sum(np.abs(r - med) > lim) > clip_share * n:
         lim = 0.0
     d = np.clip(r - med, -lim, lim) if lim > 0 else r - med
+    # normal scores (stats_lowfreq.c normal_scores()): of the residuals
+    # less their mean, scaled by their MAD, while at most SCORES_SHARE lie
+    # beyond SCORES_FAR robust sd and the steps between neighbours are
+    # heavy-tailed (variance over SCORES_KURT x the MAD's Gaussian figure);
+    # ties by mid-rank
+    e = r - r.mean(); em = np.median(e)
+    emad = np.median(np.abs(e - em)) * 1.482602218505602
+    de = np.diff(e); dmad = np.median(np.abs(de - np.median(de))) * 1.482602218505602
+    heavy = dmad > 0 and np.mean(de * de) > SCORES_KURT * dmad * dmad
+    if scores and emad > 0 and heavy and \
+            np.sum(np.abs(e - em) > SCORES_FAR * emad) <= SCORES_SHARE * n:
+        d = stats.norm.ppf((stats.rankdata(e) - 0.5) / n) * emad
     tau = (t - t[0]) / (t[-1] - t[0]); xm = x.mean(); xs = np.max(np.abs(x - xm))
     rs = np.max(np.abs(d)) or 1.0; xp = (x - xm) / xs; rp = d / rs
 
@@ -157,11 +170,18 @@ def main():
     ys = y.copy(); ys[100] += 1000.0
     sl = stats.theilslopes(ys, x)[0]
     print("clip spike", repr(sl), interval(x, x, ys, sl),
-          "unclipped", interval(x, x, ys, sl, clip=1e30))
+          "unclipped", interval(x, x, ys, sl, clip=1e30, scores=False),
+          "clipped, no scores", interval(x, x, ys, sl, scores=False))
     ys = y.copy(); ys[:60] -= 50.0
     sl = stats.theilslopes(ys, x)[0]
     print("clip fill", repr(sl), interval(x, x, ys, sl))
     print("  fill if clipped", interval(x, x, ys, sl, clip_share=1.0))
+    # heavy tails: every 25th reading (4 %) 8 up or down in turn
+    x, y = lcg_series(200, 9, 0.5, 0.1, 1.0)
+    yh = y.copy(); yh[::25] += 8.0 * np.array([1, -1] * 4)
+    sl = stats.theilslopes(yh, x)[0]
+    print("heavy", repr(sl), interval(x, x, yh, sl),
+          "without scores", interval(x, x, yh, sl, scores=False))
 
 
 if __name__ == '__main__':

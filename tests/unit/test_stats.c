@@ -335,16 +335,20 @@ static void test_trend_scipy_ties(void **state)
 	check_exact(r.sen_high, 3.4);
 	/* REFERENCE_LF interval(x, x, y, slope), tied times as they are
 	 * (16 distinct times: 14 projections left beside 1 and x)
-	 * -> (0.713972056585412, 4.884795946912799, 0.02062022975821389) */
-	check_close(r.ci_low, 0.713972056585412, 1e-9);
-	check_close(r.ci_high, 4.884795946912799, 1e-9);
+	 * -> (0.4706263960715774, 5.106158490125893, 0.030419195270338886);
+	 * integer readings: the steps between neighbours are heavy-tailed
+	 * and the residuals' normal scores are taken (Acklam's inverse in
+	 * the C, relative error < 1.2e-9, scipy's exact one in the
+	 * reference: to 1e-8) */
+	check_close(r.ci_low, 0.4706263960715774, 1e-8);
+	check_close(r.ci_high, 5.106158490125893, 1e-8);
 	assert_int_equal(r.n_pairs, 417); /* reference n_pairs */
 	/* S over pairs with x_i < x_j and Kendall's variance with ties in
 	 * both: reference S = 311, var = 3107.7904761904765, equal to what
 	 * scipy.stats.kendalltau's p (2.422956286527539e-08) implies */
 	check_exact(r.mk_s, 311.0);
 	check_close(r.mk_var_s, 3107.7904761904765, 1e-14);
-	check_close(r.p_value, 0.02062022975821389, 1e-9);
+	check_close(r.p_value, 0.030419195270338886, 1e-8);
 	check_close(erfc(fabs(r.mk_s) / sqrt(r.mk_var_s) / sqrt(2.0)),
 		    2.422956286527539e-08, 1e-12);
 	/* the brute force S with x ties excluded */
@@ -427,11 +431,13 @@ static void test_lf_interval_reference(void **state)
 		 * two mixtures' lower tails, scipy's t.cdf in the reference) */
 		check_close(r.p_value, 8.487206590606057e-13, 1e-3);
 	}
-	/* Clipping (stats_lowfreq.c, LF_CLIP and LF_CLIP_SHARE = 10 %), REFERENCE_LF
-	 * run_clip(): x, y = lcg_series(200, 5, 0.5, 0.1, 1.0).
-	 * One reading 1000 up (0.5 % of them): pulled back to 5 robust sd,
-	 * -> [0.0927, 0.1082]; unclipped the spike would own the projections
-	 * (reference with CLIP=1e30: [-0.178, 0.379]).
+	/* Clipping and normal scores (stats_lowfreq.c: LF_CLIP and
+	 * LF_CLIP_SHARE = 10 %; LF_SCORES_FAR and LF_SCORES_SHARE = 5 %),
+	 * REFERENCE_LF: x, y = lcg_series(200, 5, 0.5, 0.1, 1.0).
+	 * One reading 1000 up (0.5 % of them): the residuals' normal scores,
+	 * -> [0.0921, 0.1091]; clipped to 5 robust sd instead it was
+	 * [0.0927, 0.1082]; untouched the spike would own the projections
+	 * (reference with CLIP=1e30, no scores: [-0.178, 0.379]).
 	 * The first 60 readings 50 down (30 %, a fill): beyond 5 robust sd
 	 * for 30 % of the readings the MAD describes the quiet majority,
 	 * nothing is clipped -> [-0.422, 0.642] (clipped, the fill would
@@ -444,9 +450,9 @@ static void test_lf_interval_reference(void **state)
 		struct trend_result r;
 		assert_int_equal(stats_trend_compute(x, ys, 200, &r), 0);
 		check_close(r.slope, 0.09983688588650413, 1e-12);
-		check_close(r.ci_low, 0.09274315706365664, 1e-9);
-		check_close(r.ci_high, 0.10822690976473404, 1e-9);
-		check_close(r.p_value, 1.3010645321997147e-06, 1e-6);
+		check_close(r.ci_low, 0.0921210265343955, 1e-9);
+		check_close(r.ci_high, 0.10906016370378849, 1e-9);
+		check_close(r.p_value, 2.6472433757310963e-06, 1e-6);
 		memcpy(ys, y, sizeof(ys));
 		for (size_t i = 0; i < 60; i++)
 			ys[i] -= 50.0;
@@ -455,6 +461,26 @@ static void test_lf_interval_reference(void **state)
 		check_close(r.ci_low, -0.42215022357944487, 1e-9);
 		check_close(r.ci_high, 0.6419223820587908, 1e-9);
 		check_close(r.p_value, 0.6737065812280567, 1e-9);
+	}
+	/* Heavy tails: lcg_series(200, 9, 0.5, 0.1, 1.0), every 25th reading
+	 * (4 %) 8 up or down in turn. Normal scores: REFERENCE_LF
+	 * interval(x, x, yh, slope) -> (0.08872484671951623,
+	 * 0.1093972566233511, 4.575366551438342e-06); the residuals as they
+	 * are (scores=False) gave [0.0872, 0.1103], 11 % wider. */
+	{
+		double yh[200];
+		lcg_series(200, 9, 0.5, 0.1, 1.0, x, y);
+		memcpy(yh, y, sizeof(yh));
+		for (size_t i = 0; i < 200; i += 25)
+			yh[i] += (i / 25) % 2 ? -8.0 : 8.0;
+		struct trend_result r;
+		assert_int_equal(stats_trend_compute(x, yh, 200, &r), 0);
+		check_close(r.slope, 0.09847857539138677, 1e-12);
+		check_close(r.ci_low, 0.08872484671951623, 1e-8);
+		check_close(r.ci_high, 0.1093972566233511, 1e-8);
+		check_close(r.p_value, 4.575366551438342e-06, 1e-6);
+		assert_true(r.ci_high - r.ci_low <
+			    0.11027588365664745 - 0.08723631132560558);
 	}
 	/* stronger correlation, wider interval: phi 0.98 > phi 0.8 */
 	assert_true(cases[3].ci_high - cases[3].ci_low >
