@@ -14,7 +14,8 @@
  *
  * It never writes a row (a read-write open only lets SQLite recover the
  * WAL of a killed recorder) and does not analyse anything. Reading is
- * O(rows) plus O(log incarnations) per row.
+ * O(rows) plus O(log incarnations) per row, and O(r log r) for the r
+ * readings of a source that had a reading collected late (a sort).
  */
 #include <assert.h>
 #include <math.h>
@@ -703,6 +704,16 @@ static void read_limits(sqlite3 *db, struct dataset *out,
  * first series point at or after it (within a microsecond) and only if no
  * later point came first, so a reading lands on its own tick and a gap in
  * the source stays a gap (NAN) in the series.
+ *
+ * Rows are not all in stamp order: a reading still in flight at the next
+ * tick (a slow scrape, a loaded machine) is written when the recorder
+ * collects it, after the gap rows of the ticks that found the source busy
+ * (recorder.c, sources_request()). Such a reading is put back in its
+ * place (source_rows_add()); dropping it lost, before a counter reset,
+ * the increase up to it. A known reading behind an earlier known one is
+ * something else -- a wall clock stepped back, in a file from before
+ * stamps stopped following it -- and is dropped, as memory samples out of
+ * order are.
  */
 struct source_rows {
 	int64_t id, target_id;     /* target_id 0: every target */
@@ -710,7 +721,60 @@ struct source_rows {
 	char *name;
 	double *t, *v;
 	size_t n, cap;
+	double t_known;            /* stamp of the latest known reading */
+	bool unordered;            /* some kept reading is behind the last */
 };
+
+/* Append a reading (v NAN: a gap) in the order of the rows. A gap behind
+ * the latest stamp adds nothing and goes; a known reading behind it is
+ * kept if it is not behind the latest known one (a late reading), and
+ * marks the rows for source_rows_sort(). */
+static void source_rows_add(struct source_rows *r, double t, double v)
+{
+	if (r->n && t < r->t[r->n - 1]) {
+		if (isnan(v) || t < r->t_known)
+			return;
+		r->unordered = true;
+	}
+	size_t cap = r->cap;
+	xgrow((void **)&r->t, &cap, r->n + 1, sizeof(double));
+	xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof(double));
+	r->t[r->n] = t;
+	r->v[r->n++] = v;
+	if (!isnan(v))
+		r->t_known = t;  /* never decreases: see above */
+}
+
+struct stamped {
+	double t, v;
+	size_t row;   /* order of the rows: ties keep it */
+};
+
+static int stamped_cmp(const void *a, const void *b)
+{
+	const struct stamped *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Put the rows in stamp order (a stable sort: O(n log n), and only for a
+ * source that had a late reading). */
+static void source_rows_sort(struct source_rows *r)
+{
+	if (!r->unordered)
+		return;
+	struct stamped *x = xcalloc(r->n, sizeof(*x));
+	for (size_t i = 0; i < r->n; i++)
+		x[i] = (struct stamped){r->t[i], r->v[i], i};
+	qsort(x, r->n, sizeof(*x), stamped_cmp);
+	for (size_t i = 0; i < r->n; i++) {
+		r->t[i] = x[i].t;
+		r->v[i] = x[i].v;
+	}
+	free(x);
+	r->unordered = false;
+}
 
 static void source_attach(struct series *se, const struct source_rows *r)
 {
@@ -767,6 +831,7 @@ static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
 		const char *name = (const char *)sqlite3_column_text(s, 2);
 		r->name = xstrdup(name ? name : "?");
 		r->target_id = sqlite3_column_int64(s, 3);
+		r->t_known = -INFINITY;
 	}
 	sqlite3_finalize(s);
 	int rc = 0;
@@ -793,17 +858,10 @@ static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
 				step = SQLITE_DONE;
 				break;
 			}
-			if (last->n && t < last->t[last->n - 1])
-				continue;  /* clock stepped back */
-			size_t cap = last->cap;
-			xgrow((void **)&last->t, &cap, last->n + 1,
-			      sizeof(double));
-			xgrow((void **)&last->v, &last->cap, last->n + 1,
-			      sizeof(double));
-			last->t[last->n] = t;
-			last->v[last->n++] =
-				sqlite3_column_type(s, 2) == SQLITE_NULL ?
-				NAN : sqlite3_column_double(s, 2);
+			source_rows_add(last, t,
+					sqlite3_column_type(s, 2) ==
+					SQLITE_NULL ? NAN :
+					sqlite3_column_double(s, 2));
 		}
 		sqlite3_finalize(s);
 		if (step != SQLITE_DONE)
@@ -826,6 +884,8 @@ static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
 						sqlite3_column_int64(s, 1);
 		sqlite3_finalize(s);
 	}
+	for (size_t k = 0; !rc && k < n_src; k++)
+		source_rows_sort(&src[k]);
 	for (size_t k = 0; !rc && k < n_src; k++)
 		for (size_t ti = 0; ti < out->n_targets; ti++)
 			if (!src[k].target_id ||
