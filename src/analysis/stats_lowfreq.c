@@ -185,6 +185,9 @@ static void points_release(struct lf_points *p)
  * a tail, and ranks would shrink it to nothing; and only where the
  * noise's steps are heavy-tailed (heavy_steps()). Returns whether it
  * did. */
+static double norm(const double *v, size_t m);
+static double orthogonalise(const double *U, size_t k, size_t m, double *v);
+
 /* Are the noise's steps heavy-tailed? The differences between
  * neighbouring residuals: their variance against their MAD's Gaussian
  * figure, beyond LF_SCORES_KURT. Judged on the steps, not the levels: a
@@ -222,34 +225,15 @@ static bool normal_scores(double *res, size_t n,
 		double *u = U + k * n;
 		for (size_t i = 0; i < n; i++)
 			u[i] = j ? opt->nuisance[j - 1][i] : 1;
-		double before = 0, after = 0;
-		for (size_t i = 0; i < n; i++)
-			before += u[i] * u[i];
-		for (size_t l = 0; l < k; l++) {
-			const double *v = U + l * n;
-			double d = 0;
-			for (size_t i = 0; i < n; i++)
-				d += v[i] * u[i];
-			for (size_t i = 0; i < n; i++)
-				u[i] -= d * v[i];
-		}
-		for (size_t i = 0; i < n; i++)
-			after += u[i] * u[i];
-		if (!(after > 1e-18 * before))
+		double before = norm(u, n), after = orthogonalise(U, k, n, u);
+		if (!(after > 1e-9 * before))
 			continue;
 		for (size_t i = 0; i < n; i++)
-			u[i] /= sqrt(after);
+			u[i] /= after;
 		k++;
 	}
 	memcpy(e, res, n * sizeof(double));
-	for (size_t l = 0; l < k; l++) {
-		const double *v = U + l * n;
-		double d = 0;
-		for (size_t i = 0; i < n; i++)
-			d += v[i] * e[i];
-		for (size_t i = 0; i < n; i++)
-			e[i] -= d * v[i];
-	}
+	orthogonalise(U, k, n, e);
 	free(U);
 	/* the noise's Gaussian scale: the MAD of what is left (the caller's
 	 * is of residuals that may still hold the nuisance's shape) */
