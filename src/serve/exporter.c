@@ -279,7 +279,8 @@ static struct om_target *exporter_rows(struct exporter *e, char ***names,
 		if (!served(e, x))
 			continue;
 		char *name = (*names)[n] = xstrdup(x->name);
-		rows[n++] = (struct om_target){
+		struct om_target *row = &rows[n++];
+		*row = (struct om_target){
 			.target = name,
 			.kind = x->kind,
 			/* a sum's series outlives its members' pids */
@@ -301,7 +302,8 @@ static struct om_target *exporter_rows(struct exporter *e, char ***names,
 			.exhaustion_s = x->exhaustion_s,
 			.n_pools = x->n_pools,
 		};
-		memcpy(rows[i].pools, x->pools, sizeof(x->pools));
+		/* row n - 1, not entry i: unserved entries are skipped */
+		memcpy(row->pools, x->pools, sizeof(x->pools));
 	}
 	pthread_mutex_unlock(&e->mu);
 	*count = n;

@@ -94,6 +94,11 @@ n=$(sql "$T/long.db" "SELECT count(*) FROM incarnation i JOIN target t ON t.id =
 # ... but never had a series of its own.
 scrapes=$(grep -c '^# HELP memtrend_footprint_bytes' "$T/all-long.txt")
 ! grep -q "pid=\"$S\"" "$T/all-long.txt" || fail "long: short-lived pid $S served"
+# Exhaustion lines, where any: each names its pool and a time ahead. With
+# processes left out, rows were packed but their pools copied by the
+# unpacked index: pool="" and 0 s on every row after a skipped one.
+bad=$(grep '^memtrend_exhaustion_seconds' "$T/all-long.txt" | grep -c -e 'pool=""' -e ' 0$')
+[ "$bad" = 0 ] || fail "long: $bad exhaustion lines without a pool or at 0 s: $(grep '^memtrend_exhaustion_seconds' "$T/all-long.txt" | head -3)"
 ok "long=3s: group $g = $a1 + $a2 (RSS $gr), pid $S (2 s) in none of $scrapes scrapes"
 
 # none: the group, and no series with a pid.
