@@ -79,6 +79,11 @@ static void print_pools(FILE *out, const struct target_findings *f)
 	for (size_t k = 0; k < f->n_pools; k++) {
 		const struct pool_finding *p = &f->pools[k];
 		char b1[32], b2[32], b3[96], b4[32], b5[32];
+		/* a GPU's name comes from the driver or the recording */
+		char name[160], src[160];
+		render_escape_terminal(name, sizeof(name), p->name);
+		render_escape_terminal(src, sizeof(src),
+				       p->limit_source ? p->limit_source : "");
 		if (p->has_trend)
 			snprintf(b3, sizeof(b3), "%s%s",
 				 rate(b4, sizeof(b4), p->slope.estimate),
@@ -86,11 +91,10 @@ static void print_pools(FILE *out, const struct target_findings *f)
 		else
 			snprintf(b3, sizeof(b3), "no slope");
 		fprintf(out, "  %s %s: %s of %s%s%s%s, %s",
-			k ? "          " : "pools     ", p->name,
+			k ? "          " : "pools     ", name,
 			size_or_na(b1, sizeof(b1), p->last),
 			size_or_na(b2, sizeof(b2), p->limit_bytes),
-			p->limit_source ? " (" : "",
-			p->limit_source ? p->limit_source : "",
+			p->limit_source ? " (" : "", src,
 			p->limit_source ? ")" : "", b3);
 		if (p->exhausts)
 			fprintf(out, ", full in %s%s",
@@ -457,8 +461,10 @@ static void print_target(FILE *out, const struct target_findings *f,
 		fprintf(out, "  detectable  %s in this window\n",
 			rate(b1, sizeof(b1), f->detectable_bph));
 	}
+	char esc[192];
 	fprintf(out, "  concern     %s (%s)\n",
-		rate(b1, sizeof(b1), f->concern_bph), f->concern_source);
+		rate(b1, sizeof(b1), f->concern_bph),
+		render_escape_terminal(esc, sizeof(esc), f->concern_source));
 	if (f->has_trend)
 		fprintf(out, "  min. watch  %s for the %s slope; %s for "
 			"the slope of concern%s\n",
@@ -485,18 +491,22 @@ static void print_target(FILE *out, const struct target_findings *f,
 	print_gpu(out, f);
 	print_regions(out, s);
 	print_pools(out, f);
-	if (f->exhaustion.found)
+	if (f->exhaustion.found) {
+		const struct pool_finding *gp = pools_exhaustion_gpu(f);
+		char gname[160], lsrc[160];
+		render_escape_terminal(gname, sizeof(gname),
+				       gp ? gp->name : "");
+		render_escape_terminal(lsrc, sizeof(lsrc),
+				       f->exhaustion.limit_source ?
+				       f->exhaustion.limit_source : "");
 		fprintf(out, "  exhaustion  %s%s%s (%s) in %s (range %s to "
-			"%s)\n",
-			pools_exhaustion_gpu(f) ?
-			pools_exhaustion_gpu(f)->name : "",
-			pools_exhaustion_gpu(f) ? ": " : "",
-			f->exhaustion.limit_source,
+			"%s)\n", gname, gp ? ": " : "", lsrc,
 			size_or_na(b1, sizeof(b1), f->exhaustion.limit_bytes),
 			dur_or_na(b2, sizeof(b2), f->exhaustion.eta_s),
 			dur_or_na(b3, sizeof(b3), f->exhaustion.eta_low_s),
 			isinf(f->exhaustion.eta_high_s) ? "never" :
 			dur_or_na(b4, sizeof(b4), f->exhaustion.eta_high_s));
+	}
 	if (f->exhaustion.found && isfinite(f->exhaustion.requests_left))
 		fprintf(out, "              or after %s more requests (range "
 			"%s to %s)\n",

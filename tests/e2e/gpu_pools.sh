@@ -23,7 +23,7 @@ NV="$T/nvml.txt"
 cat > "$NV" <<EOF
 devices 2
 name 0 Fake H200
-name 1 Fake H200
+name 1 Fake H200 $(printf '\033')[2J
 mem 0 $((80 * GiB)) $((10 * GiB))
 mem 1 $((80 * GiB)) $((2 * GiB))
 proc 0 compute 1234 $((4 * GiB))
@@ -100,7 +100,10 @@ grep -q "at this rate GPU 0 (Fake H200, 80 GiB) fills in " "$T/p.txt" ||
 	{ cat "$T/p.txt" >&2; fail "text: GPU 0 fills"; }
 grep -q "MemTotal (.*) in" "$T/p.txt" && fail "text still says MemTotal runs out"
 grep -q "^  exhaustion  GPU 0 (Fake H200, 80 GiB): GPU memory less what others hold (74" "$T/p.txt" || fail "text exhaustion line"
-grep -q "GPU 1 (Fake H200, 80 GiB): 1 GiB of 79 GiB (GPU memory less what others hold), 0 B/h" "$T/p.txt" || fail "text GPU 1 pool"
+# GPU 1's name holds an escape sequence (the driver's or a recording's
+# word): printed escaped, never raw
+grep -qF 'GPU 1 (Fake H200 \x1b[2J, 80 GiB): 1 GiB of 79 GiB (GPU memory less what others hold), 0 B/h' "$T/p.txt" || fail "text GPU 1 pool: $(grep 'GPU 1' "$T/p.txt")"
+! grep -q "$(printf '\033')" "$T/p.txt" || fail "a raw ESC in the text report"
 grep -q "slope of concern .*fills GPU 0 (Fake H200, 80 GiB) in 30 days" "$T/p.txt" ||
 	grep -q "fills GPU 0 (Fake H200, 80 GiB) in 30 days" "$T/p.txt" || fail "concern follows GPU 0"
 ok "text: GPU 0 fills first, each pool, the concern follows GPU 0"
