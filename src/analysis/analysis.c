@@ -846,6 +846,14 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 	incarnations_summarise(s, f);
 	incarnations_pool(s, f);
 	verdict_decide(f);
+	/* Growth found immaterial is not growth to run out by (docs/
+	 * verdicts.md, "Materiality"): no exhaustion in any output, so no
+	 * exhaustion series for the exporter either. */
+	if (f->immaterial) {
+		f->exhaustion.found = false;
+		for (size_t k = 0; k < f->n_pools; k++)
+			f->pools[k].exhausts = false;
+	}
 }
 
 void analysis_release(struct target_findings *f)

@@ -502,6 +502,9 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 	json_object_set_new(t, "end", time_or_null(f->end));
 	json_object_set_new(t, "span_s", json_real(f->span_s));
 	json_object_set_new(t, "verdict", json_string(verdict_name(f->verdict)));
+	/* growth was seen and set aside as below anything that matters
+	 * (docs/verdicts.md, "Materiality"): a key scripts can test */
+	json_object_set_new(t, "immaterial", json_boolean(f->immaterial));
 	json_t *reasons = json_array();
 	for (size_t i = 0; i < f->reasons.n; i++)
 		json_array_append_new(reasons, owned_string(

@@ -437,6 +437,11 @@ static void test_issue28_examples(void **state)
 	assert_non_null(strstr(r, "no growth that matters in this window "
 			       "(80 s, 81 samples;"));
 	free(r);
+	/* growth that does not matter is no growth to run out by: no
+	 * exhaustion, in no pool (the review found one "in 8336 d") */
+	assert_false(f.exhaustion.found);
+	for (size_t k = 0; k < f.n_pools; k++)
+		assert_false(f.pools[k].exhausts);
 	analysis_release(&f);
 	series_release(&s);
 
