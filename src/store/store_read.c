@@ -625,10 +625,16 @@ static int read_samples_parallel(sqlite3 *db, const char *path,
  * shown beside the footprint, nothing depends on them).
  */
 static void read_last_resident(sqlite3 *db, struct dataset *out,
-			       const sqlite3_int64 *last_rowid)
+			       const sqlite3_int64 *last_rowid, bool runs)
 {
 	sqlite3_stmt *s;
-	if (sqlite3_prepare_v2(db, "SELECT t, t_last, rss, anon, file, shmem, "
+	/* t_last exists only where the recorder folds runs (older files
+	 * have no such column: their last row's own time) */
+	if (sqlite3_prepare_v2(db, runs ?
+			       "SELECT t, t_last, rss, anon, file, shmem, "
+			       "swap FROM sample WHERE rowid = coalesce(?1, "
+			       "(SELECT max(rowid) FROM sample))" :
+			       "SELECT t, NULL, rss, anon, file, shmem, "
 			       "swap FROM sample WHERE rowid = coalesce(?1, "
 			       "(SELECT max(rowid) FROM sample))", -1, &s,
 			       NULL) != SQLITE_OK)
@@ -1172,12 +1178,12 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 	if (rc == 1) {
 		rc = 0;
 		assert(out->n_targets == 1);  /* its rows: the whole table */
-		read_last_resident(db, out, NULL);
+		read_last_resident(db, out, NULL, runs);
 	} else if (rc == 0) {
 		rc = read_samples(db, path, out, map, n_map,
 				  o && o->components, gpu, runs, last_rowid);
 		if (!rc)
-			read_last_resident(db, out, last_rowid);
+			read_last_resident(db, out, last_rowid, runs);
 	}
 	free(last_rowid);
 	if (!rc)
