@@ -27,6 +27,7 @@ struct entry {
 	uint64_t analysed_count;   /* live_count() it saw */
 	double next_analysis;      /* monotonic */
 	struct rank_key key;       /* its name points at name above */
+	bool group;                /* live_table_mark_group() */
 	bool has_trend;
 	enum verdict verdict;
 	double slope, slope_low, slope_high, eta_s;
@@ -125,6 +126,30 @@ void live_table_sample(struct live_table *t, int64_t id, const char *name,
 	t->samples++;
 }
 
+void live_table_mark_group(struct live_table *t, int64_t id)
+{
+	bool found;
+	size_t i = find(t, id, &found);
+	if (found)
+		t->e[i]->group = true;
+}
+
+/* A group that is one process: a process of the table with the group's
+ * pid (the member its incarnation started with) and the same last
+ * footprint. O(n) per group: the table is ranked once a refresh. */
+static bool lone_group(const struct live_table *t, const struct entry *g)
+{
+	if (!g->group || isnan(g->footprint))
+		return false;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct entry *p = t->e[i];
+		if (p != g && !p->group && p->pid == g->pid &&
+		    p->footprint == g->footprint)
+			return true;
+	}
+	return false;
+}
+
 void live_table_end(struct live_table *t, int64_t id)
 {
 	bool found;
@@ -217,7 +242,7 @@ static void row_of(const struct entry *e, struct live_table_row *r)
 	*r = (struct live_table_row){
 		.target_id = e->id,
 		.name = e->name,
-		.pid = e->pid,
+		.pid = e->group ? -1 : e->pid,
 		.samples = live_count(e->live),
 		.footprint = e->footprint,
 		.analysed = e->analysed,
@@ -257,16 +282,21 @@ size_t live_table_ranked(const struct live_table *t,
 				       sizeof(*fresh));
 	size_t *order = xmalloc((n_an ? n_an : 1) * sizeof(*order));
 	size_t k = 0;
+	size_t n_lone = 0;
 	for (size_t i = 0; i < t->n; i++) {
 		struct entry *e = t->e[i];
-		if (e->analysed) {
+		if (lone_group(t, e)) {
+			n_lone++;
+			if (e->analysed)
+				n_an--;
+		} else if (e->analysed) {
 			keys[k] = e->key;
 			an[k++] = e;
 		} else {
 			fresh[n_new++] = e;
 		}
 	}
-	assert(k == n_an && n_an + n_new == t->n);
+	assert(k == n_an && n_an + n_new + n_lone == t->n);
 	rank_keys(keys, n_an, order);
 	qsort(fresh, n_new, sizeof(*fresh), cmp_new);
 	size_t out = 0;

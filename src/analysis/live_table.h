@@ -15,7 +15,8 @@
  * find its target plus live_append()'s O(1) amortised; a new target
  * O(targets) (a sorted insert); live_table_analyse() runs analyses of at
  * most max_points + 1 points until its budget is spent (at least one);
- * live_table_ranked() O(targets log targets).
+ * live_table_ranked() O(targets log targets), and O(targets) per group
+ * (lone_group()).
  */
 #ifndef MEMTREND_LIVE_TABLE_H
 #define MEMTREND_LIVE_TABLE_H
@@ -42,6 +43,12 @@ void live_table_sample(struct live_table *t, int64_t id, const char *name,
 		       int64_t pid, unsigned long long start_ticks,
 		       double start_time, const char *comm,
 		       const struct live_sample *x);
+/* Target id is a --group-by group: its row shows no pid (its members
+ * have theirs), and a group that is one process -- its pid and its last
+ * footprint those of a process in the table -- is left out of the
+ * ranking, as the report lists such a group once (issue 28). An unknown id
+ * is ignored. */
+void live_table_mark_group(struct live_table *t, int64_t id);
 /* Target id is no longer followed (its process ended): left out of the
  * table from now on. An unknown id is ignored. */
 void live_table_end(struct live_table *t, int64_t id);

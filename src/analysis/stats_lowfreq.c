@@ -169,22 +169,6 @@ static void points_release(struct lf_points *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* The residuals' normal scores, in place: each residual (less the least-
- * squares fit of the constant and the nuisance columns, which the
- * projections leave out anyway) replaced by mad x Phi^-1((rank - 1/2) /
- * n), ties by their mid-rank, mad the robust sd of what is left. Why: the interval is that of a linear
- * contrast of the residuals, and the Theil-Sen slope it is centred on
- * is not linear -- under heavy-tailed or spiky noise it is far steadier
- * than the contrast (1.9 x the efficiency for t with 3 degrees of
- * freedom). Rank scores are what Theil-Sen's error is linear in (it is
- * Kendall's tau inverted); scaled to the noise's Gaussian core (the MAD)
- * they leave Gaussian noise as it was and take a heavy tail's share of
- * the variance out. Only while few residuals lie far out -- at most
- * LF_SCORES_SHARE beyond LF_SCORES_FAR robust sd: many far residuals are
- * a structure the mean model missed (a cache's fill before a hold), not
- * a tail, and ranks would shrink it to nothing; and only where the
- * noise's steps are heavy-tailed (heavy_steps()). Returns whether it
- * did. */
 static double norm(const double *v, size_t m);
 static double orthogonalise(const double *U, size_t k, size_t m, double *v);
 
@@ -213,6 +197,22 @@ static bool heavy_steps(const double *e, size_t n)
 	return mad > 0 && ss / (double)(n - 1) > LF_SCORES_KURT * mad * mad;
 }
 
+/* The residuals' normal scores, in place: each residual (less the least-
+ * squares fit of the constant and the nuisance columns, which the
+ * projections leave out anyway) replaced by mad x Phi^-1((rank - 1/2) /
+ * n), ties by their mid-rank, mad the robust sd of what is left. Why: the interval is that of a linear
+ * contrast of the residuals, and the Theil-Sen slope it is centred on
+ * is not linear -- under heavy-tailed or spiky noise it is far steadier
+ * than the contrast (1.9 x the efficiency for t with 3 degrees of
+ * freedom). Rank scores are what Theil-Sen's error is linear in (it is
+ * Kendall's tau inverted); scaled to the noise's Gaussian core (the MAD)
+ * they leave Gaussian noise as it was and take a heavy tail's share of
+ * the variance out. Only while few residuals lie far out -- at most
+ * LF_SCORES_SHARE beyond LF_SCORES_FAR robust sd: many far residuals are
+ * a structure the mean model missed (a cache's fill before a hold), not
+ * a tail, and ranks would shrink it to nothing; and only where the
+ * noise's steps are heavy-tailed (heavy_steps()). Returns whether it
+ * did. */
 static bool normal_scores(double *res, size_t n,
 			  const struct stats_lf_options *opt, size_t nn)
 {

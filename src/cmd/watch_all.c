@@ -28,6 +28,7 @@
 struct all_ev {
 	int64_t id;
 	bool end;                  /* the target ended: no sample */
+	bool group;                /* a --group-by sum */
 	struct live_sample x;
 	int64_t pid;
 	unsigned long long start_ticks;
@@ -100,7 +101,8 @@ void watch_all_on_sample(void *ctx, const struct recorder_sample *s)
 	struct watch_all *wa = ctx;
 	const struct proc_mem *m = s->mem;
 	struct all_ev e = {.id = s->target_id, .pid = -1,
-			   .start_time = NAN};
+			   .start_time = NAN,
+			   .group = s->kind && strcmp(s->kind, "group") == 0};
 	e.x.t = s->t;
 	/* As the store keeps them: whole bytes. */
 	e.x.footprint = isnan(m->footprint) ? NAN :
@@ -166,6 +168,8 @@ uint64_t watch_all_refresh(struct watch_all *wa,
 		live_table_sample(wa->table, e->id, e->name, e->pid,
 				  e->start_ticks, e->start_time, e->comm,
 				  &e->x);
+		if (e->group)
+			live_table_mark_group(wa->table, e->id);
 		n++;
 	}
 	buf_clear(&wa->work);

@@ -349,6 +349,45 @@ static void test_table(void **state)
 	live_table_free(t);
 }
 
+/* --group-by in the live table (issue 28, item 4): a group that is one
+ * process (its pid and last footprint those of a process row) is not
+ * listed beside it; a group of two is, without a pid. */
+static void test_table_groups(void **state)
+{
+	(void)state;
+	struct live_table *t = live_table_new(128, 4096);
+	struct live_sample x = {.t = T0};
+	for (int c = 0; c < COMP_COUNT; c++)
+		x.comp[c] = NAN;
+	/* processes 1 (pid 101, 10 MiB) and 2 (pid 102, 20 MiB) */
+	x.footprint = 10 * MiB;
+	live_table_sample(t, 1, "a", 101, 5, T0, "a", &x);
+	x.footprint = 20 * MiB;
+	live_table_sample(t, 2, "b", 102, 5, T0, "b", &x);
+	/* group 11 is process 1 alone; group 12 is 1 and 2 (started with
+	 * 101: its identity's pid) */
+	x.footprint = 10 * MiB;
+	live_table_sample(t, 11, "name=a", 101, 5, T0, "a", &x);
+	live_table_mark_group(t, 11);
+	x.footprint = 30 * MiB;
+	live_table_sample(t, 12, "name=ab", 101, 5, T0, "a", &x);
+	live_table_mark_group(t, 12);
+	live_table_mark_group(t, 999);  /* unknown: ignored */
+	struct live_table_row rows[8];
+	size_t n = live_table_ranked(t, rows, 8);
+	assert_int_equal(n, 3);
+	bool seen_ab = false;
+	for (size_t i = 0; i < n; i++) {
+		assert_string_not_equal(rows[i].name, "name=a");
+		if (strcmp(rows[i].name, "name=ab") == 0) {
+			seen_ab = true;
+			assert_int_equal(rows[i].pid, -1);
+		}
+	}
+	assert_true(seen_ab);
+	live_table_free(t);
+}
+
 /* One call with room in its budget analyses every target due, whatever
  * the cursor (it once skipped one target in two after the first). */
 static void test_table_round(void **state)
@@ -383,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_recent_order_incarnations),
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_table_round),
+		cmocka_unit_test(test_table_groups),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
