@@ -191,9 +191,12 @@ static int parse_user(const char *arg, uid_t *out)
 
 static int parse_dur(const char *opt, const char *arg, double *out)
 {
-	if (units_parse_duration(arg, out) || !(*out > 0))
+	if (units_parse_duration(arg, out))
 		return error("%s: cannot read '%s' as a duration (e.g. 15s, "
 			     "500ms, 2h)", opt, arg);
+	if (!(*out > 0))
+		return error("%s: '%s' is not a time span: it must be above "
+			     "0 (e.g. 15s, 500ms, 2h)", opt, arg);
 	return 0;
 }
 

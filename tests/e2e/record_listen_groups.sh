@@ -145,6 +145,8 @@ bad() { # WHAT ARGS...
 }
 bad "an unknown value" --all --listen 127.0.0.1:0 --listen-processes some
 bad "a bad duration" --all --listen 127.0.0.1:0 --listen-processes long=soon
+bad "a zero duration" --all --listen 127.0.0.1:0 --listen-processes long=0
+grep -q "must be above 0" "$T/bad.err" || fail "long=0: $(cat "$T/bad.err")"
 bad "without --all" -p $$ --listen 127.0.0.1:0 --listen-processes all
 bad "without --listen" --all --listen-processes all
 bad "none without --group-by" --all --listen 127.0.0.1:0 --listen-processes none
