@@ -231,8 +231,6 @@ static void test_openmetrics(void **state)
 	free(text);
 }
 
-/* No target, or no figure at all: no family, and OpenMetrics still ends
- * with # EOF. */
 /* Issue 28: a line per pool that runs out, labelled with the pool; a
  * pool that does not (NAN) has none. */
 static void test_pools(void **state)
@@ -261,6 +259,8 @@ static void test_pools(void **state)
 	free(got);
 }
 
+/* No target, or no figure at all: no family, and OpenMetrics still ends
+ * with # EOF. */
 static void test_empty(void **state)
 {
 	(void)state;
