@@ -169,6 +169,22 @@ static void points_release(struct lf_points *p)
 	memset(p, 0, sizeof(*p));
 }
 
+/* The robust sd of v[0..n) (1.4826 x the MAD, a Gaussian's sd) and, in
+ * *median, its median; v is left as it was. */
+static double robust_sd(const double *v, size_t n, double *median)
+{
+	assert(n > 0);
+	double *tmp = xmalloc(n * sizeof(double));
+	memcpy(tmp, v, n * sizeof(double));
+	double med = stats_median_inplace(tmp, n);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = fabs(v[i] - med);
+	double sd = stats_median_inplace(tmp, n) * 1.482602218505602;
+	free(tmp);
+	*median = med;
+	return sd;
+}
+
 static double norm(const double *v, size_t m);
 static double orthogonalise(const double *U, size_t k, size_t m, double *v);
 
@@ -184,15 +200,12 @@ static bool heavy_steps(const double *e, size_t n)
 	if (n < 3)
 		return false;
 	double *d = xmalloc((n - 1) * sizeof(double));
-	double ss = 0;
+	double ss = 0, dm;
 	for (size_t i = 1; i < n; i++) {
 		d[i - 1] = e[i] - e[i - 1];
 		ss += d[i - 1] * d[i - 1];
 	}
-	double dm = stats_median_inplace(d, n - 1);
-	for (size_t i = 1; i < n; i++)
-		d[i - 1] = fabs(e[i] - e[i - 1] - dm);
-	double mad = stats_median_inplace(d, n - 1) * 1.482602218505602;
+	double mad = robust_sd(d, n - 1, &dm);
 	free(d);
 	return mad > 0 && ss / (double)(n - 1) > LF_SCORES_KURT * mad * mad;
 }
@@ -237,13 +250,7 @@ static bool normal_scores(double *res, size_t n,
 	free(U);
 	/* the noise's Gaussian scale: the MAD of what is left (the caller's
 	 * is of residuals that may still hold the nuisance's shape) */
-	double *tmp = xmalloc(n * sizeof(double));
-	memcpy(tmp, e, n * sizeof(double));
-	double med = stats_median_inplace(tmp, n);
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = fabs(e[i] - med);
-	double mad = stats_median_inplace(tmp, n) * 1.482602218505602;
-	free(tmp);
+	double med, mad = robust_sd(e, n, &med);
 	size_t far = 0;
 	for (size_t i = 0; i < n; i++)
 		far += fabs(e[i] - med) > LF_SCORES_FAR * mad;
@@ -297,15 +304,9 @@ static void points_build(const double *t, const double *x, const double *y,
 
 	/* residuals, their median and MAD over every point */
 	double *res = xmalloc(n * sizeof(double));
-	double *tmp = xmalloc(n * sizeof(double));
 	for (size_t i = 0; i < n; i++)
 		res[i] = y[i] - slope * x[i];
-	memcpy(tmp, res, n * sizeof(double));
-	double med = stats_median_inplace(tmp, n);
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = fabs(res[i] - med);
-	double mad = stats_median_inplace(tmp, n) * 1.482602218505602;
-	free(tmp);
+	double med, mad = robust_sd(res, n, &med);
 	double lim = LF_CLIP * mad;
 	size_t beyond = 0;
 	for (size_t i = 0; i < n; i++)

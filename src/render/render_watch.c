@@ -167,7 +167,7 @@ static char *fslope(const struct watch_view *v, char *b, size_t n, double x)
 	return render_rate(b, n, x, dec(v));
 }
 
-static char *clock_text(char *b, size_t n, double s)
+char *render_watch_clock(char *b, size_t n, double s)
 {
 	if (!isfinite(s) || s < 0)
 		s = 0;
@@ -176,8 +176,7 @@ static char *clock_text(char *b, size_t n, double s)
 	return b;
 }
 
-/* A duration, in milliseconds under a second ("250 ms", "1.6 ms"). */
-static char *short_duration(char *b, size_t n, double s)
+char *render_watch_duration(char *b, size_t n, double s)
 {
 	if (isfinite(s) && s >= 0 && s < 0.9995) {
 		double ms = s * 1000;
@@ -348,8 +347,8 @@ static void add_title(struct frame *fr, const struct watch_view *v)
 {
 	char file[256], iv[32], el[32];
 	render_escape_terminal(file, sizeof(file), v->output);
-	short_duration(iv, sizeof(iv), v->interval_s);
-	clock_text(el, sizeof(el), v->elapsed_s);
+	render_watch_duration(iv, sizeof(iv), v->interval_s);
+	render_watch_clock(el, sizeof(el), v->elapsed_s);
 	const char *state = v->ended ? "ended" : v->stopping ? "stopping" :
 			    "recording";
 	unsigned long long samples = sample_count(v);
@@ -578,7 +577,7 @@ static void add_verdict(struct frame *fr, const struct watch_view *v,
 static void add_refresh(struct frame *fr, const struct watch_view *v)
 {
 	char a[32], b[32];
-	short_duration(a, sizeof(a), v->refresh_s);
+	render_watch_duration(a, sizeof(a), v->refresh_s);
 	char skipped[64] = "";
 	if (!v->components_read && v->s)
 		snprintf(skipped, sizeof(skipped), "; components skipped");
@@ -590,12 +589,12 @@ static void add_refresh(struct frame *fr, const struct watch_view *v)
 	else if (v->slowed)
 		frame_add(fr, "%-*severy %s: slowed, read + analysis take "
 			  "%s%s", LABEL_W, "refresh", a,
-			  short_duration(b, sizeof(b), v->refresh_cost_s),
+			  render_watch_duration(b, sizeof(b), v->refresh_cost_s),
 			  skipped);
 	else
 		frame_add(fr, "%-*severy %s (read + analysis %s%s)", LABEL_W,
 			  "refresh", a,
-			  short_duration(b, sizeof(b), v->refresh_cost_s),
+			  render_watch_duration(b, sizeof(b), v->refresh_cost_s),
 			  skipped);
 }
 
@@ -685,7 +684,7 @@ int render_watch_screen(FILE *out, const struct watch_view *v)
 int render_watch_line(FILE *out, const struct watch_view *v)
 {
 	char el[32], a[48], b[48], c[48], d[400], name[256];
-	clock_text(el, sizeof(el), v->elapsed_s);
+	render_watch_clock(el, sizeof(el), v->elapsed_s);
 	render_escape_terminal(name, sizeof(name), v->s ? v->s->name : "");
 	if (!has_samples(v)) {
 		fprintf(out, "%s  %s  no samples yet\n", el, name);

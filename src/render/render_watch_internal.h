@@ -17,4 +17,9 @@ int render_display_width(const char *s);
  * ("..." when not utf8). */
 void render_put_fitted(FILE *out, const char *s, int cols, bool utf8);
 
+/* Elapsed time as h:mm:ss (0 for what is not a time). */
+char *render_watch_clock(char *b, size_t n, double s);
+/* A duration, in milliseconds under a second ("250 ms", "1.6 ms"). */
+char *render_watch_duration(char *b, size_t n, double s);
+
 #endif

@@ -26,24 +26,6 @@
 #define BOTTOM_ROWS 2             /* last warning, refresh */
 #define LABEL_W 11
 
-static char *clock_text(char *b, size_t n, double s)
-{
-	if (!isfinite(s) || s < 0)
-		s = 0;
-	unsigned long t = (unsigned long)s;
-	snprintf(b, n, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
-	return b;
-}
-
-static char *short_duration(char *b, size_t n, double s)
-{
-	if (isfinite(s) && s >= 0 && s < 0.9995) {
-		snprintf(b, n, "%.0f ms", s * 1000);
-		return b;
-	}
-	return units_format_duration(b, n, s);
-}
-
 void render_watch_table_head(char *buf, size_t n)
 {
 	snprintf(buf, n, "%4s %8s  %-14s %14s %11s %8s  %s", "#", "PID",
@@ -85,8 +67,8 @@ static void title(char *b, size_t n, const struct watch_table_view *v)
 	render_escape_terminal(file, sizeof(file), v->output ? v->output : "");
 	snprintf(b, n, "memtrend watch  %s  %s every %s  %s  %zu "
 		 "target%s, %llu sample%s", file, state_of(v),
-		 short_duration(iv, sizeof(iv), v->interval_s),
-		 clock_text(el, sizeof(el), v->elapsed_s), v->n_targets,
+		 render_watch_duration(iv, sizeof(iv), v->interval_s),
+		 render_watch_clock(el, sizeof(el), v->elapsed_s), v->n_targets,
 		 v->n_targets == 1 ? "" : "s",
 		 (unsigned long long)v->samples, v->samples == 1 ? "" : "s");
 }
@@ -161,14 +143,14 @@ int render_watch_table_screen(FILE *out, const struct watch_table_view *v)
 			snprintf(line, sizeof(line), "%-*severy %s; targets "
 				 "analysed in turn (%zu at the last refresh, "
 				 "%s)", LABEL_W, "refresh",
-				 short_duration(a, sizeof(a), v->refresh_s),
+				 render_watch_duration(a, sizeof(a), v->refresh_s),
 				 v->analysed,
-				 short_duration(b, sizeof(b),
+				 render_watch_duration(b, sizeof(b),
 						v->refresh_cost_s));
 		else
 			snprintf(line, sizeof(line), "%-*severy %s", LABEL_W,
 				 "refresh",
-				 short_duration(a, sizeof(a), v->refresh_s));
+				 render_watch_duration(a, sizeof(a), v->refresh_s));
 		put_row(out, r++, line, cols, v->utf8);
 	}
 	fprintf(out, "\033[%d;1H", rows);
@@ -180,7 +162,7 @@ int render_watch_table_lines(FILE *out, const struct watch_table_view *v)
 {
 	char el[32], line[1024];
 	fprintf(out, "%s  %s  %zu target%s  %llu sample%s",
-		clock_text(el, sizeof(el), v->elapsed_s), state_of(v),
+		render_watch_clock(el, sizeof(el), v->elapsed_s), state_of(v),
 		v->n_targets, v->n_targets == 1 ? "" : "s",
 		(unsigned long long)v->samples, v->samples == 1 ? "" : "s");
 	if (v->n_rows < v->n_targets)
