@@ -134,6 +134,15 @@ void live_table_mark_group(struct live_table *t, int64_t id)
 		t->e[i]->group = true;
 }
 
+void live_table_gpu_limit(struct live_table *t, int64_t id, unsigned d,
+			  double total, double used)
+{
+	bool found;
+	size_t i = find(t, id, &found);
+	if (found)
+		live_set_gpu_limit(t->e[i]->live, d, total, used);
+}
+
 /* A group that is one process: a process of the table with the group's
  * pid (the member its incarnation started with) and the same last
  * footprint. O(n) per group: the table is ranked once a refresh. */

@@ -49,6 +49,11 @@ void live_table_sample(struct live_table *t, int64_t id, const char *name,
  * ranking, as the report lists such a group once (issue 28). An unknown id
  * is ignored. */
 void live_table_mark_group(struct live_table *t, int64_t id);
+/* GPU d's total and used memory (all processes) for target id: the limit
+ * of its pool on that device (live_set_gpu_limit). An unknown id is
+ * ignored. */
+void live_table_gpu_limit(struct live_table *t, int64_t id, unsigned d,
+			  double total, double used);
 /* Target id is no longer followed (its process ended): left out of the
  * table from now on. An unknown id is ignored. */
 void live_table_end(struct live_table *t, int64_t id);

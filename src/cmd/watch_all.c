@@ -30,6 +30,9 @@ struct all_ev {
 	bool end;                  /* the target ended: no sample */
 	bool group;                /* a --group-by sum */
 	struct live_sample x;
+	/* each NVML device's total and used memory (all processes), for
+	 * the device's pool; NAN where the target has none on it */
+	double gpu_total[SERIES_GPU_DEVICES], gpu_used[SERIES_GPU_DEVICES];
 	int64_t pid;
 	unsigned long long start_ticks;
 	double start_time;
@@ -115,6 +118,13 @@ void watch_all_on_sample(void *ctx, const struct recorder_sample *s)
 	e.x.comp[COMP_SHMEM] = m->shmem;
 	e.x.comp[COMP_SWAP] = m->swap;
 	e.x.comp[COMP_GPU] = m->gpu;
+	/* Issue 28: GPU memory by device, each a pool with its own limit,
+	 * as the exporter and the report see it */
+	for (unsigned d = 0; d < SERIES_GPU_DEVICES; d++) {
+		e.x.comp[COMP_GPU0 + d] = m->gpu_dev[d];
+		e.gpu_total[d] = m->gpu_total[d];
+		e.gpu_used[d] = m->gpu_used[d];
+	}
 	if (s->id) {
 		e.pid = s->id->pid;
 		e.start_ticks = s->id->start_ticks;
@@ -170,6 +180,11 @@ uint64_t watch_all_refresh(struct watch_all *wa,
 				  &e->x);
 		if (e->group)
 			live_table_mark_group(wa->table, e->id);
+		for (unsigned d = 0; d < SERIES_GPU_DEVICES; d++)
+			if (!isnan(e->x.comp[COMP_GPU0 + d]))
+				live_table_gpu_limit(wa->table, e->id, d,
+						     e->gpu_total[d],
+						     e->gpu_used[d]);
 		n++;
 	}
 	buf_clear(&wa->work);
