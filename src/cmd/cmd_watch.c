@@ -401,17 +401,8 @@ static void rec_on_tick(void *ctx, const struct recorder_tick *tick)
 		if (f->sampled) {
 			const struct proc_mem *m = f->mem;
 			e.sampled = true;
-			e.x.t = tick->t;
-			e.x.footprint = m->footprint;
-			for (int c = 0; c < COMP_COUNT; c++)
-				e.x.comp[c] = NAN;
-			e.x.comp[COMP_RSS] = m->rss;
-			e.x.comp[COMP_ANON] = m->anon;
-			e.x.comp[COMP_FILE] = m->file;
-			e.x.comp[COMP_SHMEM] = m->shmem;
-			e.x.comp[COMP_SWAP] = m->swap;
+			watch_sample_of_mem(&e.x, tick->t, m);
 			e.x.comp[COMP_PAGETABLES] = m->pagetables;
-			e.x.comp[COMP_GPU] = m->gpu;
 			if (f->smaps) {
 				e.x.comp[COMP_PSS] = f->smaps->pss;
 				e.x.comp[COMP_PSS_ANON] = f->smaps->pss_anon;
@@ -420,8 +411,6 @@ static void rec_on_tick(void *ctx, const struct recorder_tick *tick)
 				e.x.comp[COMP_SWAP_PSS] = f->smaps->swap_pss;
 			}
 			/* As the store keeps them: whole bytes. */
-			e.x.footprint = isnan(e.x.footprint) ? NAN :
-					(double)llround(e.x.footprint);
 			for (int c = 0; c < COMP_COUNT; c++)
 				if (!isnan(e.x.comp[c]))
 					e.x.comp[c] = (double)llround(

@@ -99,6 +99,23 @@ static void push(struct watch_all *wa, const struct all_ev *e)
 	pthread_mutex_unlock(&wa->lock);
 }
 
+void watch_sample_of_mem(struct live_sample *x, double t,
+			 const struct proc_mem *m)
+{
+	x->t = t;
+	/* As the store keeps it: whole bytes. */
+	x->footprint = isnan(m->footprint) ? NAN :
+		       (double)llround(m->footprint);
+	for (int c = 0; c < COMP_COUNT; c++)
+		x->comp[c] = NAN;
+	x->comp[COMP_RSS] = m->rss;
+	x->comp[COMP_ANON] = m->anon;
+	x->comp[COMP_FILE] = m->file;
+	x->comp[COMP_SHMEM] = m->shmem;
+	x->comp[COMP_SWAP] = m->swap;
+	x->comp[COMP_GPU] = m->gpu;
+}
+
 void watch_all_on_sample(void *ctx, const struct recorder_sample *s)
 {
 	struct watch_all *wa = ctx;
@@ -106,18 +123,7 @@ void watch_all_on_sample(void *ctx, const struct recorder_sample *s)
 	struct all_ev e = {.id = s->target_id, .pid = -1,
 			   .start_time = NAN,
 			   .group = s->kind && strcmp(s->kind, "group") == 0};
-	e.x.t = s->t;
-	/* As the store keeps them: whole bytes. */
-	e.x.footprint = isnan(m->footprint) ? NAN :
-			(double)llround(m->footprint);
-	for (int c = 0; c < COMP_COUNT; c++)
-		e.x.comp[c] = NAN;
-	e.x.comp[COMP_RSS] = m->rss;
-	e.x.comp[COMP_ANON] = m->anon;
-	e.x.comp[COMP_FILE] = m->file;
-	e.x.comp[COMP_SHMEM] = m->shmem;
-	e.x.comp[COMP_SWAP] = m->swap;
-	e.x.comp[COMP_GPU] = m->gpu;
+	watch_sample_of_mem(&e.x, s->t, m);
 	/* Issue 28: GPU memory by device, each a pool with its own limit,
 	 * as the exporter and the report see it */
 	for (unsigned d = 0; d < SERIES_GPU_DEVICES; d++) {

@@ -27,6 +27,13 @@
 
 struct watch_all;
 
+/* A live sample at t from a process's (or a sum's) memory figures: the
+ * footprint in whole bytes, as the store keeps it, and the components
+ * both watch views show (RSS, anon, file, shmem, swap, GPU); the others
+ * NAN, for the caller to add. */
+void watch_sample_of_mem(struct live_sample *x, double t,
+			 const struct proc_mem *m);
+
 struct watch_all *watch_all_new(void);
 /* After the recorder thread has been joined. */
 void watch_all_free(struct watch_all *wa);
