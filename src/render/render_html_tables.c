@@ -15,6 +15,7 @@
  * Bounds: tables list at most TABLE_ROWS_MAX rows and say how many more
  * --json has.
  */
+#include "findings_view.h"
 #include "render_html_internal.h"
 
 #define TABLE_ROWS_MAX 200
@@ -33,22 +34,22 @@ static void verdict_block(struct ctx *c)
 {
 	const struct target_findings *f = c->f;
 	FILE *out = c->out;
+	/* the reasons and the advice as every format says them */
+	struct findings_view v;
+	findings_view_init(&v, f);
 	fputs("<ul class=\"reasons\">\n", out);
-	for (size_t i = 0; i < f->reasons.n; i++) {
-		char *r = render_reason_string(f, &f->reasons.r[i]);
+	for (size_t i = 0; i < v.n_reasons; i++) {
 		fputs("<li>", out);
-		put_esc(out, r);
+		put_esc(out, v.reasons[i].text);
 		fputs("</li>\n", out);
-		free(r);
 	}
 	fputs("</ul>\n", out);
-	char *settle = render_settle_string(f);
-	if (settle) {
+	if (v.settle.code) {
 		fputs("<p class=\"settle\">To settle it: ", out);
-		put_esc(out, settle);
+		put_esc(out, v.settle.text);
 		fputs("</p>\n", out);
-		free(settle);
 	}
+	findings_view_release(&v);
 }
 
 static void figures_table(struct ctx *c)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "findings_view.h"
 #include "rank.h"
 #include "regions.h"
 #include "render.h"
@@ -359,6 +360,16 @@ static void print_diagnosis(FILE *out, const struct target_findings *f)
 		size_or_na(b3, sizeof(b3), at->unattributed));
 }
 
+/* One row of the findings view (findings_view.h): its sentence after
+ * lead, escaped for the terminal. */
+static void print_finding(FILE *out, const char *lead, const char *text)
+{
+	size_t cap = 4 * strlen(text) + 4; /* \xNN per byte at most */
+	char *esc = xmalloc(cap);
+	fprintf(out, "%s%s\n", lead, render_escape_terminal(esc, cap, text));
+	free(esc);
+}
+
 static void print_target(FILE *out, const struct target_findings *f,
 			 const struct render_options *o)
 {
@@ -373,19 +384,14 @@ static void print_target(FILE *out, const struct target_findings *f,
 			verdict_colour(f->verdict), vn);
 	else
 		fprintf(out, "  verdict     %s\n", vn);
-	for (size_t i = 0; i < f->reasons.n; i++) {
-		char *r = render_reason_string(f, &f->reasons.r[i]);
-		size_t cap = 4 * strlen(r) + 4; /* \xNN per byte at most */
-		char *esc = xmalloc(cap);
-		fprintf(out, "    - %s\n", render_escape_terminal(esc, cap, r));
-		free(esc);
-		free(r);
-	}
-	if (f->settle.code != SETTLE_NONE) {
-		fputs("    => to settle it: ", out);
-		render_settle(out, f);
-		fputs("\n", out);
-	}
+	/* the reasons and the advice as every format says them */
+	struct findings_view v;
+	findings_view_init(&v, f);
+	for (size_t i = 0; i < v.n_reasons; i++)
+		print_finding(out, "    - ", v.reasons[i].text);
+	if (v.settle.code)
+		print_finding(out, "    => to settle it: ", v.settle.text);
+	findings_view_release(&v);
 
 	fprintf(out, "\n");
 	if (s->n_incs) {
