@@ -5,18 +5,23 @@
  *
  * The code comes from reason.c, the sentence from render_reason.c; what
  * this file adds is which figures each reason cites and the names they
- * carry in JSON (docs/json.md, "Reason codes", the same table). Names
+ * carry in JSON (docs/json.md, "Reason codes", the same table), and the
+ * target's figures as lines (window, slope, plateau, requests, ...) in
+ * the one wording the text report and the HTML page share. Names
  * follow the target's own fields: bytes end in _bytes, rates per hour in
  * _bytes_per_hour, per request in _bytes_per_request, durations in _s;
  * times are times. Formats nothing but the sentence, escapes nothing.
  */
 #include <assert.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common.h"
 #include "findings_view.h"
 #include "render.h"
+#include "units.h"
 
 static void fig(struct finding_row *row, const char *name,
 		enum figure_kind kind, double value)
@@ -428,10 +433,207 @@ void findings_row_release(struct finding_row *row)
 	row->text = NULL;
 }
 
+/* ---- the figures as lines ------------------------------------------------ */
+
+const char *const findings_line_label[FLINE_COUNT] = {
+	[FLINE_WINDOW] = "window", [FLINE_FOOTPRINT] = "footprint",
+	[FLINE_RESOLUTION] = "resolution", [FLINE_SLOPE] = "slope",
+	[FLINE_TREND_TEST] = "trend test", [FLINE_CYCLES] = "cycles",
+	[FLINE_DETECTABLE] = "detectable", [FLINE_CONCERN] = "concern",
+	[FLINE_MIN_WATCH] = "min. watch", [FLINE_PLATEAU] = "plateau",
+	[FLINE_APPROACH] = "approach", [FLINE_WORK] = "work",
+	[FLINE_REQUESTS] = "requests", [FLINE_IDLE] = "idle",
+};
+
+const char *const findings_line_title[FLINE_COUNT] = {
+	[FLINE_WINDOW] = "window", [FLINE_FOOTPRINT] = "footprint",
+	[FLINE_RESOLUTION] = "resolution", [FLINE_SLOPE] = "slope",
+	[FLINE_TREND_TEST] = "trend test", [FLINE_CYCLES] = "cycles",
+	[FLINE_DETECTABLE] = "detectable",
+	[FLINE_CONCERN] = "slope of concern",
+	[FLINE_MIN_WATCH] = "minimum observation",
+	[FLINE_PLATEAU] = "plateau", [FLINE_APPROACH] = "approach",
+	[FLINE_WORK] = "work series", [FLINE_REQUESTS] = "requests",
+	[FLINE_IDLE] = "idle windows",
+};
+
+/* A line of any length (no memory is fatal). */
+__attribute__((format(printf, 1, 2)))
+static char *line_of(const char *fmt, ...)
+{
+	va_list ap;
+	char *s = NULL;
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		error("out of memory formatting a finding");
+		abort();
+	}
+	return s;
+}
+
+/* The figures' formats, "n/a" when unknown: render_reason.c's, in the
+ * target's units. */
+struct fmt {
+	bool dec;
+	char b[6][64];
+};
+
+static const char *size_f(struct fmt *m, int i, double v)
+{
+	return render_size(m->b[i], sizeof(m->b[i]), v, m->dec);
+}
+
+static const char *rate_f(struct fmt *m, int i, double v)
+{
+	return render_rate(m->b[i], sizeof(m->b[i]), v, m->dec);
+}
+
+static const char *dur_f(struct fmt *m, int i, double s)
+{
+	return render_duration(m->b[i], sizeof(m->b[i]), s);
+}
+
+static const char *time_f(struct fmt *m, int i, double t)
+{
+	return units_format_time(m->b[i], sizeof(m->b[i]), t);
+}
+
+static const char *count_f(struct fmt *m, int i, double v)
+{
+	return units_format_count(m->b[i], sizeof(m->b[i]), v);
+}
+
+/* The window, the footprint, the resolution, the slope and what bounds
+ * it: the figures every target has, or has with a trend. */
+static void trend_lines(char **l, const struct target_findings *f)
+{
+	struct fmt m = {.dec = f->decimal_units};
+	if (f->samples)
+		l[FLINE_WINDOW] = line_of(
+			"%s to %s (%s), %zu samples, %zu incarnation%s",
+			time_f(&m, 0, f->start), time_f(&m, 1, f->end),
+			dur_f(&m, 2, f->span_s), f->samples,
+			f->n_incarnations, f->n_incarnations == 1 ? "" : "s");
+	else
+		l[FLINE_WINDOW] = line_of("no samples");
+	l[FLINE_FOOTPRINT] = line_of("first %s, last %s, min %s, max %s",
+				     size_f(&m, 0, f->fp_first),
+				     size_f(&m, 1, f->fp_last),
+				     size_f(&m, 2, f->fp_min),
+				     size_f(&m, 3, f->fp_max));
+	const char *basis = analysis_resolution_basis_text(f);
+	l[FLINE_RESOLUTION] = line_of("%s (%s)", size_f(&m, 0, f->resolution),
+				      basis ? basis :
+				      "inferred from the readings");
+	l[FLINE_CONCERN] = line_of("%s (%s)", rate_f(&m, 0, f->concern_bph),
+				   f->concern_source);
+	if (!f->has_trend)
+		return;
+	l[FLINE_SLOPE] = line_of("%s (95 %% interval %s to %s)%s, over %s "
+				 "from %s", rate_f(&m, 0, f->slope.estimate),
+				 rate_f(&m, 1, f->slope.low),
+				 rate_f(&m, 2, f->slope.high),
+				 f->trend.bucketed ? " [bucket medians]" : "",
+				 dur_f(&m, 3, f->an_span_s),
+				 time_f(&m, 4, f->an_start));
+	/* no inflation to state when the readings leave no noise
+	 * (stats_trend_noise_figures()) */
+	double vi = f->trend.variance_inflation;
+	char infl[96] = "";
+	if (vi >= 1)
+		snprintf(infl, sizeof(infl), " (autocorrelation-aware: "
+			 "interval x%.2f wider than for independent "
+			 "readings)", sqrt(vi));
+	char p[32];
+	l[FLINE_TREND_TEST] = line_of("p = %s%s%s",
+		render_p_value(p, sizeof(p), f->slope.p, 3), infl,
+		f->trend_on_floors ? "; on the cycles' floors" :
+		f->trend_between_steps ? "; between the steps (their levels "
+		"taken out: they give back what they take)" : "");
+	if (f->periodic.found)
+		l[FLINE_CYCLES] = line_of("every %s, swinging %s; %.1f watched",
+					  dur_f(&m, 0, f->periodic.period_s),
+					  size_f(&m, 1, f->periodic.amplitude),
+					  f->periodic.cycles);
+	l[FLINE_DETECTABLE] = line_of("%s in this window",
+				      rate_f(&m, 0, f->detectable_bph));
+	char w1[32], w2[32];
+	l[FLINE_MIN_WATCH] = line_of("%s for the %s slope; %s for the slope "
+		"of concern%s",
+		render_min_watch(w1, sizeof(w1), f->min_observation_s),
+		f->concern_is_suspect ? "suspected" : "measured",
+		render_min_watch(w2, sizeof(w2), f->needed_span_s),
+		f->min_observation_s < 1 && f->needed_span_s < 1 ?
+		" (fine readings: the resolution is no limit)" : "");
+}
+
+/* The plateau, or the level growth slows toward. */
+static void shape_lines(char **l, const struct target_findings *f)
+{
+	struct fmt m = {.dec = f->decimal_units};
+	const struct plateau_finding *pl = &f->plateau;
+	if (pl->found && pl->cap_name)
+		l[FLINE_PLATEAU] = line_of("%s since %s, at the %s (%s)",
+					   size_f(&m, 0, pl->level),
+					   time_f(&m, 1, pl->since),
+					   pl->cap_name,
+					   size_f(&m, 2, pl->cap_bytes));
+	else if (pl->found)
+		l[FLINE_PLATEAU] = line_of("%s since %s",
+					   size_f(&m, 0, pl->level),
+					   time_f(&m, 1, pl->since));
+	if (pl->approaching)
+		l[FLINE_APPROACH] = line_of("slowing from %s to %s: levels off "
+			"near %s if it keeps slowing (an estimate)",
+			rate_f(&m, 0, pl->approach_early_bph),
+			rate_f(&m, 1, pl->approach_late_bph),
+			size_f(&m, 2, pl->approach_level));
+}
+
+/* The work series, the requests in the window, the idle windows. */
+static void work_lines(char **l, const struct target_findings *f)
+{
+	struct fmt m = {.dec = f->decimal_units};
+	const struct per_request_finding *pr = &f->per_request;
+	const struct counter_check *w = &f->work;
+	const struct idle_findings *id = &f->idle;
+	if (w->recorded && !w->is_counter)
+		l[FLINE_WORK] = line_of("went down in %s of %s readings "
+			"(%.1f %%) outside restarts: not a counter; %s",
+			count_f(&m, 0, (double)w->decreases),
+			count_f(&m, 1, (double)w->readings),
+			100 * w->decreasing_share, pr->recorded ?
+			"read as one all the same (--work-is-counter)" :
+			"set aside (--work-is-counter reads it as one)");
+	if (pr->recorded && !pr->known)
+		l[FLINE_REQUESTS] = line_of("no readings in the window");
+	else if (pr->recorded)
+		l[FLINE_REQUESTS] = line_of("%s in the analysed window (%s/h)",
+					    count_f(&m, 0, pr->requests),
+					    count_f(&m, 1, pr->rate_per_h));
+	if (!id->work_known)
+		return;
+	if (!id->n)
+		l[FLINE_IDLE] = line_of("no idle window of at least %s",
+					dur_f(&m, 0, f->idle_min_s));
+	else
+		l[FLINE_IDLE] = line_of("%zu window%s, %s in all, longest %s; "
+			"%s (largest decline %s)", id->n,
+			id->n == 1 ? "" : "s", dur_f(&m, 0, id->idle_s),
+			dur_f(&m, 1, id->longest_s), id->released ?
+			"memory was released" : "nothing was released",
+			size_f(&m, 2, id->largest_decline));
+}
+
 void findings_view_init(struct findings_view *v,
 			const struct target_findings *f)
 {
 	*v = (struct findings_view){0};
+	trend_lines(v->lines, f);
+	shape_lines(v->lines, f);
+	work_lines(v->lines, f);
 	v->n_reasons = f->reasons.n;
 	v->reasons = xcalloc(v->n_reasons ? v->n_reasons : 1,
 			     sizeof(*v->reasons));
@@ -446,5 +648,7 @@ void findings_view_release(struct findings_view *v)
 		findings_row_release(&v->reasons[i]);
 	free(v->reasons);
 	findings_row_release(&v->settle);
+	for (size_t k = 0; k < FLINE_COUNT; k++)
+		free(v->lines[k]);
 	*v = (struct findings_view){0};
 }

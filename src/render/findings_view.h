@@ -12,7 +12,10 @@
  * sentence or a figure's text may hold a gauge's or a cap's name: each
  * format escapes for its medium), write to a stream, or decide anything.
  *
- * Ownership: a view owns its rows and their sentences; a figure's name
+ * Beside them, the target's figures as lines of text (enum
+ * findings_line) that the text report and the HTML page print alike.
+ *
+ * Ownership: a view owns its rows, lines and their sentences; a figure's name
  * is static text, its text (FIGURE_TEXT) static or borrowed from the
  * findings, valid while they are. Bounds: one row per reason of the
  * findings plus one for the advice; at most FINDING_FIGURES_MAX figures
@@ -56,14 +59,43 @@ struct finding_row {
 			       code NULL */
 };
 
+/* The target's figures as lines, one sentence each, the same in the
+ * text report ("  LABEL       TEXT") and on the HTML page (a key-value
+ * row, or a paragraph for the idle windows); JSON has them as fields.
+ * In the text report's order. */
+enum findings_line {
+	FLINE_WINDOW,       /* "T to T (D), N samples, K incarnations" */
+	FLINE_FOOTPRINT,    /* first, last, min, max */
+	FLINE_RESOLUTION,   /* the resolution and how it was found */
+	FLINE_SLOPE,        /* with a trend: the slope, its interval and
+			       window */
+	FLINE_TREND_TEST,   /* with a trend: p, the autocorrelation */
+	FLINE_CYCLES,       /* with a trend and cycles */
+	FLINE_DETECTABLE,   /* with a trend */
+	FLINE_CONCERN,      /* the slope of concern and its source */
+	FLINE_MIN_WATCH,    /* with a trend: the division */
+	FLINE_PLATEAU,      /* a plateau found */
+	FLINE_APPROACH,     /* growth slowing toward a level */
+	FLINE_WORK,         /* a work series that is no counter */
+	FLINE_REQUESTS,     /* with a work counter */
+	FLINE_IDLE,         /* with work known: the idle windows */
+	FLINE_COUNT
+};
+/* The text report's label of each line (at most 11 columns) and the
+ * HTML row's header. */
+extern const char *const findings_line_label[FLINE_COUNT];
+extern const char *const findings_line_title[FLINE_COUNT];
+
 struct findings_view {
 	struct finding_row *reasons; /* owned, f->reasons' order */
 	size_t n_reasons;
 	struct finding_row settle;   /* code NULL: SETTLE_NONE */
+	char *lines[FLINE_COUNT];    /* owned, unescaped; NULL: the target
+					has no such figure */
 };
 
-/* Build the rows of f (its reasons and settle, as verdict.c left them).
- * Never fails (no memory is fatal, as everywhere). */
+/* Build the rows of f (its reasons and settle, as verdict.c left them)
+ * and its lines. Never fails (no memory is fatal, as everywhere). */
 void findings_view_init(struct findings_view *v,
 			const struct target_findings *f);
 void findings_view_release(struct findings_view *v);

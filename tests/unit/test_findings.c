@@ -7,6 +7,10 @@
  * code, the figures by their JSON names with the reason's own values,
  * and the very sentence render_reason() says.
  *
+ * Then the formats agree: every line and every sentence of the view is
+ * in the text report and on the HTML page, word for word, and every code
+ * in the JSON document, for the golden CSV fixtures.
+ *
  * A value added to enum reason_code or enum settle_code without a name
  * in reason.c, or without its line in docs/json.md, fails here. The
  * docs are read from $DOCS (meson sets it; "docs" when run by hand from
@@ -24,7 +28,9 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "csv.h"
 #include "findings_view.h"
+#include "fixture.h"
 #include "render.h"
 
 #define MiB (1024.0 * 1024.0)
@@ -311,6 +317,157 @@ static void test_every_code_has_a_row(void **state)
 	}
 }
 
+
+/* A plateau at a cap: the same line, with the cap's size, for both
+ * formats (the text report once left the size out). */
+static void test_line_plateau_at_cap(void **state)
+{
+	(void)state;
+	struct series s;
+	memset(&s, 0, sizeof(s));
+	struct target_findings f;
+	memset(&f, 0, sizeof(f));
+	f.series = &s;
+	f.concern_bph = NAN;
+	snprintf(f.concern_source, sizeof(f.concern_source), "none known");
+	f.resolution = 4096;
+	f.plateau.found = true;
+	f.plateau.level = 60 * 1024 * MiB;
+	f.plateau.since = 1777622400;  /* 2026-05-01T08:00:00Z */
+	f.plateau.cap_name = "pool";
+	f.plateau.cap_bytes = 60.8 * 1024 * MiB;
+	struct findings_view v;
+	findings_view_init(&v, &f);
+	assert_string_equal(v.lines[FLINE_PLATEAU], "60 GiB since "
+			    "2026-05-01T08:00:00Z, at the pool (60.8 GiB)");
+	assert_string_equal(v.lines[FLINE_WINDOW], "no samples");
+	assert_string_equal(v.lines[FLINE_CONCERN], "n/a (none known)");
+	assert_null(v.lines[FLINE_SLOPE]);     /* no trend */
+	assert_null(v.lines[FLINE_APPROACH]);
+	assert_null(v.lines[FLINE_REQUESTS]);  /* no work */
+	findings_view_release(&v);
+	for (int k = 0; k < FLINE_COUNT; k++) {
+		assert_non_null(findings_line_label[k]);
+		assert_true(strlen(findings_line_label[k]) <= 11);
+		assert_non_null(findings_line_title[k]);
+	}
+}
+
+/* What a renderer wrote, as a string (the caller frees). */
+static char *rendered(int (*fn)(FILE *, const struct dataset *,
+				const struct target_findings *, size_t,
+				const void *),
+		      const struct dataset *d, const struct target_findings *f,
+		      size_t n, const void *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	assert_non_null(m);
+	assert_int_equal(fn(m, d, f, n, o), 0);
+	assert_int_equal(fclose(m), 0);
+	return buf;
+}
+
+static int text_of(FILE *out, const struct dataset *d,
+		   const struct target_findings *f, size_t n, const void *o)
+{
+	return render_text(out, d, f, n, o);
+}
+
+static int html_of(FILE *out, const struct dataset *d,
+		   const struct target_findings *f, size_t n, const void *o)
+{
+	return render_html(out, d, f, n, o);
+}
+
+static int json_of(FILE *out, const struct dataset *d,
+		   const struct target_findings *f, size_t n, const void *o)
+{
+	(void)o;
+	return render_json(out, d, f, n);
+}
+
+static void must_hold(const char *doc, const char *what, const char *want)
+{
+	if (!strstr(doc, want))
+		fail_msg("the %s does not say: %s", what, want);
+}
+
+/* Each golden CSV fixture: every line and sentence of the view in the
+ * text report ("  LABEL       TEXT", "    - TEXT") and on the page (the
+ * text escaped; the idle line opens a paragraph, its first letter upper
+ * case), every code in the JSON document. */
+static void test_formats_agree(void **state)
+{
+	(void)state;
+	static const char *const inputs[] = {
+		"diag-restart.csv", "field-restart.csv", "gauges.csv",
+		"idle-windows.csv", "restart.csv", "three_flat.csv",
+	};
+	for (size_t in = 0; in < sizeof(inputs) / sizeof(inputs[0]); in++) {
+		struct dataset d;
+		assert_int_equal(csv_read_file(fixture(inputs[in]), &d), 0);
+		struct analysis_options o;
+		analysis_options_init(&o);
+		o.limit = 64 * 1024 * MiB;
+		struct target_findings *f = calloc(d.n_targets, sizeof(*f));
+		assert_non_null(f);
+		for (size_t i = 0; i < d.n_targets; i++)
+			analysis_run(&d.targets[i], &o, &f[i]);
+		struct render_options ro = {0};
+		struct render_html_options ho = {0};
+		char *text = rendered(text_of, &d, f, d.n_targets, &ro);
+		char *html = rendered(html_of, &d, f, d.n_targets, &ho);
+		char *json = rendered(json_of, &d, f, d.n_targets, NULL);
+		size_t lines = 0;
+		for (size_t i = 0; i < d.n_targets; i++) {
+			struct findings_view v;
+			findings_view_init(&v, &f[i]);
+			char want[6 * 2048 + 16], esc[6 * 2048 + 4];
+			for (int k = 0; k < FLINE_COUNT; k++) {
+				const char *l = v.lines[k];
+				if (!l)
+					continue;
+				lines++;
+				snprintf(want, sizeof(want), "\n  %-12s%s\n",
+					 findings_line_label[k], l);
+				must_hold(text, "text report", want);
+				render_escape_html(esc, sizeof(esc),
+						   k == FLINE_IDLE ? l + 1 : l);
+				must_hold(html, "HTML page", esc);
+			}
+			for (size_t r = 0; r < v.n_reasons; r++) {
+				snprintf(want, sizeof(want), "\n    - %s\n",
+					 v.reasons[r].text);
+				must_hold(text, "text report", want);
+				render_escape_html(esc, sizeof(esc),
+						   v.reasons[r].text);
+				snprintf(want, sizeof(want), "<li>%s</li>",
+					 esc);
+				must_hold(html, "HTML page", want);
+				snprintf(want, sizeof(want), "\"code\": \"%s\"",
+					 v.reasons[r].code);
+				must_hold(json, "JSON document", want);
+			}
+			if (v.settle.code) {
+				snprintf(want, sizeof(want), "\"code\": \"%s\"",
+					 v.settle.code);
+				must_hold(json, "JSON document", want);
+			}
+			findings_view_release(&v);
+		}
+		assert_true(lines >= 5 * d.n_targets);
+		free(text);
+		free(html);
+		free(json);
+		for (size_t i = 0; i < d.n_targets; i++)
+			analysis_release(&f[i]);
+		free(f);
+		dataset_release(&d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +475,8 @@ int main(void)
 		cmocka_unit_test(test_codes_documented),
 		cmocka_unit_test(test_view_rows),
 		cmocka_unit_test(test_every_code_has_a_row),
+		cmocka_unit_test(test_line_plateau_at_cap),
+		cmocka_unit_test(test_formats_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
