@@ -10,7 +10,9 @@
  * the one wording the text report and the HTML page share. Names
  * follow the target's own fields: bytes end in _bytes, rates per hour in
  * _bytes_per_hour, per request in _bytes_per_request, durations in _s;
- * times are times. Formats nothing but the sentence, escapes nothing.
+ * times are times. Formats the sentences and lines with render_reason.c's
+ * formatters ("n/a" when unknown) in the target's units; escapes nothing
+ * (each format does, for its medium); decides nothing.
  */
 #include <assert.h>
 #include <math.h>
@@ -99,7 +101,7 @@ static void reason_figures(struct finding_row *row,
 			   const struct target_findings *f,
 			   const struct reason *r)
 {
-	const struct reason *x = r;
+	const struct reason *x = r;   /* short: the figures are x->u.* */
 	switch (r->code) {
 	case REASON_TOO_FEW:
 		fig_count(row, "samples", (double)x->u.too_few.samples);
