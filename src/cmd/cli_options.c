@@ -11,6 +11,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,9 +99,10 @@ static int out_of_bounds(const struct cli_option *row, const char *arg,
 	return error(fmt, row->name, arg, row->what);
 }
 
-/* Digits only, at most hi: no sign, no blanks, no exponent. */
+/* Digits only, in [lo, hi]: no sign, no blanks, no exponent. Exact up to
+ * hi (a seed of 2^62 is not rounded to a double's 53 bits). */
 static int read_count(const struct cli_option *row, const char *arg,
-		      double *v)
+		      unsigned long long *u)
 {
 	char what[96];
 	const char *w = row->what;
@@ -114,32 +116,33 @@ static int read_count(const struct cli_option *row, const char *arg,
 		digits = digits && *p >= '0' && *p <= '9';
 	char *end;
 	errno = 0;
-	unsigned long long u = digits ? strtoull(arg, &end, 10) : 0;
-	*v = (double)u;
-	if (!digits || errno || u > (unsigned long long)row->hi ||
-	    !in_bounds(row, *v))
+	*u = digits ? strtoull(arg, &end, 10) : 0;
+	if (!digits || errno || *u > (unsigned long long)row->hi ||
+	    *u < (unsigned long long)row->lo)
 		return error("--%s: '%s' is not %s", row->name, arg, w);
 	return 0;
 }
 
-static int store_count(const struct cli_option *row, double v, void *field)
+static void store_count(const struct cli_option *row, unsigned long long u,
+			void *field)
 {
 	switch (row->width) {
 	case CLI_W_INT:
-		assert(row->hi <= INT32_MAX);
-		*(int *)field = (int)v;
+		assert(u <= INT_MAX);
+		*(int *)field = (int)u;
 		break;
 	case CLI_W_LONG:
-		*(long *)field = (long)v;
+		assert(u <= LONG_MAX);
+		*(long *)field = (long)u;
 		break;
 	case CLI_W_SIZE:
-		*(size_t *)field = (size_t)v;
+		*(size_t *)field = (size_t)u;
 		break;
 	case CLI_W_DOUBLE:
-		*(double *)field = v;
+		assert(u <= (unsigned long long)CLI_COUNT_MAX);
+		*(double *)field = (double)u;
 		break;
 	}
-	return 0;
 }
 
 /* ENUM: the choices, as "name, cgroup or unit". */
@@ -211,10 +214,15 @@ int cli_value(const struct cli_option *row, const char *arg, void *field)
 			return error(cannot, row->name, arg, row->what);
 		*(double *)field = v;
 		return 0;
-	case CLI_T_COUNT:
-		if (read_count(row, arg, &v))
+	case CLI_T_COUNT: {
+		assert(row->lo >= 0 && row->hi >= row->lo &&
+		       row->hi <= (double)LONG_MAX);
+		unsigned long long u;
+		if (read_count(row, arg, &u))
 			return -1;
-		return store_count(row, v, field);
+		store_count(row, u, field);
+		return 0;
+	}
 	case CLI_T_ENUM:
 		for (const struct cli_choice *c = row->choices; c->name; c++)
 			if (strcmp(c->name, arg) == 0) {

@@ -186,7 +186,8 @@ struct cli_option {
 #define CLI_TEXT(t) {.kind = CLI_TEXT, .name = t}
 #define CLI_END_ROW {.kind = CLI_END}
 
-/* The largest count a row may take: what a double holds exactly (2^53). */
+/* The largest count a row may take into a double (what a double holds
+ * exactly: 2^53); other widths take up to LONG_MAX, exactly. */
 #define CLI_COUNT_MAX 9007199254740992.0
 
 enum {
