@@ -318,6 +318,144 @@ static int parse_listen_processes(const struct cli_option *row,
 		     "long[=DUR] (e.g. long=10m)", arg);
 }
 
+/* How record's options go together, and the defaults that depend on
+ * others (--all's bounds, --smaps-interval's). 0, or -1 after one
+ * message. Nothing is started. */
+static int record_combine(struct record_args *a, const char *verb)
+{
+	struct recorder_options *o = &a->o;
+	if (!isnan(o->smaps_interval_s))
+		o->smaps = true;  /* --smaps-interval asks for smaps */
+	if (!o->output)
+		return error("%s: -o FILE is required", verb);
+	if (o->all && (a->n_pids || o->name_regex || o->command))
+		return error("%s: --all records every process; it does not go "
+			     "with -p, --name or a command", verb);
+	if (o->all && (o->children || a->n_ports))
+		return error("%s: --all records every process on its own; "
+			     "--children and --conn-port need a single target",
+			     verb);
+	if (!o->all && (o->have_user || o->max_targets ||
+			!isnan(o->rescan_s) || o->cgroup || o->group_by))
+		return error("%s: --user, --cgroup, --group-by, --max-targets "
+			     "and --rescan go with --all", verb);
+	bool watch = strcmp(verb, "watch") == 0;
+	if (a->top && (!watch || !o->all))
+		return error("%s: --top N is for 'watch --all' (the rows of its "
+			     "live table)%s", verb, watch ? "" : "; 'memtrend "
+			     "report --top N' ranks a recording");
+	if (a->listen_processes && (!o->all || !a->listen))
+		return error("%s: --listen-processes goes with --all and --listen "
+			     "(the targets you name, their trees and groups are "
+			     "always served)", verb);
+	if (a->lp == EXPORTER_PROCESSES_NONE && !o->group_by)
+		return error("%s: --listen-processes none without --group-by "
+			     "would serve nothing: group the processes "
+			     "(--group-by unit), or serve the long-lived ones "
+			     "(long)", verb);
+	if (!a->n_pids && !o->name_regex && !o->command && !o->all) {
+		if (strcmp(verb, "check") == 0) /* one service: no --all */
+			return error("check: which service? give -p PID, "
+				     "--name REGEX or -- SERVICE ARGS...");
+		return error("%s: what to record? give -p PID, --name REGEX, "
+			     "--all or -- COMMAND", verb);
+	}
+	if (o->all) {
+		if (!o->max_targets)
+			o->max_targets = RECORD_MAX_TARGETS;
+		if (isnan(o->rescan_s))
+			o->rescan_s = 10;
+	}
+	/* The same rule as store_create(): any existing name, a link too
+	 * (lstat: a dangling link is a name that exists), is refused
+	 * without --append -- checked here too, before a command is
+	 * started. */
+	struct stat out_st;
+	if (o->append && lstat(o->output, &out_st) == 0 &&
+	    S_ISREG(out_st.st_mode) && out_st.st_size > 0 &&
+	    !store_is_recording(o->output))
+		return error("--append: '%s' is not a memtrend recording",
+			     o->output);
+	if (!o->append && lstat(o->output, &out_st) == 0) {
+		/* check keeps one run's recording: it has no --append */
+		if (strcmp(verb, "check") == 0)
+			return error("'%s' already exists (choose another file, "
+				     "or remove it first)", o->output);
+		return error("'%s' already exists (use --append to add to it, "
+			     "or choose another file)", o->output);
+	}
+	if (o->interval_s < 0.001)
+		return error("--interval: at least 1ms");
+	if (o->retain_s > 0 && o->retain_s < o->interval_s) {
+		char r[32], i[32];
+		units_format_duration(r, sizeof(r), o->retain_s);
+		units_format_duration(i, sizeof(i), o->interval_s);
+		return error("--retain %s is shorter than the interval (%s): "
+			     "each sample would be deleted before the next one "
+			     "is taken; give a window of at least the interval",
+			     r, i);
+	}
+	if (isnan(o->smaps_interval_s))
+		o->smaps_interval_s = fmax(60, 4 * o->interval_s);
+	if (!!a->work_cmd + !!a->work_url + !!a->work_log > 1)
+		return error("%s: one work counter at a time: --work-cmd, --work "
+			     "or --work-log", verb);
+	if (!!a->work_log != !!a->match)
+		return error("%s: --work-log FILE and --match REGEX go together",
+			     verb);
+	return 0;
+}
+
+/* The work counter and the gauges as sources, into a->o (owned there
+ * from here: cli_record_release() frees them). EXIT_OK, or EXIT_USAGE /
+ * EXIT_RUNTIME after a message with none left behind. */
+static int record_sources(struct record_args *a)
+{
+	const char **gauges = a->gauges.v;
+	size_t n_gauges = a->gauges.n, n = 0;
+	if (a->work_url || n_gauges) {
+		/* Before any thread starts (libcurl's contract). */
+		if (http_global_init())
+			return EXIT_RUNTIME;
+	}
+	struct source **sources = xcalloc(n_gauges + 1, sizeof(*sources));
+	if (a->work_cmd)
+		sources[n++] = source_new_command(SOURCE_WORK, NULL,
+						  a->work_cmd);
+	else if (a->work_url && !(sources[n++] = source_new_metric(
+					  SOURCE_WORK, NULL, a->work_url)))
+		goto bad_source;
+	else if (a->work_log && !(sources[n++] = source_new_log(
+					  SOURCE_WORK, NULL, a->work_log,
+					  a->match)))
+		goto bad_source;
+	for (size_t g = 0; g < n_gauges; g++) {
+		size_t len = strcspn(gauges[g], "=");
+		for (size_t k = 0; k < g; k++)
+			if (strcspn(gauges[k], "=") == len &&
+			    strncmp(gauges[k], gauges[g], len) == 0) {
+				error("--gauge: '%.*s' given twice", (int)len,
+				      gauges[g]);
+				goto bad;
+			}
+		if (!(sources[n++] = source_new_gauge(gauges[g])))
+			goto bad_source;
+	}
+	if (a->n_ports)
+		for (size_t i = 0; i < n; i++)
+			source_set_fresh_connections(sources[i]);
+	a->o.sources = sources;
+	a->o.n_sources = n;
+	return EXIT_OK;
+bad_source:
+	n--;  /* the slot that failed holds NULL */
+bad:
+	for (size_t i = 0; i < n; i++)
+		source_free(sources[i]);
+	free(sources);
+	return EXIT_USAGE;
+}
+
 int cli_record_parse(int argc, char **argv, const char *verb,
 		     struct cli_record *cli)
 {
@@ -334,34 +472,8 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		.lp = EXPORTER_PROCESSES_LONG,
 		.listen_long_s = EXPORTER_LONG_S,
 	};
-	struct recorder_options o;
-	pid_t *pids = NULL;
-	size_t n_pids = 0;
-	uint16_t *ports = NULL;
-	size_t n_ports = 0;
-	const char **gauges = NULL;
-	size_t n_gauges = 0;
-	struct source **sources = NULL;
-	size_t n_sources = 0;
 	int rc = EXIT_USAGE;
 	int first = cli_parse(record_options, verb, "+", argc, argv, &a);
-	/* what the parse gathered is freed below from here on */
-	o = a.o;
-	pids = a.pids;
-	n_pids = a.n_pids;
-	ports = a.ports;
-	n_ports = a.n_ports;
-	gauges = a.gauges.v;
-	n_gauges = a.gauges.n;
-	const char *work_cmd = a.work_cmd, *work_url = a.work_url,
-		   *work_log = a.work_log, *match = a.match;
-	double work_timeout = a.work_timeout;
-	bool quiet = a.quiet;
-	const char *listen = a.listen, *listen_processes = a.listen_processes;
-	bool work_is_counter = a.work_is_counter;
-	size_t top = a.top;
-	cli->listen_processes = a.lp;
-	cli->listen_long_s = a.listen_long_s;
 	if (first == CLI_PARSE_HELP) {
 		record_usage(stdout, verb);
 		rc = CLI_RECORD_HELP;
@@ -369,179 +481,41 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	}
 	if (first < 0)
 		goto out;
-	if (!isnan(o.smaps_interval_s))
-		o.smaps = true;  /* --smaps-interval asks for smaps */
-	if (first < argc) {
-		/* getopt stops at "--" or the first operand: the command. */
-		o.command = argv + first;
-	}
-	if (!o.output) {
-		error("%s: -o FILE is required", verb);
+	/* getopt stops at "--" or the first operand: the command. */
+	if (first < argc)
+		a.o.command = argv + first;
+	if (record_combine(&a, verb))
 		goto out;
-	}
-	if (o.all && (n_pids || o.name_regex || o.command)) {
-		error("%s: --all records every process; it does not go with "
-		      "-p, --name or a command", verb);
+	if ((rc = record_sources(&a)) != EXIT_OK)
 		goto out;
-	}
-	if (o.all && (o.children || n_ports)) {
-		error("%s: --all records every process on its own; "
-		      "--children and --conn-port need a single target", verb);
-		goto out;
-	}
-	if (!o.all && (o.have_user || o.max_targets || !isnan(o.rescan_s) ||
-		       o.cgroup || o.group_by)) {
-		error("%s: --user, --cgroup, --group-by, --max-targets and "
-		      "--rescan go with --all", verb);
-		goto out;
-	}
-	if (top && (strcmp(verb, "watch") != 0 || !o.all)) {
-		error("%s: --top N is for 'watch --all' (the rows of its live "
-		      "table)%s", verb, strcmp(verb, "watch") == 0 ? "" :
-		      "; 'memtrend report --top N' ranks a recording");
-		goto out;
-	}
-	if (listen_processes && (!o.all || !listen)) {
-		error("%s: --listen-processes goes with --all and --listen (the "
-		      "targets you name, their trees and groups are always "
-		      "served)", verb);
-		goto out;
-	}
-	if (cli->listen_processes == EXPORTER_PROCESSES_NONE &&
-	    !o.group_by) {
-		error("%s: --listen-processes none without --group-by would "
-		      "serve nothing: group the processes (--group-by unit), or "
-		      "serve the long-lived ones (long)", verb);
-		goto out;
-	}
-	if (!n_pids && !o.name_regex && !o.command && !o.all) {
-		if (strcmp(verb, "check") == 0) /* one service: no --all */
-			error("check: which service? give -p PID, --name "
-			      "REGEX or -- SERVICE ARGS...");
-		else
-			error("%s: what to record? give -p PID, --name REGEX, "
-			      "--all or -- COMMAND", verb);
-		goto out;
-	}
-	if (o.all) {
-		if (!o.max_targets)
-			o.max_targets = RECORD_MAX_TARGETS;
-		if (isnan(o.rescan_s))
-			o.rescan_s = 10;
-	}
-	/* The same rule as store_create(): any existing name, a link too
-	 * (lstat: a dangling link is a name that exists), is refused
-	 * without --append -- checked here too, before a command is
-	 * started. */
-	struct stat out_st;
-	if (o.append && lstat(o.output, &out_st) == 0 &&
-	    S_ISREG(out_st.st_mode) && out_st.st_size > 0 &&
-	    !store_is_recording(o.output)) {
-		error("--append: '%s' is not a memtrend recording",
-		      o.output);
-		goto out;
-	}
-	if (!o.append && lstat(o.output, &out_st) == 0) {
-		/* check keeps one run's recording: it has no --append */
-		if (strcmp(verb, "check") == 0)
-			error("'%s' already exists (choose another file, or "
-			      "remove it first)", o.output);
-		else
-			error("'%s' already exists (use --append to add to "
-			      "it, or choose another file)", o.output);
-		goto out;
-	}
-	if (o.interval_s < 0.001) {
-		error("--interval: at least 1ms");
-		goto out;
-	}
-	if (o.retain_s > 0 && o.retain_s < o.interval_s) {
-		char r[32], i[32];
-		units_format_duration(r, sizeof(r), o.retain_s);
-		units_format_duration(i, sizeof(i), o.interval_s);
-		error("--retain %s is shorter than the interval (%s): each "
-		      "sample would be deleted before the next one is taken; "
-		      "give a window of at least the interval", r, i);
-		goto out;
-	}
-	if (isnan(o.smaps_interval_s))
-		o.smaps_interval_s = fmax(60, 4 * o.interval_s);
-	if (!!work_cmd + !!work_url + !!work_log > 1) {
-		error("%s: one work counter at a time: --work-cmd, --work "
-		      "or --work-log", verb);
-		goto out;
-	}
-	if (!!work_log != !!match) {
-		error("%s: --work-log FILE and --match REGEX go together",
-		      verb);
-		goto out;
-	}
-	if (work_url || n_gauges) {
-		/* Before any thread starts (libcurl's contract). */
-		if (http_global_init()) {
-			rc = EXIT_RUNTIME;
-			goto out;
-		}
-	}
-	sources = xcalloc(n_gauges + 1, sizeof(*sources));
-	if (work_cmd)
-		sources[n_sources++] = source_new_command(SOURCE_WORK, NULL,
-							  work_cmd);
-	else if (work_url && !(sources[n_sources++] =
-			       source_new_metric(SOURCE_WORK, NULL, work_url)))
-		goto bad_source;
-	else if (work_log && !(sources[n_sources++] =
-			       source_new_log(SOURCE_WORK, NULL, work_log,
-					      match)))
-		goto bad_source;
-	for (size_t g = 0; g < n_gauges; g++) {
-		for (size_t k = 0; k < g; k++)
-			if (strcspn(gauges[k], "=") == strcspn(gauges[g], "=") &&
-			    strncmp(gauges[k], gauges[g],
-				    strcspn(gauges[g], "=")) == 0) {
-				error("--gauge: '%.*s' given twice",
-				      (int)strcspn(gauges[g], "="), gauges[g]);
-				goto bad_source_noslot;
-			}
-		if (!(sources[n_sources++] = source_new_gauge(gauges[g])))
-			goto bad_source;
-	}
-	if (n_ports)
-		for (size_t i = 0; i < n_sources; i++)
-			source_set_fresh_connections(sources[i]);
-	o.sources = sources;
-	o.n_sources = n_sources;
-	o.source_timeout_s = isnan(work_timeout) ? o.interval_s : work_timeout;
-	o.conn_ports = ports;
-	o.n_conn_ports = n_ports;
-	o.pids = pids;
-	o.n_pids = n_pids;
-	cli->status_line = !quiet && isatty(STDERR_FILENO);
-	diag_set_quiet(quiet);
+	struct recorder_options *o = &a.o;
+	o->source_timeout_s = isnan(a.work_timeout) ? o->interval_s :
+			      a.work_timeout;
+	o->conn_ports = a.ports;
+	o->n_conn_ports = a.n_ports;
+	o->pids = a.pids;
+	o->n_pids = a.n_pids;
+	cli->status_line = !a.quiet && isatty(STDERR_FILENO);
+	diag_set_quiet(a.quiet);
 	cli->invocation = cli_join_argv(argc, argv);
-	o.invocation = cli->invocation;
-	cli->o = o;
-	cli->pids = pids;
-	cli->ports = ports;
-	cli->sources = sources;
-	cli->n_sources = n_sources;
-	cli->quiet = quiet;
-	cli->listen = listen;
-	cli->work_is_counter = work_is_counter;
-	cli->top = top;
-	free(gauges);
+	o->invocation = cli->invocation;
+	cli->o = *o;
+	cli->pids = a.pids;
+	cli->ports = a.ports;
+	cli->sources = o->sources;
+	cli->n_sources = o->n_sources;
+	cli->quiet = a.quiet;
+	cli->listen = a.listen;
+	cli->listen_processes = a.lp;
+	cli->listen_long_s = a.listen_long_s;
+	cli->work_is_counter = a.work_is_counter;
+	cli->top = a.top;
+	cli_strings_release(&a.gauges);
 	return EXIT_OK;
-bad_source:
-	n_sources--;  /* the slot that failed holds NULL */
-bad_source_noslot:
-	rc = EXIT_USAGE;
 out:
-	for (size_t i = 0; i < n_sources; i++)
-		source_free(sources[i]);
-	free(sources);
-	free(gauges);
-	free(ports);
-	free(pids);
+	cli_strings_release(&a.gauges);
+	free(a.ports);
+	free(a.pids);
 	return rc;
 }
 
