@@ -1,12 +1,13 @@
 /*
  * cli_record.c - record's options (cmd.h: struct cli_record), shared by
- * `memtrend record` and `memtrend watch`: the usage text, getopt_long's
- * table and the checks that turn argv into recorder options and sources.
- * It starts nothing: recorder_run() does.
+ * `memtrend record` and `memtrend watch`: the usage text, the option rows
+ * (cli_options.h: each option's type and field of struct record_args),
+ * the checks of how they go together (record_combine()) and the sources
+ * they name (record_sources()); and the recorder run in the foreground.
+ * It starts nothing while parsing: recorder_run() does.
  */
 #include <errno.h>
 #include <float.h>
-#include <getopt.h>
 #include <pwd.h>
 #include <signal.h>
 #include <math.h>

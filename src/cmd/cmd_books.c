@@ -15,7 +15,6 @@
  * O(processes x caps) to bind caps; the recordings are read whole.
  * Exit codes: 0 ok, 2 bad usage or no such process, 3 run-time failure.
  */
-#include <getopt.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>

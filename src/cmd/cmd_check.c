@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <float.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>

@@ -6,7 +6,6 @@
  * cli_report_dataset() in cli.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -268,7 +267,6 @@ int cmd_report(int argc, char **argv)
 	}
 	if (first < 0)
 		goto out;
-	optind = first;
 	if (a.json)
 		o.format = REPORT_JSON;
 	html.opt.top = o.top;
@@ -278,12 +276,12 @@ int cmd_report(int argc, char **argv)
 		o.analysis.n_caps = n_caps;
 		html.opt.caps = caps;
 		html.opt.n_caps = n_caps;
-		rc = cli_fleet_report(&fleet, optind < argc ? argv[optind] :
+		rc = cli_fleet_report(&fleet, first < argc ? argv[first] :
 				      NULL, &o, html.path ? &html : NULL);
 		goto out;
 	}
-	if (optind != argc - 1) {
-		error(optind >= argc ? "report: which file? (a recording or a "
+	if (first != argc - 1) {
+		error(first >= argc ? "report: which file? (a recording or a "
 		      "CSV)" : "report: one file at a time");
 		goto out;
 	}
@@ -297,8 +295,8 @@ int cmd_report(int argc, char **argv)
 	struct stat in_st, html_st;
 	if (html.path && strcmp(html.path, "-") &&
 	    stat(html.path, &html_st) == 0) {
-		if (strcmp(argv[optind], "-") &&
-		    stat(argv[optind], &in_st) == 0 &&
+		if (strcmp(argv[first], "-") &&
+		    stat(argv[first], &in_st) == 0 &&
 		    in_st.st_dev == html_st.st_dev &&
 		    in_st.st_ino == html_st.st_ino) {
 			error("--html: '%s' is the file being reported; name "
@@ -315,7 +313,7 @@ int cmd_report(int argc, char **argv)
 	o.analysis.n_caps = n_caps;
 	html.opt.caps = caps;
 	html.opt.n_caps = n_caps;
-	const char *path = argv[optind];
+	const char *path = argv[first];
 	struct dataset d;
 	if (strcmp(path, "-") && access(path, R_OK)) {
 		error("cannot read '%s': %m", path);
