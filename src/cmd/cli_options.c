@@ -244,10 +244,12 @@ int cli_value(const struct cli_option *row, const char *arg, void *field)
 	return -1;
 }
 
-int cli_parse(const struct cli_option *t, const char *verb,
-	      const char *prefix, int argc, char **argv, void *dest)
+int cli_parse(const struct cli_command *cmd, const char *prefix, int argc,
+	      char **argv, void *dest)
 {
-	assert(t && verb && prefix && argc >= 1 && argv && dest);
+	assert(cmd && cmd->options && prefix && argc >= 1 && argv && dest);
+	const struct cli_option *t = cmd->options;
+	const char *verb = cmd->name;
 	struct option *longopts;
 	char *shortopts;
 	cli_options_getopt(t, prefix, &longopts, &shortopts);
@@ -268,6 +270,7 @@ int cli_parse(const struct cli_option *t, const char *verb,
 		void *field = (char *)dest + r->offset;
 		switch (r->type) {
 		case CLI_T_HELP:
+			cli_usage(stdout, cmd);
 			rc = CLI_PARSE_HELP;
 			goto out;
 		case CLI_T_FLAG:
@@ -379,6 +382,15 @@ void cli_options_help(FILE *out, const struct cli_option *t)
 			break;
 		}
 	}
+}
+
+void cli_usage(FILE *out, const struct cli_command *cmd)
+{
+	assert(cmd->usage && cmd->options);
+	fputs(cmd->usage, out);
+	cli_options_help(out, cmd->options);
+	if (cmd->notes)
+		fputs(cmd->notes, out);
 }
 
 void cli_options_list(FILE *out, const char *command,

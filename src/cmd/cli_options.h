@@ -22,10 +22,12 @@
  * verdicts) is a CALLBACK row, which may convert its parts with
  * cli_value().
  *
+ * A command's --help is data too (struct cli_command): its synopsis and
+ * what it does, the rows' options, then its notes; cli_parse() prints it.
+ *
  * What it does not do: check how options go together (-o required, --top
- * only with --all: the command's code after cli_parse()), set defaults
- * (the command's struct as it is handed in), or print a command's
- * synopsis and epilogue (its usage()).
+ * only with --all: the command's code after cli_parse()) or set defaults
+ * (the command's struct as it is handed in).
  */
 #ifndef MEMTREND_CLI_OPTIONS_H
 #define MEMTREND_CLI_OPTIONS_H
@@ -190,22 +192,37 @@ struct cli_option {
  * exactly: 2^53); other widths take up to LONG_MAX, exactly. */
 #define CLI_COUNT_MAX 9007199254740992.0
 
+/* A command as --help shows it: usage (the synopsis and what the command
+ * does, each line ending in a newline), the options of its table, then
+ * notes (units, exit codes; NULL: none). name is the word in messages
+ * ("record: unknown option ..."). */
+struct cli_command {
+	const char *name;
+	const char *usage;
+	const struct cli_option *options;
+	const char *notes;
+};
+
+/* cmd's --help on out. */
+void cli_usage(FILE *out, const struct cli_command *cmd);
+
 enum {
 	CLI_PARSE_ERROR = -1,      /* a message was printed: exit 2 */
 	CLI_PARSE_HELP = -2,       /* --help was given: print the usage */
 };
 
-/* Parse argv (argv[0] the command's name) by table t into the struct at
- * dest, which holds the defaults. verb names the command in messages
- * ("record: unknown option or missing value: '--x' (see 'memtrend record
- * --help')"). prefix is getopt's ("+": stop at the first operand, so
- * that "-- COMMAND -x" keeps -x). Long options must be spelt out
- * (cli_getopt()). Returns the index of the first operand (argc when
- * none), CLI_PARSE_HELP, or CLI_PARSE_ERROR after one message. What
- * STRINGS and FORWARD rows gathered stays in dest, also on failure: the
- * caller releases it. Sets getopt's optind (to the first operand). */
-int cli_parse(const struct cli_option *t, const char *verb,
-	      const char *prefix, int argc, char **argv, void *dest);
+/* Parse argv (argv[0] the command's name) by cmd's table into the struct
+ * at dest, which holds the defaults. cmd->name names the command in
+ * messages ("record: unknown option or missing value: '--x' (see
+ * 'memtrend record --help')"). prefix is getopt's ("+": stop at the first
+ * operand, so that "-- COMMAND -x" keeps -x). Long options must be spelt
+ * out (cli_getopt()). Returns the index of the first operand (argc when
+ * none), CLI_PARSE_HELP after --help was printed on stdout
+ * (cli_usage()), or CLI_PARSE_ERROR after one message. What STRINGS and
+ * FORWARD rows gathered stays in dest, also on failure: the caller
+ * releases it. Sets getopt's optind (to the first operand). */
+int cli_parse(const struct cli_command *cmd, const char *prefix, int argc,
+	      char **argv, void *dest);
 
 /* The conversion of one typed row: arg into field (the row's
  * destination), with the row's bounds and messages. 0, or -1 after a

@@ -6,6 +6,7 @@
  * they name (record_sources()); and the recorder run in the foreground.
  * It starts nothing while parsing: recorder_run() does.
  */
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <pwd.h>
@@ -189,29 +190,39 @@ const struct cli_option record_options[] = {
 	CLI_END_ROW,
 };
 
-static void record_usage(FILE *out, const char *verb)
-{
-	fprintf(out,
-"usage: memtrend %s -o FILE [options] (-p PID... | --name REGEX | --all | -- COMMAND ARGS...)\n"
-"\n", verb);
-	if (strcmp(verb, "watch") == 0)
-		fprintf(out,
+/* record's and watch's --help (and record's rows under check's name, for
+ * the messages of what check hands on). */
+#define RECORD_SYNOPSIS(verb) "usage: memtrend " verb " -o FILE [options] " \
+	"(-p PID... | --name REGEX | --all | -- COMMAND ARGS...)\n\n"
+#define RECORD_NOTES "\n" \
+"DUR: 15s, 5m, 2h, 1d, 250ms or bare seconds.\n" \
+"Exit codes: 0 ok (or COMMAND's status), 2 usage or no such process,\n" \
+"3 run-time failure.\n"
+static const struct cli_command record_command = {
+	.name = "record",
+	.usage = RECORD_SYNOPSIS("record")
+"Sample a service's memory into FILE (SQLite) until Ctrl-C, --duration, or\n"
+"until every target is gone. 'memtrend report FILE' reads it, also while\n"
+"recording goes on.\n",
+	.options = record_options,
+	.notes = RECORD_NOTES,
+};
+static const struct cli_command watch_command = {
+	.name = "watch",
+	.usage = RECORD_SYNOPSIS("watch")
 "Record like 'memtrend record' and show a live full-terminal view: the\n"
 "footprint and its components, recent samples, the slope so far, requests\n"
 "and connections, the verdict so far, and how much longer to watch. With\n"
-"--all, a live table of every process, ranked worst first as 'report' ranks.\n");
-	else
-		fprintf(out,
-"Sample a service's memory into FILE (SQLite) until Ctrl-C, --duration, or\n"
-"until every target is gone. 'memtrend report FILE' reads it, also while\n"
-"recording goes on.\n");
-	cli_options_help(out, record_options);
-	fprintf(out,
-"\n"
-"DUR: 15s, 5m, 2h, 1d, 250ms or bare seconds.\n"
-"Exit codes: 0 ok (or COMMAND's status), 2 usage or no such process,\n"
-"3 run-time failure.\n");
-}
+"--all, a live table of every process, ranked worst first as 'report' ranks.\n",
+	.options = record_options,
+	.notes = RECORD_NOTES,
+};
+static const struct cli_command check_record_command = {
+	.name = "check",
+	.usage = RECORD_SYNOPSIS("check"),
+	.options = record_options,
+	.notes = RECORD_NOTES,
+};
 
 /* -p PID, repeatable (dest: the struct record_args). */
 static int parse_pid(const struct cli_option *row, const char *arg,
@@ -474,9 +485,12 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		.listen_long_s = EXPORTER_LONG_S,
 	};
 	int rc = EXIT_USAGE;
-	int first = cli_parse(record_options, verb, "+", argc, argv, &a);
+	const struct cli_command *cmd = !strcmp(verb, "watch") ?
+		&watch_command : !strcmp(verb, "check") ?
+		&check_record_command : &record_command;
+	assert(!strcmp(verb, cmd->name));
+	int first = cli_parse(cmd, "+", argc, argv, &a);
 	if (first == CLI_PARSE_HELP) {
-		record_usage(stdout, verb);
 		rc = CLI_RECORD_HELP;
 		goto out;
 	}

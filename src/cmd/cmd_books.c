@@ -71,22 +71,22 @@ const struct cli_option books_options[] = {
 	CLI_END_ROW,
 };
 
-static void books_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command books_command = {
+	.name = "books",
+	.usage =
 "usage: memtrend books [PID... | --name REGEX...] [options]\n"
 "\n"
 "Do the books: each process's footprint (anon + swap + shmem) and the most\n"
 "it is expected to claim (its cap), summed against the machine's memory,\n"
 "with swap used beside MemAvailable. Without PID or --name: every process\n"
-"you can read.\n");
-	cli_options_help(out, books_options);
-	fprintf(out,
+"you can read.\n",
+	.options = books_options,
+	.notes =
 "\n"
 "A process without a cap counts with its current footprint; one above its\n"
 "cap counts with its footprint. SIZE: 60.8GiB, 21GB, 4096 (bytes).\n"
-"Exit codes: 0 ok, 2 usage or no such process, 3 run-time failure.\n");
-}
+"Exit codes: 0 ok, 2 usage or no such process, 3 run-time failure.\n",
+};
 
 /* ---- caps ------------------------------------------------------------- */
 
@@ -380,7 +380,7 @@ int cmd_books(int argc, char **argv)
 	size_t n_procs = 0;
 	struct probe *probe = NULL;
 	int rc = EXIT_USAGE;
-	int first = cli_parse(books_options, "books", "", argc, argv, &a);
+	int first = cli_parse(&books_command, "", argc, argv, &a);
 	/* what the parse gathered is freed at out */
 	char **names = (char **)a.names.v, **froms = (char **)a.froms.v;
 	size_t n_names = a.names.n, n_froms = a.froms.n;
@@ -389,7 +389,6 @@ int cmd_books(int argc, char **argv)
 	size_t top = a.top;
 	bool all = a.all, json = a.json;
 	if (first == CLI_PARSE_HELP) {
-		books_usage(stdout);
 		rc = EXIT_OK;
 		goto out;
 	}

@@ -55,19 +55,19 @@
  * asked for after it (a reading still in flight, a slow counter). */
 #define CHECK_FINAL_TICKS 3
 
-static void check_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command check_command = {
+	.name = "check",
+	.usage =
 "usage: memtrend check (--max-per-request SIZE | --max-growth RATE)\n"
 "         --load 'CMD' [--warmup N|DUR] [--requests N | --duration DUR]\n"
 "         [options] (-p PID | --name REGEX | -- SERVICE ARGS...)\n"
 "\n"
 "A CI gate on memory growth: run the load against the service, record its\n"
-"memory and work, leave the warm-up out, and judge the slope's 95 %%\n"
+"memory and work, leave the warm-up out, and judge the slope's 95 %\n"
 "interval against the budget: pass when it lies below, fail when above,\n"
-"inconclusive (with how many more requests would decide) otherwise.\n");
-	cli_options_help(out, check_options);
-	fprintf(out,
+"inconclusive (with how many more requests would decide) otherwise.\n",
+	.options = check_options,
+	.notes =
 "\n"
 "What check starts (the service, the load) ends with all it started, also\n"
 "what left its process group (setsid), on every way out: the run's end, an\n"
@@ -76,8 +76,8 @@ static void check_usage(FILE *out)
 "\n"
 "SIZE: 1KiB, 512 (bytes). RATE: SIZE/h, SIZE/min. DUR: 30s, 5m, 250ms.\n"
 "Exit codes: 0 pass, 1 fail or inconclusive, 2 usage or bad input,\n"
-"3 the run failed (the load command failed, the service died).\n");
-}
+"3 the run failed (the load command failed, the service died).\n",
+};
 
 /* ---- the run --------------------------------------------------------- */
 
@@ -622,11 +622,9 @@ static int check_parse(int argc, char **argv, struct check_args *a,
 	cli_strings_add(&a->fwd, "check");
 	a->run.w_start = a->run.w_last = NAN;
 	a->run.t_sampled = NAN;
-	*first = cli_parse(check_options, "check", "+", argc, argv, a);
-	if (*first == CLI_PARSE_HELP) {
-		check_usage(stdout);
+	*first = cli_parse(&check_command, "+", argc, argv, a);
+	if (*first == CLI_PARSE_HELP)
 		return CLI_RECORD_HELP;
-	}
 	if (*first < 0)
 		return EXIT_USAGE;
 	bool has_work = forwarded(a, "work-cmd") || forwarded(a, "work") ||

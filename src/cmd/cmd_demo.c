@@ -64,16 +64,16 @@ const struct cli_option demo_options[] = {
 	CLI_END_ROW,
 };
 
-static void demo_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command demo_command = {
+	.name = "demo",
+	.usage =
 "usage: memtrend demo [options]\n"
 "\n"
 "Start three small built-in services -- one that leaks per request, one\n"
 "whose cache fills up to a cap, one that is steady -- record them, and\n"
-"print the report. Needs nothing but memtrend itself.\n");
-	cli_options_help(out, demo_options);
-}
+"print the report. Needs nothing but memtrend itself.\n",
+	.options = demo_options,
+};
 
 /* Start workload k, its requests logged to log_path (one line each: its
  * work counter); *full_fd (when not NULL) gets the read end of its
@@ -243,11 +243,9 @@ static void stop_workloads(const pid_t *pids, size_t n)
 int cmd_demo(int argc, char **argv)
 {
 	struct demo_args a = {.duration = 40, .interval = 0.25};
-	int first = cli_parse(demo_options, "demo", "", argc, argv, &a);
-	if (first == CLI_PARSE_HELP) {
-		demo_usage(stdout);
+	int first = cli_parse(&demo_command, "", argc, argv, &a);
+	if (first == CLI_PARSE_HELP)
 		return EXIT_OK;
-	}
 	if (first < 0)
 		return EXIT_USAGE;
 	const char *output = a.output;

@@ -129,9 +129,9 @@ const struct cli_option probe_options[] = {
 	CLI_END_ROW,
 };
 
-static void probe_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command probe_command = {
+	.name = "probe",
+	.usage =
 "usage: memtrend probe [options]\n"
 "\n"
 "Is it the allocator? Allocate and free buffers of varying sizes, of one\n"
@@ -143,9 +143,9 @@ static void probe_usage(FILE *out)
 "An arm whose preloaded allocator is not in use (the loader refused it,\n"
 "or it supplies no malloc), that runs past --arm-timeout or whose process\n"
 "ends early is killed and its row says why; the others go on, and the\n"
-"exit status is then 3. What an arm prints goes to stderr.\n");
-	cli_options_help(out, probe_options);
-}
+"exit status is then 3. What an arm prints goes to stderr.\n",
+	.options = probe_options,
+};
 
 /* ---- the arms ---------------------------------------------------------- */
 
@@ -817,17 +817,15 @@ int cmd_probe(int argc, char **argv)
 		.like = -1,
 		.seed = 1,
 	};
-	int first = cli_parse(probe_options, "probe", "", argc, argv, &a);
+	int first = cli_parse(&probe_command, "", argc, argv, &a);
 	const char *allocators[PROBE_MAX_ALLOCATORS];
 	size_t n_allocators = a.allocators.n;
 	assert(n_allocators <= PROBE_MAX_ALLOCATORS); /* the row's bound */
 	for (size_t i = 0; i < n_allocators; i++)
 		allocators[i] = a.allocators.v[i];
 	cli_strings_release(&a.allocators);
-	if (first == CLI_PARSE_HELP) {
-		probe_usage(stdout);
+	if (first == CLI_PARSE_HELP)
 		return EXIT_OK;
-	}
 	if (first < 0)
 		return EXIT_USAGE;
 	struct probe_cfg cfg = a.cfg;

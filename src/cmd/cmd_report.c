@@ -133,22 +133,22 @@ const struct cli_option report_options[] = {
 	CLI_END_ROW,
 };
 
-static void report_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command report_command = {
+	.name = "report",
+	.usage =
 "usage: memtrend report FILE [options]\n"
 "       memtrend report --prometheus URL --query PROMQL [options]\n"
 "\n"
 "Analyse a recording made by 'memtrend record' (it may still be recording)\n"
 "or a CSV (columns time, footprint[, pid, requests, ...]; see memtrend(1)),\n"
-"or a macOS 'vmmap --summary' output (where that process's memory sits).\n");
-	cli_options_help(out, report_options);
-	fprintf(out,
+"or a macOS 'vmmap --summary' output (where that process's memory sits).\n",
+	.options = report_options,
+	.notes =
 "\n"
 "SIZE: 512MiB, 21GB, 4096 (bytes). RATE: SIZE/h, SIZE/min, SIZE/req.\n"
 "Exit codes: 0 ok, 1 a verdict named by --fail-on, 2 usage or bad input,\n"
-"3 run-time failure.\n");
-}
+"3 run-time failure.\n",
+};
 
 /* A vmmap --summary file: where that process's memory sat, as text or
  * JSON on stdout. */
@@ -254,14 +254,13 @@ int cmd_report(int argc, char **argv)
 	analysis_options_init(&a.o.analysis);
 	cli_fleet_init(&a.fleet);
 	int rc = EXIT_USAGE;
-	int first = cli_parse(report_options, "report", "", argc, argv, &a);
+	int first = cli_parse(&report_command, "", argc, argv, &a);
 	struct report_options o = a.o;
 	struct analysis_cap *caps = a.caps;
 	size_t n_caps = a.n_caps;
 	struct report_html html = a.html;
 	struct fleet_options fleet = a.fleet;
 	if (first == CLI_PARSE_HELP) {
-		report_usage(stdout);
 		rc = EXIT_OK;
 		goto out;
 	}

@@ -29,25 +29,34 @@
 /* ---- stderr captured ---------------------------------------------------- */
 
 static FILE *capture_file;
-static int saved_stderr = -1;
-static char captured[4096];
+static int saved_fd = -1, captured_fd;
+static char captured[8192];
 
-static void capture_begin(void)
+/* fd (2: stderr, 1: stdout) into a temporary file until capture_end(). */
+static void capture_begin_fd(int fd)
 {
+	fflush(stdout);
 	fflush(stderr);
 	capture_file = tmpfile();
 	assert_non_null(capture_file);
-	saved_stderr = dup(2);
-	assert_true(saved_stderr >= 0);
-	assert_true(dup2(fileno(capture_file), 2) >= 0);
+	captured_fd = fd;
+	saved_fd = dup(fd);
+	assert_true(saved_fd >= 0);
+	assert_true(dup2(fileno(capture_file), fd) >= 0);
+}
+
+static void capture_begin(void)
+{
+	capture_begin_fd(2);
 }
 
 static const char *capture_end(void)
 {
+	fflush(stdout);
 	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	saved_stderr = -1;
+	dup2(saved_fd, captured_fd);
+	close(saved_fd);
+	saved_fd = -1;
 	rewind(capture_file);
 	size_t n = fread(captured, 1, sizeof(captured) - 1, capture_file);
 	captured[n] = '\0';
@@ -135,6 +144,13 @@ static const struct cli_option every_options[] = {
 	CLI_STRING(0, "hidden", EV, str, "S", NULL, NULL),
 	CLI_HELP_ROW,
 	CLI_END_ROW,
+};
+
+static const struct cli_command every_command = {
+	.name = "test",
+	.usage = "usage: memtrend test [options]\n",
+	.options = every_options,
+	.notes = "\nDUR: 15s.\n",
 };
 
 /* The values of e, one line. */
@@ -254,8 +270,13 @@ static void test_every_type(void **state)
 		char buf[512], *argv[32], dump[1024];
 		int argc = split("test", c->args, buf, sizeof(buf), argv);
 		capture_begin();
-		int first = cli_parse(every_options, "test", "", argc, argv,
-				      &e);
+		/* --help's text on stdout: test_help */
+		FILE *keep = stdout;
+		stdout = fopen("/dev/null", "w");
+		assert_non_null(stdout);
+		int first = cli_parse(&every_command, "", argc, argv, &e);
+		fclose(stdout);
+		stdout = keep;
 		const char *err = capture_end();
 		every_dump(&e, dump, sizeof(dump));
 		cli_strings_release(&e.list);
@@ -286,7 +307,7 @@ static void test_stop_at_operand(void **state)
 	struct every e = {.dur = NAN};
 	char buf[128], *argv[32];
 	int argc = split("test", "-f cmd -d 5s", buf, sizeof(buf), argv);
-	assert_int_equal(cli_parse(every_options, "test", "+", argc, argv, &e),
+	assert_int_equal(cli_parse(&every_command, "+", argc, argv, &e),
 			 2);
 	assert_true(e.flag);
 	assert_true(isnan(e.dur));
@@ -295,10 +316,50 @@ static void test_stop_at_operand(void **state)
 	/* and a parse after it starts afresh (optind 0), permuting again */
 	struct every g = {.dur = NAN};
 	argc = split("test", "cmd -d 5s", buf, sizeof(buf), argv);
-	assert_int_equal(cli_parse(every_options, "test", "", argc, argv, &g),
+	assert_int_equal(cli_parse(&every_command, "", argc, argv, &g),
 			 3);
 	assert_true(g.dur == 5);
 	assert_string_equal(argv[3], "cmd");
+}
+
+/* --help: the usage, the rows' options (hidden ones left out), the notes,
+ * byte for byte. */
+static void test_help(void **state)
+{
+	(void)state;
+	struct every e = {0};
+	char buf[64], *argv[32];
+	int argc = split("test", "--help", buf, sizeof(buf), argv);
+	capture_begin_fd(1);
+	int first = cli_parse(&every_command, "", argc, argv, &e);
+	const char *out = capture_end();
+	assert_int_equal(first, CLI_PARSE_HELP);
+	static const char want[] =
+		"usage: memtrend test [options]\n"
+		"\n"
+		"every type:\n"
+		"  -f, --flag             a flag\n"
+		"  --off                  clears on\n"
+		"  -s, --str S            a string\n"
+		"  --nonempty S           not empty\n"
+		"  --list S               at most 2\n"
+		"  -p, --pid PID          forwarded\n"
+		"  --children             forwarded, no argument\n"
+		"  -d, --dur DUR          above 0, up to 1d\n"
+		"  --size SIZE            at least 1MiB\n"
+		"  --usize SIZE           up to 1KiB\n"
+		"  --rate RATE            a rate\n"
+		"  --time TIME            a time\n"
+		"  --int N                1..256\n"
+		"  --long N               0..2^62\n"
+		"  --size-t N             positive\n"
+		"  --double N             positive\n"
+		"  --colour C             red, green or blue\n"
+		"  --call X               counted\n"
+		"  -h, --help             this help\n"
+		"\n"
+		"DUR: 15s.\n";
+	assert_string_equal(out, want);
 }
 
 /* ---- record's table, through cli_record_parse() --------------------------- */
@@ -518,6 +579,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_type),
 		cmocka_unit_test(test_stop_at_operand),
+		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_record_table),
 		cmocka_unit_test(test_tables),
 	};
