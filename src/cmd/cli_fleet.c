@@ -24,7 +24,9 @@
  * exceed FLEET_WHOLE_MAX; so is --work-query, matched to the memory series
  * on the labels the work series carry.
  *
- * This file holds the options and the run's orchestration: the grid,
+ * This file holds the options' defaults and --by's reading (the options
+ * themselves are rows of report's table, cmd_report.c, typed and parsed
+ * by cli_options.h) and the run's orchestration: the grid,
  * the listing, the batches' queries, the workers started and joined, the
  * findings assembled into one dataset and rendered. Where the rest is:
  * the batching plan (1) probe/prom_plan.c; a worker (2) fleet_run.c,

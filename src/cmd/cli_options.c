@@ -190,18 +190,19 @@ int cli_value(const struct cli_option *row, const char *arg, void *field)
 			return out_of_bounds(row, arg, cannot);
 		*(double *)field = v;
 		return 0;
-	case CLI_T_SIZE:
-		if (row->say_units &&
-		    (units_parse_size(arg, &v, &q) || !in_bounds(row, v)))
+	case CLI_T_SIZE: {
+		bool readable = units_parse_size(arg, &v, &q) == 0;
+		if (readable && in_bounds(row, v)) {
+			*(double *)field = v;
+			return 0;
+		}
+		if (row->say_units)
 			return error("--%s: cannot read '%s' as %s (%s)",
 				     row->name, arg, row->what,
 				     units_size_help());
-		if (units_parse_size(arg, &v, &q))
-			return error(cannot, row->name, arg, row->what);
-		if (!in_bounds(row, v))
-			return out_of_bounds(row, arg, cannot);
-		*(double *)field = v;
-		return 0;
+		return readable ? out_of_bounds(row, arg, cannot) :
+				  error(cannot, row->name, arg, row->what);
+	}
 	case CLI_T_RATE: {
 		struct rate r;
 		if (units_parse_rate(arg, &r) || !in_bounds(row, r.bytes))

@@ -255,6 +255,7 @@ int cmd_report(int argc, char **argv)
 	cli_fleet_init(&a.fleet);
 	int rc = EXIT_USAGE;
 	int first = cli_parse(&report_command, "", argc, argv, &a);
+	/* The run below reads these; what they own is freed at out. */
 	struct report_options o = a.o;
 	struct analysis_cap *caps = a.caps;
 	size_t n_caps = a.n_caps;
