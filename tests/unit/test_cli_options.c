@@ -511,7 +511,7 @@ static void check_table(const char *cmd, const struct cli_option *t)
 		if (r->type == CLI_T_COUNT)
 			assert_true(r->lo >= 0 && r->hi >= r->lo &&
 				    r->hi <= (r->width == CLI_W_DOUBLE ?
-					      CLI_COUNT_MAX : LONG_MAX));
+					      CLI_COUNT_MAX : (double)LONG_MAX));
 		if (r->type == CLI_T_DURATION || r->type == CLI_T_SIZE ||
 		    r->type == CLI_T_RATE || r->type == CLI_T_TIME)
 			assert_non_null(r->what);
