@@ -680,45 +680,6 @@ static void foreground_on_tick(void *ctx, const struct recorder_tick *k)
 				   k->targets, k->footprint, k->slope_bph);
 }
 
-/* The exporter's side of the hooks (record --listen). A target's role:
- * --all's processes are served as --listen-processes says, groups
- * without a pid, what the user named and their trees always, with the
- * root's pid (two roots of one name may each have a tree: the pid keeps
- * their series apart). */
-static void foreground_on_sample(void *ctx, const struct recorder_sample *x)
-{
-	bool sum = !strcmp(x->kind, "group");
-	struct exporter_sample s = {
-		.target_id = x->target_id,
-		.name = x->name,
-		.kind = x->kind,
-		.role = !strcmp(x->kind, "process") ? EXPORTER_PROCESS :
-			sum ? EXPORTER_SUM : EXPORTER_NAMED,
-		.pid = x->id ? (long)x->id->pid : -1,
-		.start_ticks = x->id ? x->id->start_ticks : 0,
-		.start_time = x->id ? x->id->start_time : NAN,
-		.comm = x->id ? x->id->comm : NULL,
-		.cmdline = x->id ? x->id->cmdline : NULL,
-		.t = x->t,
-		.footprint = x->mem->footprint,
-		.anon = x->mem->anon,
-		.swap = x->mem->swap,
-		.shmem = x->mem->shmem,
-		.gpu = x->mem->gpu,
-		.gpu_dev = x->mem->gpu_dev,
-		.gpu_total = x->mem->gpu_total,
-		.gpu_used = x->mem->gpu_used,
-		.rss = x->mem->rss,
-		.file = x->mem->file,
-	};
-	exporter_sample(ctx, &s);
-}
-
-static void foreground_on_target_end(void *ctx, int64_t target_id)
-{
-	exporter_target_end(ctx, target_id);
-}
-
 int cli_record_foreground(const struct cli_record *cli,
 			  struct recorder_result *res)
 {
@@ -758,14 +719,15 @@ int cli_record_foreground(const struct cli_record *cli,
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, &old[i]);
 	struct recorder_hooks hooks = {
-		.ctx = ex,
 		.should_stop = foreground_should_stop,
 		.on_tick = status_line ? foreground_on_tick : NULL,
-		.on_sample = ex ? foreground_on_sample : NULL,
-		.on_target_end = ex ? foreground_on_target_end : NULL,
 		.wake_fd = -1,
 	};
-	int rc = recorder_run(o, &hooks, res);
+	struct sink sinks[1];
+	size_t n_sinks = 0;
+	if (ex)
+		sinks[n_sinks++] = exporter_sink(ex);
+	int rc = recorder_run_file(o, sinks, n_sinks, &hooks, res);
 	if (status_line) {
 		render_status_end(stderr);
 		if (rc == EXIT_OK)

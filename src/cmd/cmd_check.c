@@ -358,7 +358,7 @@ static int check_record(const struct recorder_options *o, struct check_run *c,
 		.on_tick = check_on_tick,
 		.wake_fd = -1,
 	};
-	int rc = recorder_run(o, &hooks, res);
+	int rc = recorder_run_file(o, NULL, 0, &hooks, res);
 	load_stop(c);
 	if (saved >= 0) {
 		dup2(saved, STDOUT_FILENO);

@@ -208,7 +208,7 @@ static int demo_record(const struct recorder_options *o, struct demo_run *d,
 		.on_tick = demo_on_tick,
 		.wake_fd = -1,
 	};
-	int rc = recorder_run(o, &hooks, res);
+	int rc = recorder_run_file(o, NULL, 0, &hooks, res);
 	if (d->status_line)
 		render_status_end(stderr);
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)

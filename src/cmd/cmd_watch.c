@@ -67,7 +67,7 @@
  * them (render_watch.c). Only the first target is shown -- but with
  * --all, whose first target is only the lowest pid, the view is a table
  * of every process instead: watch_all.c keeps their series (fed by the
- * recorder's on_sample hook), render_watch_table.c draws it; the
+ * recorder's sink, watch_all_sink()), render_watch_table.c draws it; the
  * terminal, the signals, the log and the refresh pacing stay here.
  *
  * Exit code: as `record` (0, the command's status for -- COMMAND, 2, 3).
@@ -164,6 +164,8 @@ static int rec_should_stop(void *ctx)
 
 struct rec_thread {
 	const struct recorder_options *o;
+	struct sink sinks[1];      /* after the file's: --all's table */
+	size_t n_sinks;
 	struct recorder_hooks hooks;
 	struct recorder_result res;
 	int rc;
@@ -174,7 +176,8 @@ struct rec_thread {
 static void *rec_main(void *arg)
 {
 	struct rec_thread *rt = arg;
-	rt->rc = recorder_run(rt->o, &rt->hooks, &rt->res);
+	rt->rc = recorder_run_file(rt->o, rt->sinks, rt->n_sinks, &rt->hooks,
+				   &rt->res);
 	atomic_store(&rt->done, true);
 	ssize_t w = write(rt->wake_fd, "d", 1);
 	(void)w;
@@ -908,13 +911,12 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 		.o = &cli->o,
 		.hooks = {.should_stop = rec_should_stop,
 			  .on_tick = w->all ? all_on_tick : rec_on_tick,
-			  .on_sample = w->all ? watch_all_on_sample : NULL,
-			  .on_target_end = w->all ? watch_all_on_target_end :
-					   NULL,
 			  .ctx = w->all ? (void *)w->all : (void *)&w->feed,
 			  .wake_fd = recpipe[0]},
 		.wake_fd = pipefd[1],
 	};
+	if (w->all)
+		rt.sinks[rt.n_sinks++] = watch_all_sink(w->all);
 	atomic_init(&rt.done, false);
 	struct sigaction view_sa = {.sa_handler = on_view_signal,
 				    .sa_flags = SA_RESTART};

@@ -52,9 +52,9 @@
 #include "regions.h"
 #include "smaps.h"
 #include "source.h"
+#include "sink_set.h"
 #include "stamp_clock.h"
 #include "stats.h"
-#include "store.h"
 #include "target.h"
 #include "units.h"
 
@@ -79,6 +79,8 @@ struct proc_watch {
 	struct gpu_proc *gpu;      /* NULL with --no-gpu */
 	bool regions_due;          /* --regions: snapshot at the next sample */
 	bool alive;
+	bool child;                /* a --children descendant: its target
+				      ends with its process */
 };
 
 enum root_kind { ROOT_PID, ROOT_NAME, ROOT_COMMAND };
@@ -97,6 +99,7 @@ struct root {
 	/* --children */
 	int64_t tree_target_id;
 	int64_t tree_inc_id;
+	struct proc_mem tree_sum;  /* this tick's (the frame points at it) */
 	struct proc_watch *kids;
 	size_t n_kids, cap_kids;
 	double next_child_scan;
@@ -139,8 +142,21 @@ struct slope_buf {
 
 struct recorder {
 	const struct recorder_options *o;
-	struct probe *probe;
-	struct store *store;
+	struct probe *probe;       /* the caller's */
+	struct sink_set out;       /* the caller's sinks */
+	/* The recorder's ids (sample.h): the last one given of each. */
+	int64_t last_target, last_inc, last_cgroup, last_source;
+	/* This tick's frame: what the sinks get, pointers into the roots,
+	 * groups and the buffers below; reused, so a tick allocates only
+	 * when the number of targets grows. */
+	struct sample_proc *procs;
+	size_t n_procs, cap_procs;
+	struct sample_cgroup *frame_cgroups;
+	size_t n_frame_cgroups, cap_frame_cgroups;
+	/* Readings finished since the last frame (sources, connections). */
+	struct sample_reading *readings;
+	size_t n_readings, cap_readings;
+	const struct sys_mem *frame_sys;
 	struct root *roots;
 	size_t n_roots;
 	regex_t name_re;
@@ -178,8 +194,6 @@ struct recorder {
 	bool command_end_tick;     /* its end was heard after this tick's
 				      sample: tick again at once */
 	int command_status;
-	bool write_failed;
-	uint64_t lost_batches;
 	/* Work counter and gauges, read in the source thread. */
 	struct source_set *sources;
 	int64_t *source_ids;
@@ -222,14 +236,86 @@ static void slope_add(struct slope_buf *b, double t, double y)
 	b->n++;
 }
 
-/* store_target_add(), counted (recorder_tick.target_rows). */
+/* A new target: its id, told to the sinks (counted in
+ * recorder_tick.target_rows). */
 static int64_t target_add(struct recorder *rec, const char *kind,
 			  const char *spec, const char *name, int64_t parent)
 {
-	int64_t id = store_target_add(rec->store, kind, spec, name, parent);
-	if (id >= 0)
-		rec->target_rows++;
-	return id;
+	assert(parent >= 0 && parent <= rec->last_target);
+	struct sample_target x = {++rec->last_target, parent, kind, spec,
+				  name};
+	struct sample_event e = {.kind = SAMPLE_TARGET, .t = now_wall(),
+				 .u.target = &x};
+	sink_set_event(&rec->out, &e);
+	rec->target_rows++;
+	return x.id;
+}
+
+/* A new incarnation of target: its id, told to the sinks. */
+static int64_t inc_begin(struct recorder *rec, int64_t target,
+			 const struct proc_identity *id, int64_t cgroup,
+			 double t)
+{
+	assert(target > 0 && target <= rec->last_target);
+	assert(cgroup >= 0 && cgroup <= rec->last_cgroup);
+	struct sample_incarnation x = {++rec->last_inc, target, id, cgroup, t};
+	struct sample_event e = {.kind = SAMPLE_INCARNATION, .t = t,
+				 .inc = x.id, .u.incarnation = &x};
+	sink_set_event(&rec->out, &e);
+	return x.id;
+}
+
+static void inc_end(struct recorder *rec, int64_t inc, double t,
+		    const char *reason)
+{
+	assert(inc > 0 && inc <= rec->last_inc);
+	struct sample_event e = {.kind = SAMPLE_INCARNATION_END, .t = t,
+				 .inc = inc, .u.text = reason};
+	sink_set_event(&rec->out, &e);
+}
+
+/* One entry of this tick's frame (pointers, no copy of the figures:
+ * they stay where they were read until the frame is delivered). */
+static void frame_add(struct recorder *rec, int64_t target, int64_t inc,
+		      const char *name, const char *kind, bool child,
+		      const struct proc_identity *id,
+		      const struct proc_mem *mem,
+		      const struct proc_smaps *smaps)
+{
+	assert(target > 0 && inc > 0 && mem);
+	xgrow((void **)&rec->procs, &rec->cap_procs, rec->n_procs + 1,
+	      sizeof(*rec->procs));
+	rec->procs[rec->n_procs++] = (struct sample_proc){
+		target, inc, name, kind, child, id, mem, smaps};
+}
+
+static void reading_add(struct recorder *rec, int64_t source, double t,
+			double value)
+{
+	assert(source > 0 && source <= rec->last_source);
+	xgrow((void **)&rec->readings, &rec->cap_readings,
+	      rec->n_readings + 1, sizeof(*rec->readings));
+	rec->readings[rec->n_readings++] = (struct sample_reading){
+		source, t, value};
+}
+
+/* Hand this tick's frame to the sinks and start the next one. */
+static void frame_deliver(struct recorder *rec, double t, double mono,
+			  bool last)
+{
+	struct sample_frame f = {
+		.t = t, .mono = mono, .elapsed_s = mono - rec->t0_mono,
+		.last = last,
+		.procs = rec->procs, .n_procs = rec->n_procs,
+		.sys = rec->frame_sys,
+		.cgroups = rec->frame_cgroups,
+		.n_cgroups = rec->n_frame_cgroups,
+		.readings = rec->readings, .n_readings = rec->n_readings,
+	};
+	assert(!last || !rec->n_procs);
+	sink_set_frame(&rec->out, &f);
+	rec->n_procs = rec->n_frame_cgroups = rec->n_readings = 0;
+	rec->frame_sys = NULL;
 }
 
 static size_t cgroup_for(struct recorder *rec, pid_t pid)
@@ -243,11 +329,11 @@ static size_t cgroup_for(struct recorder *rec, pid_t pid)
 			probe_cgroup_close(cg);
 			return i;
 		}
-	int64_t id = store_cgroup_add(rec->store, key);
-	if (id < 0) {
-		probe_cgroup_close(cg);
-		return SIZE_MAX;
-	}
+	struct sample_cgroup_decl x = {++rec->last_cgroup, key};
+	struct sample_event e = {.kind = SAMPLE_CGROUP, .t = now_wall(),
+				 .u.cgroup = &x};
+	sink_set_event(&rec->out, &e);
+	int64_t id = x.id;
 	xgrow((void **)&rec->cgroups, &rec->cap_cgroups, rec->n_cgroups + 1,
 	      sizeof(*rec->cgroups));
 	rec->cgroups[rec->n_cgroups] = (struct cgroup_watch){cg, id};
@@ -269,15 +355,8 @@ static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 	w->gpu = gpu_proc_new(rec->gpu, pid);
 	int64_t cg_id = w->cgroup == SIZE_MAX ? 0 :
 			rec->cgroups[w->cgroup].id;
-	w->inc_id = store_incarnation_add(rec->store, target_id,
-					  probe_proc_identity(w->pp), cg_id, t);
-	if (w->inc_id < 0) {
-		probe_proc_close(w->pp);
-		w->pp = NULL;
-		gpu_proc_free(w->gpu);
-		w->gpu = NULL;
-		return PROBE_ERROR;
-	}
+	w->inc_id = inc_begin(rec, target_id, probe_proc_identity(w->pp),
+			      cg_id, t);
 	return PROBE_OK;
 }
 
@@ -286,18 +365,21 @@ static void watch_close(struct recorder *rec, struct proc_watch *w, double t,
 {
 	if (!w->pp)
 		return;
-	store_incarnation_end(rec->store, w->inc_id, t, reason);
+	inc_end(rec, w->inc_id, t, reason);
 	probe_proc_close(w->pp);
 	w->pp = NULL;
 	gpu_proc_free(w->gpu);
 	w->gpu = NULL;
 	w->alive = false;
+	if (w->child)
+		sink_set_target_end(&rec->out, w->target_id, t, true);
 }
 
 static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 			     double t);
 
-/* Sample one process; false when it is gone. */
+/* Sample one process; false when it is gone (then closed). Its figures
+ * stay in w for this tick's frame; the caller adds its entry. */
 static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 			 double t, double mono)
 {
@@ -307,20 +389,18 @@ static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 			    "unreadable");
 		return false;
 	}
-	gpu_proc_sample(rec->gpu, w->gpu, rec->store, w->inc_id, t, mono,
+	gpu_proc_sample(rec->gpu, w->gpu, &rec->out, w->inc_id, t, mono,
 			&w->mem);
 	if (w->regions_due) {
 		w->regions_due = false;
 		regions_snapshot(rec, w, t);
 	}
-	const struct proc_smaps *smp = NULL;
 	const struct recorder_options *o = rec->o;
 	w->smaps_read = false;
 	if (o->smaps && mono - w->last_smaps >= o->smaps_interval_s) {
 		w->last_smaps = mono;
 		rc = probe_proc_read_smaps(w->pp, &w->smaps);
 		if (rc == PROBE_OK) {
-			smp = &w->smaps;
 			w->smaps_read = true;
 		} else if (rc == PROBE_DENIED) {
 			/* Without ptrace access smaps_rollup is closed to us;
@@ -335,14 +415,12 @@ static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 					 "readable (needs ptrace access): pss "
 					 "figures not recorded", (int)id->pid);
 				note("%s", msg);
-				store_note_add(rec->store, t, w->inc_id, msg);
+				sink_set_note(&rec->out, t, w->inc_id, msg);
 				rec->smaps_denied_noted = true;
 			}
 		}
 	}
-	struct store_sample s = {w->inc_id, t, w->mem, smp};
-	if (store_sample_add(rec->store, &s) == 0)
-		rec->samples++;
+	rec->samples++;
 	return true;
 }
 
@@ -407,8 +485,6 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 		proc_identity_release(&id);
 		int64_t tid = target_add(rec, "child", spec, name,
 					 r->target_id);
-		if (tid < 0)
-			continue;
 		/* Reuse a closed slot before growing the array. */
 		size_t k;
 		for (k = 0; k < r->n_kids; k++)
@@ -419,8 +495,13 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 			      sizeof(*r->kids));
 			r->n_kids++;
 		}
-		if (watch_open(rec, &r->kids[k], pids[i], tid, t) != PROBE_OK)
+		if (watch_open(rec, &r->kids[k], pids[i], tid, t) !=
+		    PROBE_OK) {
 			r->kids[k].pp = NULL;
+			sink_set_target_end(&rec->out, tid, t, true);
+		} else {
+			r->kids[k].child = true;
+		}
 	}
 	free(pids);
 }
@@ -451,7 +532,10 @@ static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 				f->pss, f->private_dirty, f->swap,
 				f->footprint, f->mappings, b.top[k],
 			};
-			store_region_add(rec->store, w->inc_id, t, &row);
+			struct sample_event e = {.kind = SAMPLE_REGION,
+						 .t = t, .inc = w->inc_id,
+						 .u.region = &row};
+			sink_set_event(&rec->out, &e);
 		}
 	} else if (rc == PROBE_DENIED && !rec->regions_denied_noted) {
 		char msg[160];
@@ -459,7 +543,7 @@ static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 			 "(needs ptrace access): no region snapshots",
 			 (int)id->pid);
 		note("%s", msg);
-		store_note_add(rec->store, t, w->inc_id, msg);
+		sink_set_note(&rec->out, t, w->inc_id, msg);
 		rec->regions_denied_noted = true;
 	}
 	regions_release(&b);
@@ -472,8 +556,9 @@ static void root_open_main(struct recorder *rec, struct root *r, pid_t pid,
 		return;
 	r->main.regions_due = rec->o->regions;
 	if (rec->o->children) {
-		r->tree_inc_id = store_incarnation_add(rec->store,
-			r->tree_target_id, probe_proc_identity(r->main.pp), 0, t);
+		r->tree_inc_id = inc_begin(rec, r->tree_target_id,
+					   probe_proc_identity(r->main.pp), 0,
+					   t);
 		r->next_child_scan = -INFINITY;
 	}
 }
@@ -482,7 +567,7 @@ static void root_close_all(struct recorder *rec, struct root *r, double t,
 			   const char *reason)
 {
 	if (r->main.pp && rec->o->children && r->tree_inc_id > 0)
-		store_incarnation_end(rec->store, r->tree_inc_id, t, reason);
+		inc_end(rec, r->tree_inc_id, t, reason);
 	watch_close(rec, &r->main, t, reason);
 	for (size_t k = 0; k < r->n_kids; k++)
 		watch_close(rec, &r->kids[k], t, reason);
@@ -538,37 +623,25 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 				fmax(rec->o->interval_s, 0.5));
 			children_rescan(rec, r, t);
 		}
-		struct proc_mem sum = r->main.mem;
-		for (size_t k = 0; k < r->n_kids; k++)
-			if (r->kids[k].pp && watch_sample(rec, &r->kids[k], t,
-							  mono))
-				mem_add(&sum, &r->kids[k].mem);
-		struct store_sample s = {r->tree_inc_id, t, sum, NULL};
-		store_sample_add(rec->store, &s);
-		fp = sum.footprint;
-		if (rec->hooks->on_sample) {
-			struct recorder_sample x = {
-				.target_id = r->tree_target_id,
-				.name = r->name,
-				.kind = "tree",
-				.t = t,
-				.id = probe_proc_identity(r->main.pp),
-				.mem = &sum,
-			};
-			rec->hooks->on_sample(rec->hooks->ctx, &x);
+		struct proc_mem *sum = &r->tree_sum;
+		*sum = r->main.mem;
+		for (size_t k = 0; k < r->n_kids; k++) {
+			struct proc_watch *w = &r->kids[k];
+			if (!w->pp || !watch_sample(rec, w, t, mono))
+				continue;
+			mem_add(sum, &w->mem);
+			frame_add(rec, w->target_id, w->inc_id, NULL, "child",
+				  true, probe_proc_identity(w->pp), &w->mem,
+				  w->smaps_read ? &w->smaps : NULL);
 		}
+		fp = sum->footprint;
+		frame_add(rec, r->tree_target_id, r->tree_inc_id, r->name,
+			  "tree", false, probe_proc_identity(r->main.pp), sum,
+			  NULL);
 	}
-	if (rec->hooks->on_sample) {
-		struct recorder_sample x = {
-			.target_id = r->target_id,
-			.name = r->name,
-			.kind = r->target_kind,
-			.t = t,
-			.id = probe_proc_identity(r->main.pp),
-			.mem = &r->main.mem,
-		};
-		rec->hooks->on_sample(rec->hooks->ctx, &x);
-	}
+	frame_add(rec, r->target_id, r->main.inc_id, r->name, r->target_kind,
+		  false, probe_proc_identity(r->main.pp), &r->main.mem,
+		  r->main.smaps_read ? &r->main.smaps : NULL);
 	if (rec->o->all && isfinite(fp)) {
 		rec->tick_procs++;
 		rec->tick_total += fp;
@@ -647,19 +720,21 @@ static void system_tick(struct recorder *rec, double t, double mono)
 	rec->next_system = mono + SYSTEM_INTERVAL_S - 1e-3;
 	struct sys_mem sys;
 	if (probe_sys_read(rec->probe, &sys) == 0) {
-		store_system_add(rec->store, t, &sys);
 		rec->first_sys = sys;
 		rec->first.sys = &rec->first_sys;
+		rec->frame_sys = &rec->first_sys;
 	}
 	const struct proc_watch *w0 = rec->n_roots && rec->roots[0].main.pp ?
 				      &rec->roots[0].main : NULL;
-	gpu_recorder_devices(rec->gpu, rec->store, t);
+	gpu_recorder_devices(rec->gpu, &rec->out, t);
 	for (size_t i = 0; i < rec->n_cgroups; i++) {
 		struct cgroup_mem cm;
 		if (probe_cgroup_read(rec->cgroups[i].cg, &cm) != 0)
 			continue;
-		store_cgroup_sample_add(rec->store, rec->cgroups[i].id, t,
-					&cm);
+		xgrow((void **)&rec->frame_cgroups, &rec->cap_frame_cgroups,
+		      rec->n_frame_cgroups + 1, sizeof(*rec->frame_cgroups));
+		rec->frame_cgroups[rec->n_frame_cgroups++] =
+			(struct sample_cgroup){rec->cgroups[i].id, cm};
 		if (w0 && w0->cgroup == i) {
 			rec->first.cgroup_read = true;
 			rec->first.cgroup_limit = cm.max;
@@ -705,10 +780,10 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 				  "readable: connections count every socket "
 				  "on the port in its network namespace";
 		note("%s", msg);
-		store_note_add(rec->store, t, r->main.inc_id, msg);
+		sink_set_note(&rec->out, t, r->main.inc_id, msg);
 		rec->conn_unrestricted_noted = true;
 	}
-	store_source_sample_add(rec->store, r->conn_source_id, t, count);
+	reading_add(rec, r->conn_source_id, t, count);
 	if (r == &rec->roots[0]) {
 		rec->first.conn_read = true;
 		rec->first.conn = count;
@@ -725,7 +800,7 @@ static void source_events_say(struct recorder *rec, double t,
 			note("%s", events[e].text);
 		else
 			warning("%s", events[e].text);
-		store_note_add(rec->store, t, 0, events[e].text);
+		sink_set_note(&rec->out, t, 0, events[e].text);
 	}
 }
 
@@ -741,8 +816,7 @@ static void sources_collect(struct recorder *rec, bool wait)
 		return;
 	size_t n = source_set_count(rec->sources);
 	for (size_t i = 0; i < n; i++)
-		store_source_sample_add(rec->store, rec->source_ids[i], t,
-					rec->source_values[i]);
+		reading_add(rec, rec->source_ids[i], t, rec->source_values[i]);
 	rec->first.sources_read = true;
 	rec->first.source_t = t;
 	rec->first.source_values = rec->source_values;
@@ -758,8 +832,7 @@ static void sources_request(struct recorder *rec, double t)
 		return;
 	size_t n = source_set_count(rec->sources);
 	for (size_t i = 0; i < n; i++)
-		store_source_sample_add(rec->store, rec->source_ids[i], t,
-					NAN);
+		reading_add(rec, rec->source_ids[i], t, NAN);
 }
 
 /*
@@ -783,7 +856,7 @@ static double tick_stamp(struct recorder *rec, double deadline, double mono)
 				     sizeof(msg), &noted);
 	if (noted) {
 		note("%s", msg);
-		store_note_add(rec->store, t, 0, msg);
+		sink_set_note(&rec->out, t, 0, msg);
 	}
 	rec->last_stamp = t;
 	return t;
@@ -925,7 +998,7 @@ static size_t group_join(struct recorder *rec, char *key, double t)
 				 "their groups (--max-targets)",
 				 rec->o->max_targets);
 			note("%s", msg);
-			store_note_add(rec->store, t, 0, msg);
+			sink_set_note(&rec->out, t, 0, msg);
 			rec->group_cap_noted = true;
 		}
 		free(key);
@@ -939,11 +1012,6 @@ static size_t group_join(struct recorder *rec, char *key, double t)
 	char *spec = xmalloc(len);
 	snprintf(spec, len, "%s=%s", by[rec->o->group_by], key);
 	int64_t tid = target_add(rec, "group", spec, spec, 0);
-	if (tid < 0) {
-		free(spec);
-		free(key);
-		return 0;
-	}
 	xgrow((void **)&rec->groups, &rec->cap_groups, rec->n_groups + 1,
 	      sizeof(*rec->groups));
 	rec->groups[rec->n_groups] = (struct group){.key = key,
@@ -983,11 +1051,9 @@ static void groups_tick(struct recorder *rec, double t)
 		struct group *g = &rec->groups[i];
 		if (!g->members) {
 			if (g->inc_id > 0) {
-				store_incarnation_end(rec->store, g->inc_id, t,
-						      "exited");
-				if (rec->hooks->on_target_end)
-					rec->hooks->on_target_end(
-						rec->hooks->ctx, g->target_id);
+				inc_end(rec, g->inc_id, t, "exited");
+				sink_set_target_end(&rec->out, g->target_id, t,
+						    false);
 			}
 			g->inc_id = 0;
 			continue;
@@ -1000,12 +1066,7 @@ static void groups_tick(struct recorder *rec, double t)
 				     rec->cgroups[w->cgroup].id : 0;
 			const struct proc_identity *id =
 				probe_proc_identity(w->pp);
-			g->inc_id = store_incarnation_add(rec->store,
-				g->target_id, id, cg, t);
-			if (g->inc_id < 0) {
-				g->inc_id = 0;
-				continue;
-			}
+			g->inc_id = inc_begin(rec, g->target_id, id, cg, t);
 			g->inc_first = (struct proc_identity){
 				.pid = id->pid, .ppid = id->ppid,
 				.state = id->state,
@@ -1014,19 +1075,8 @@ static void groups_tick(struct recorder *rec, double t)
 			snprintf(g->inc_first.comm, sizeof(g->inc_first.comm),
 				 "%s", g->key);
 		}
-		struct store_sample s = {g->inc_id, t, g->sum, NULL};
-		store_sample_add(rec->store, &s);
-		if (rec->hooks->on_sample) {
-			struct recorder_sample x = {
-				.target_id = g->target_id,
-				.name = g->spec,
-				.kind = "group",
-				.t = t,
-				.id = &g->inc_first,
-				.mem = &g->sum,
-			};
-			rec->hooks->on_sample(rec->hooks->ctx, &x);
-		}
+		frame_add(rec, g->target_id, g->inc_id, g->spec, "group",
+			  false, &g->inc_first, &g->sum, NULL);
 	}
 }
 
@@ -1035,9 +1085,8 @@ static void groups_release(struct recorder *rec, double t)
 {
 	for (size_t i = 0; i < rec->n_groups; i++) {
 		if (rec->groups[i].inc_id > 0)
-			store_incarnation_end(rec->store,
-					      rec->groups[i].inc_id, t,
-					      "recording ended");
+			inc_end(rec, rec->groups[i].inc_id, t,
+				"recording ended");
 		free(rec->groups[i].key);
 		free(rec->groups[i].spec);
 	}
@@ -1093,7 +1142,7 @@ static void host_scan(struct recorder *rec, double t, double mono)
 				 "read (pid %d and maybe others: no access): "
 				 "they are not recorded", (int)pid);
 			note("%s", msg);
-			store_note_add(rec->store, t, 0, msg);
+			sink_set_note(&rec->out, t, 0, msg);
 			rec->host_denied_noted = true;
 		}
 		if (irc != PROBE_OK)
@@ -1115,7 +1164,7 @@ static void host_scan(struct recorder *rec, double t, double mono)
 					 "recorded (--max-targets)",
 					 o->max_targets);
 				note("%s", msg);
-				store_note_add(rec->store, t, 0, msg);
+				sink_set_note(&rec->out, t, 0, msg);
 				rec->host_cap_noted = true;
 			}
 			proc_identity_release(&id);
@@ -1134,10 +1183,11 @@ static void host_scan(struct recorder *rec, double t, double mono)
 		r->target_kind = "process";
 		r->target_id = target_add(rec, "process", spec, r->name, 0);
 		proc_identity_release(&id);
-		if (r->target_id >= 0)
-			root_open_main(rec, r, pid, t);
-		if (r->target_id < 0 || !r->main.pp) {
-			free(gkey);  /* gone meanwhile, or unreadable */
+		root_open_main(rec, r, pid, t);
+		if (!r->main.pp) {
+			/* gone meanwhile, or unreadable */
+			sink_set_target_end(&rec->out, r->target_id, t, true);
+			free(gkey);
 			continue;
 		}
 		r->group = group_join(rec, gkey, t);
@@ -1151,7 +1201,7 @@ static void host_scan(struct recorder *rec, double t, double mono)
 /* --all: drop the roots whose process ended (their incarnation is closed
  * already), so that memory follows the processes alive, not all that
  * ever were. */
-static void host_compact(struct recorder *rec)
+static void host_compact(struct recorder *rec, double t)
 {
 	if (!rec->o->all)
 		return;
@@ -1159,9 +1209,7 @@ static void host_compact(struct recorder *rec)
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		struct root *r = &rec->roots[i];
 		if (r->finished) {
-			if (rec->hooks->on_target_end)
-				rec->hooks->on_target_end(rec->hooks->ctx,
-							  r->target_id);
+			sink_set_target_end(&rec->out, r->target_id, t, true);
 			free(r->kids);
 			free(r->conn_pids);
 			dropped++;
@@ -1196,11 +1244,11 @@ static void tick(struct recorder *rec, double t, double mono)
 	rec->tick_total = 0;
 	rec->tick_top_fp = NAN;
 	rec->tick_top_name[0] = '\0';
+	assert(rec->n_roots <= rec->cap_roots && !rec->n_procs);
 	host_scan(rec, t, mono);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		sample_root(rec, &rec->roots[i], t, mono);
 	groups_tick(rec, t);
-	host_compact(rec);
 	sources_collect(rec, false);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		connections_tick(rec, &rec->roots[i], t, mono);
@@ -1211,6 +1259,9 @@ static void tick(struct recorder *rec, double t, double mono)
 	reap_command(rec);
 	/* After the processes, so a cgroup first seen this tick is read. */
 	system_tick(rec, t, mono);
+	frame_deliver(rec, t, mono, false);
+	/* After the frame, which points into the roots it moves. */
+	host_compact(rec, t);
 }
 
 static bool all_finished(const struct recorder *rec)
@@ -1255,51 +1306,6 @@ static void tick_report(struct recorder *rec, double t, double mono)
 		.largest_footprint = rec->tick_top_fp,
 	};
 	rec->hooks->on_tick(rec->hooks->ctx, &tick);
-}
-
-/* --retain: rows this much older than the newest go before each commit,
- * in the same transaction. Per commit at most RETAIN_MIN_ROWS, or twice
- * the rows the batch added, per table: bounded work that outpaces the
- * inserts, so the window catches up after a stall and never lags. */
-#define RETAIN_MIN_ROWS 4096
-
-static void retain_old(struct recorder *rec)
-{
-	double keep = rec->o->retain_s;
-	if (!(keep > 0) || !isfinite(keep))
-		return;
-	uint64_t budget = 2 * store_pending(rec->store);
-	if (budget < RETAIN_MIN_ROWS)
-		budget = RETAIN_MIN_ROWS;
-	/* Against the newest stamp, not the wall clock: stamps do not follow
-	 * a step of the wall clock (stamp_clock.h), and a cut taken from it
-	 * emptied the window after a step forward. A failure (a full disk)
-	 * leaves the rows for a later commit; the commit itself reports what
-	 * fails. */
-	if (isnan(rec->last_stamp))
-		return;
-	store_retain(rec->store, rec->last_stamp - keep, budget);
-}
-
-/* Commit, and say so once when saving fails (disk full: the file keeps
- * every earlier batch) and once when it works again. */
-static void commit_batch(struct recorder *rec)
-{
-	retain_old(rec);
-	if (store_commit(rec->store)) {
-		if (!rec->write_failed)
-			warning("cannot save samples to '%s': %s; the file "
-				"keeps every sample saved so far, recording "
-				"goes on and retries", rec->o->output,
-				store_last_error(rec->store));
-		rec->write_failed = true;
-		rec->lost_batches++;
-	} else if (rec->write_failed) {
-		warning("saving to '%s' works again (%llu batches lost)",
-			rec->o->output,
-			(unsigned long long)rec->lost_batches);
-		rec->write_failed = false;
-	}
 }
 
 static int stop_requested(const struct recorder *rec)
@@ -1371,34 +1377,6 @@ static void sleep_until(struct recorder *rec, double deadline_mono,
 			else
 				return;  /* the command exited */
 		}
-	}
-}
-
-static void write_meta(struct recorder *rec)
-{
-	const struct recorder_options *o = rec->o;
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%.17g", o->interval_s);
-	store_meta_set(rec->store, "interval_s", buf);
-	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
-	store_meta_set(rec->store, "page_size", buf);
-	units_format_time(buf, sizeof(buf), now_wall());
-	store_meta_set(rec->store, "created", buf);
-	if (gethostname(buf, sizeof(buf)) == 0) {
-		buf[sizeof(buf) - 1] = '\0';
-		store_meta_set(rec->store, "hostname", buf);
-	}
-	if (o->invocation)
-		store_meta_set(rec->store, "invocation", o->invocation);
-	store_meta_set(rec->store, "footprint_definition",
-		       "anon + swap + shmem + device-local GPU memory (RssAnon "
-		       "+ VmSwap + RssShmem + DRM vram/local/lmem/stolen "
-		       "resident + NVML used)");
-	store_meta_set(rec->store, "gpu_sources",
-		       gpu_recorder_sources(rec->gpu));
-	if (o->retain_s > 0 && isfinite(o->retain_s)) {
-		snprintf(buf, sizeof(buf), "%.17g", o->retain_s);
-		store_meta_set(rec->store, "retain_s", buf);
 	}
 }
 
@@ -1480,8 +1458,7 @@ static int setup_roots(struct recorder *rec, double t)
 	}
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		struct root *r = &rec->roots[i];
-		if (r->target_id < 0)
-			return EXIT_RUNTIME;
+		assert(r->target_id > 0);
 		if (o->children) {
 			char spec[32];
 			snprintf(spec, sizeof(spec), "tree of %lld",
@@ -1500,7 +1477,20 @@ static int setup_roots(struct recorder *rec, double t)
 	return EXIT_OK;
 }
 
-/* Register the work counter, gauges and connection counts in the store
+/* A source declared to the sinks: its id. */
+static int64_t source_add(struct recorder *rec, const char *role,
+			  const char *name, const char *method,
+			  const char *spec, int64_t target)
+{
+	struct sample_source x = {++rec->last_source, role, name, method,
+				  spec, target};
+	struct sample_event e = {.kind = SAMPLE_SOURCE, .t = now_wall(),
+				 .u.source = &x};
+	sink_set_event(&rec->out, &e);
+	return x.id;
+}
+
+/* Declare the work counter, gauges and connection counts to the sinks
  * and start the source thread. EXIT_OK or EXIT_RUNTIME. */
 static int setup_sources(struct recorder *rec)
 {
@@ -1515,11 +1505,8 @@ static int setup_sources(struct recorder *rec)
 						(unsigned)o->conn_ports[k]);
 		for (size_t i = 0; i < rec->n_roots; i++) {
 			struct root *r = &rec->roots[i];
-			r->conn_source_id = store_source_add(rec->store,
-				"connections", "connections", "tcp", spec,
-				r->target_id);
-			if (r->conn_source_id < 0)
-				return EXIT_RUNTIME;
+			r->conn_source_id = source_add(rec, "connections",
+				"connections", "tcp", spec, r->target_id);
 		}
 	}
 	if (!o->n_sources)
@@ -1537,12 +1524,10 @@ static int setup_sources(struct recorder *rec)
 			assert(o->source_roots[i] < rec->n_roots);
 			target = rec->roots[o->source_roots[i]].target_id;
 		}
-		rec->source_ids[i] = store_source_add(rec->store,
+		rec->source_ids[i] = source_add(rec,
 			source_role(src) == SOURCE_WORK ? "work" : "gauge",
 			source_name(src), source_kind(src), source_spec(src),
 			target);
-		if (rec->source_ids[i] < 0)
-			return EXIT_RUNTIME;
 	}
 	rec->source_set_taken = true;  /* it owns the sources from here */
 	rec->sources = source_set_new(o->sources, o->n_sources,
@@ -1555,7 +1540,10 @@ static int setup_sources(struct recorder *rec)
 	return rec->sources ? EXIT_OK : EXIT_RUNTIME;
 }
 
-static void recorder_release(struct recorder *rec, double t)
+/* The end of the run: the sources' last readings (in a last frame when
+ * the run started), every open incarnation closed. The probe and the
+ * sinks are the caller's: their end() is recorder_run()'s. */
+static void recorder_release(struct recorder *rec, double t, bool started)
 {
 	if (rec->sources) {
 		/* stopping: never wait out a hung scrape or a slow command
@@ -1571,6 +1559,8 @@ static void recorder_release(struct recorder *rec, double t)
 		for (size_t i = 0; i < rec->o->n_sources; i++)
 			source_free(rec->o->sources[i]);
 	}
+	if (started)
+		frame_deliver(rec, t, now_monotonic(), true);
 	free(rec->source_ids);
 	free(rec->source_values);
 	free(rec->source_events);
@@ -1589,16 +1579,23 @@ static void recorder_release(struct recorder *rec, double t)
 		regfree(&rec->name_re);
 	free(rec->exclude);
 	free(rec->slope);
+	free(rec->procs);
+	free(rec->frame_cgroups);
+	free(rec->readings);
 	gpu_recorder_free(rec->gpu);
-	probe_free(rec->probe);
 }
 
-int recorder_run(const struct recorder_options *o,
+int recorder_run(const struct recorder_options *o, struct probe *probe,
+		 const struct sink *sinks, size_t n_sinks,
 		 const struct recorder_hooks *hooks, struct recorder_result *res)
 {
 	static const struct recorder_hooks no_hooks = {.wake_fd = -1};
+	assert(o && probe && (sinks || !n_sinks) && res);
+	assert(o->interval_s > 0);
 	struct recorder rec = {0};
 	rec.o = o;
+	rec.probe = probe;
+	rec.out = (struct sink_set){sinks, n_sinks};
 	rec.hooks = hooks ? hooks : &no_hooks;
 	rec.command.fd = -1;
 	rec.command_status = -1;
@@ -1612,18 +1609,19 @@ int recorder_run(const struct recorder_options *o,
 	res->command_status = -1;
 	res->duration_ended = false;
 
-	rec.probe = probe_new(o->proc_root, o->sys_root);
-	rec.store = rec.probe ? store_create(o->output, o->append) : NULL;
-	if (!rec.store) {
-		for (size_t i = 0; i < o->n_sources; i++)
-			source_free(o->sources[i]);
-		probe_free(rec.probe);
-		free(rec.slope);
+	rec.gpu = gpu_recorder_new(probe_proc_root(rec.probe), !o->no_gpu);
+	struct sink_run run = {
+		.interval_s = o->interval_s, .all = o->all,
+		.invocation = o->invocation,
+		.gpu_sources = gpu_recorder_sources(rec.gpu),
+	};
+	if (sink_set_begin(&rec.out, &run)) {
+		double t = now_wall();
+		recorder_release(&rec, t, false);
+		sink_set_end(&rec.out, t, false);
 		return EXIT_RUNTIME;
 	}
-	rec.gpu = gpu_recorder_new(probe_proc_root(rec.probe), !o->no_gpu);
 	target_ancestors(rec.probe, getpid(), &rec.exclude, &rec.n_exclude);
-	write_meta(&rec);
 	double t = now_wall();
 	int rc = setup_roots(&rec, t);
 	if (rc == EXIT_OK)
@@ -1634,28 +1632,21 @@ int recorder_run(const struct recorder_options *o,
 	}
 	if (rc != EXIT_OK) {
 		command_finish(&rec, true);
-		recorder_release(&rec, t);
-		store_close(rec.store);
-		/* Nothing was recorded: a new file goes again, so that the
-		 * retry (the right PID, command) is not refused. */
-		if (!o->append)
-			store_remove(o->output);
+		recorder_release(&rec, t, false);
+		/* Nothing was recorded: a sink may undo what it made (a new
+		 * file goes again, so that the retry is not refused). */
+		sink_set_end(&rec.out, t, false);
 		return rc;
 	}
-	store_commit(rec.store);
 
 	rec.t0_mono = now_monotonic();
-	double next = rec.t0_mono, last_commit = rec.t0_mono;
+	double next = rec.t0_mono;
 	double stop_at = INFINITY;
 	bool stopping = false;
 	for (;;) {
 		double mono = now_monotonic();
 		t = tick_stamp(&rec, next, mono);
 		tick(&rec, t, mono);
-		if (mono - last_commit >= o->commit_interval_s) {
-			commit_batch(&rec);
-			last_commit = mono;
-		}
 		tick_report(&rec, t, mono);
 
 		if (all_finished(&rec))
@@ -1731,8 +1722,8 @@ int recorder_run(const struct recorder_options *o,
 				"nothing was recorded for it", o->name_regex);
 	res->samples = rec.samples;
 	res->command_status = rec.command_status;
-	recorder_release(&rec, t);
-	if (store_close(rec.store) || rec.lost_batches)
+	recorder_release(&rec, t, true);
+	if (sink_set_end(&rec.out, t, true))
 		return EXIT_RUNTIME;
 	return EXIT_OK;
 }
