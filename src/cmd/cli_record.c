@@ -22,6 +22,7 @@
 #include "recorder.h"
 #include "exporter.h"
 #include "render.h"
+#include "status_sink.h"
 #include "source.h"
 #include "store.h"
 #include "units.h"
@@ -99,8 +100,9 @@ const struct cli_option record_options[] = {
 	CLI_TEXT("  A failing source records a gap and a warning; memory "
 		 "sampling goes on."),
 	CLI_SECTION("options"),
-	CLI_OPT('o', "output", 'o', "FILE", "the recording (required; must "
-		"not exist unless --append)"),
+	CLI_OPT('o', "output", 'o', "FILE", "the recording (required but "
+		"with --listen, which serves without a file when it is left "
+		"out; must not exist unless --append)"),
 	CLI_OPT(0, "append", OPT_APPEND, NULL, "add to an existing "
 		"recording"),
 	CLI_OPT('i', "interval", 'i', "DUR", "time between samples "
@@ -460,8 +462,19 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 		/* getopt stops at "--" or the first operand: the command. */
 		o.command = argv + optind;
 	}
-	if (!o.output) {
-		error("%s: -o FILE is required", verb);
+	/* record --listen alone serves the figures and keeps no file: the
+	 * store is one of the recorder's sinks, and it has others (check
+	 * judges from one: -o is its option to keep a file) */
+	if (!o.output && !(listen && strcmp(verb, "record") == 0) &&
+	    strcmp(verb, "check") != 0) {
+		error("%s: -o FILE is required%s", verb,
+		      strcmp(verb, "record") == 0 ?
+		      " (or --listen PORT alone, to serve without a file)" :
+		      "");
+		goto out;
+	}
+	if (!o.output && o.append) {
+		error("%s: --append needs -o FILE", verb);
 		goto out;
 	}
 	if (o.all && (n_pids || o.name_regex || o.command)) {
@@ -519,14 +532,14 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 	 * without --append -- checked here too, before a command is
 	 * started. */
 	struct stat out_st;
-	if (o.append && lstat(o.output, &out_st) == 0 &&
+	if (o.output && o.append && lstat(o.output, &out_st) == 0 &&
 	    S_ISREG(out_st.st_mode) && out_st.st_size > 0 &&
 	    !store_is_recording(o.output)) {
 		error("--append: '%s' is not a memtrend recording",
 		      o.output);
 		goto out;
 	}
-	if (!o.append && lstat(o.output, &out_st) == 0) {
+	if (o.output && !o.append && lstat(o.output, &out_st) == 0) {
 		/* check keeps one run's recording: it has no --append */
 		if (strcmp(verb, "check") == 0)
 			error("'%s' already exists (choose another file, or "
@@ -668,18 +681,6 @@ static int foreground_should_stop(void *ctx)
 	return foreground_stop;
 }
 
-static void foreground_on_tick(void *ctx, const struct recorder_tick *k)
-{
-	(void)ctx;
-	if (k->all)
-		render_status_line_all(stderr, k->elapsed_s, k->samples,
-				       k->processes, k->total_footprint,
-				       k->largest_name, k->largest_footprint);
-	else
-		render_status_line(stderr, k->elapsed_s, k->samples,
-				   k->targets, k->footprint, k->slope_bph);
-}
-
 int cli_record_foreground(const struct cli_record *cli,
 			  struct recorder_result *res)
 {
@@ -720,19 +721,25 @@ int cli_record_foreground(const struct cli_record *cli,
 		sigaction(sigs[i], &sa, &old[i]);
 	struct recorder_hooks hooks = {
 		.should_stop = foreground_should_stop,
-		.on_tick = status_line ? foreground_on_tick : NULL,
 		.wake_fd = -1,
 	};
-	struct sink sinks[1];
+	struct sink sinks[2];
 	size_t n_sinks = 0;
 	if (ex)
 		sinks[n_sinks++] = exporter_sink(ex);
+	struct status_sink *status = status_line ? status_sink_new(stderr) :
+				     NULL;
+	if (status)
+		sinks[n_sinks++] = status_sink_sink(status);
 	int rc = recorder_run_file(o, sinks, n_sinks, &hooks, res);
+	status_sink_free(status);
 	if (status_line) {
-		render_status_end(stderr);
-		if (rc == EXIT_OK)
+		if (rc == EXIT_OK && o->output)
 			note("%llu samples in '%s'",
 			     (unsigned long long)res->samples, o->output);
+		else if (rc == EXIT_OK)
+			note("%llu samples served, none kept (no -o)",
+			     (unsigned long long)res->samples);
 	}
 	exporter_stop(ex);
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)

@@ -29,6 +29,7 @@
 #include "common.h"
 #include "recorder.h"
 #include "render.h"
+#include "status_sink.h"
 #include "source.h"
 #include "store.h"
 #include "units.h"
@@ -160,9 +161,6 @@ static void demo_on_tick(void *ctx, const struct recorder_tick *k)
 			d->full_fd = -1;
 		}
 	}
-	if (d->status_line)
-		render_status_line(stderr, k->elapsed_s, k->samples,
-				   k->targets, k->footprint, k->slope_bph);
 }
 
 static int demo_should_stop(void *ctx)
@@ -208,9 +206,14 @@ static int demo_record(const struct recorder_options *o, struct demo_run *d,
 		.on_tick = demo_on_tick,
 		.wake_fd = -1,
 	};
-	int rc = recorder_run_file(o, NULL, 0, &hooks, res);
-	if (d->status_line)
-		render_status_end(stderr);
+	struct status_sink *status = d->status_line ?
+				     status_sink_new(stderr) : NULL;
+	struct sink sink;
+	if (status)
+		sink = status_sink_sink(status);
+	int rc = recorder_run_file(o, status ? &sink : NULL, status ? 1 : 0,
+				   &hooks, res);
+	status_sink_free(status);
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &old[i], NULL);
 	if (rc == EXIT_OK && isnan(d->t_full))

@@ -212,6 +212,9 @@ struct sample_frame {
 	double mono;               /* CLOCK_MONOTONIC at the tick */
 	double elapsed_s;          /* since the recording started */
 	bool last;                 /* the closing frame: readings only */
+	size_t n_roots;            /* root targets followed (-p, --name, a
+				      command, --all's processes), sampled
+				      at this tick or not */
 	const struct sample_proc *procs;
 	size_t n_procs;
 	const struct sys_mem *sys; /* NULL: not read at this tick */

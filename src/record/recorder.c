@@ -2,21 +2,29 @@
  * recorder.c - the sampling loop (recorder.h).
  *
  * Shape of one tick: each root target (its process, its descendants and
- * their sum) -> each --group-by group's sum -> system figures and each distinct memory cgroup (at most
- * once a second) -> commit when the batch is old enough -> the on_tick
- * hook. Ticks are scheduled on CLOCK_MONOTONIC absolute deadlines (no
- * drift, no burst after a stall: a missed deadline is skipped); samples
- * are stamped with the wall clock at the start plus the time elapsed
- * (stamp_clock.h: a step of the wall clock is noted, never followed).
+ * their sum) -> each --group-by group's sum -> the sources' readings ->
+ * system figures and each distinct memory cgroup (at most once a second)
+ * -> the frame to every sink (sink.h) -> the on_tick hook. Between
+ * frames, what appears (a target, an incarnation, a cgroup, a note, a GPU
+ * row) goes to the sinks as an event, in order. Ticks are scheduled on
+ * CLOCK_MONOTONIC absolute deadlines (no drift, no burst after a stall:
+ * a missed deadline is skipped); samples are stamped with the wall clock
+ * at the start plus the time elapsed (stamp_clock.h: a step of the wall
+ * clock is noted, never followed).
+ *
+ * Ids: every target, incarnation, cgroup and source gets the next id of
+ * its kind here (sample.h); sinks key on them, the store maps them.
  *
  * Own footprint: nothing grows with the number of samples. Per-tick work
- * allocates nothing on the common path; the tick summary's slope uses a
- * fixed buffer that is thinned by half when full; watched processes and
- * cgroups are bounded by what exists on the machine, --group-by's groups
- * by --max-targets.
+ * allocates nothing on the common path (the frame's arrays are reused and
+ * grow only with the number of targets; an entry points at the figures
+ * where they were read, no copy); watched processes and cgroups are
+ * bounded by what exists on the machine, --group-by's groups by
+ * --max-targets.
  *
  * Cost: a process sample is one pread of /proc/PID/status through a kept
- * fd plus one prepared INSERT inside the open transaction. Name and
+ * fd plus one frame entry (the store sink: one prepared INSERT inside its
+ * open transaction). Name and
  * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
  * Around that work the loop adds four clock reads (vDSO), two
  * should_stop() calls, a few stores into the tick summary (the on_tick
@@ -29,11 +37,10 @@
  * loop: median 1.33), within noise of what bench_tick's sleeping loop of
  * the same library calls costs.
  */
-#include "recorder.h"
+#include "recorder_internal.h"
 
 #include <assert.h>
 #include <errno.h>
-#include <malloc.h>
 #include <math.h>
 #include <regex.h>
 #include <poll.h>
@@ -41,7 +48,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,192 +60,14 @@
 #include "source.h"
 #include "sink_set.h"
 #include "stamp_clock.h"
-#include "stats.h"
 #include "target.h"
 #include "units.h"
 
-#define RESCAN_INTERVAL_S 5.0
-#define NAME_SCAN_MIN_S 0.25
-#define SLOPE_BUF 1024
-#define STOP_GRACE_S 10.0
-/* A service the recorder starts may take this long to answer its work
- * counter or gauges before a failure is warned about (source.h). */
-#define RECORDER_STARTUP_GRACE_S 30.0
-#define SYSTEM_INTERVAL_S 1.0
-
-struct proc_watch {
-	struct probe_proc *pp;
-	int64_t inc_id;
-	int64_t target_id;
-	size_t cgroup;             /* index into rec->cgroups, or SIZE_MAX */
-	double last_smaps;         /* monotonic; -inf before the first */
-	struct proc_mem mem;       /* this tick's reading */
-	struct proc_smaps smaps;   /* this tick's smaps_rollup ... */
-	bool smaps_read;           /* ... when read at this tick */
-	struct gpu_proc *gpu;      /* NULL with --no-gpu */
-	bool regions_due;          /* --regions: snapshot at the next sample */
-	bool alive;
-	bool child;                /* a --children descendant: its target
-				      ends with its process */
-};
-
-enum root_kind { ROOT_PID, ROOT_NAME, ROOT_COMMAND };
-
-struct root {
-	enum root_kind kind;
-	const char *target_kind;   /* the store's kind: "pid", "process"... */
-	int64_t target_id;
-	char name[128];            /* display name of the target */
-	pid_t pid;                 /* requested or spawned pid */
-	struct proc_watch main;    /* main.pp NULL when absent */
-	bool finished;             /* pid/command: its process has ended */
-	double next_scan;          /* name: next rescan (monotonic) */
-	bool matched;              /* name: some process matched once */
-	size_t last_matches;
-	/* --children */
-	int64_t tree_target_id;
-	int64_t tree_inc_id;
-	struct proc_mem tree_sum;  /* this tick's (the frame points at it) */
-	struct proc_watch *kids;
-	size_t n_kids, cap_kids;
-	double next_child_scan;
-	/* --conn-port */
-	int64_t conn_source_id;
-	double next_conn;          /* monotonic time of the next count */
-	pid_t *conn_pids;          /* scratch: main + children */
-	size_t conn_pids_cap;
-	/* --all --group-by: 1 + its index in rec->groups; 0: in none */
-	size_t group;
-};
-
-struct cgroup_watch {
-	struct probe_cgroup *cg;
-	int64_t id;
-};
-
-/* --all --group-by: a group of processes, recorded as one target (kind
- * "group") whose samples are the sum of its live members, like a tree. */
-struct group {
-	char *key;                 /* comm, cgroup path or unit; owned */
-	char *spec;                /* "name=KEY"...: its target's name; owned */
-	int64_t target_id;
-	int64_t inc_id;            /* 0 while no member is alive */
-	struct proc_mem sum;       /* this tick's, over members alive */
-	size_t members;            /* members alive at this tick */
-	size_t first;              /* a root of one of them (this tick) */
-	/* The member its open incarnation started with (the on_sample
-	 * hook's identity; comm is the group's key, cut, no cmdline). */
-	struct proc_identity inc_first;
-};
-
-/* A thinned copy of one figure for the live slope: at most SLOPE_BUF
- * points, every stride-th sample kept. */
-struct slope_buf {
-	double t[SLOPE_BUF], y[SLOPE_BUF];
-	size_t n;
-	uint64_t stride, seen;
-};
-
-struct recorder {
-	const struct recorder_options *o;
-	struct probe *probe;       /* the caller's */
-	struct sink_set out;       /* the caller's sinks */
-	/* The recorder's ids (sample.h): the last one given of each. */
-	int64_t last_target, last_inc, last_cgroup, last_source;
-	/* This tick's frame: what the sinks get, pointers into the roots,
-	 * groups and the buffers below; reused, so a tick allocates only
-	 * when the number of targets grows. */
-	struct sample_proc *procs;
-	size_t n_procs, cap_procs;
-	struct sample_cgroup *frame_cgroups;
-	size_t n_frame_cgroups, cap_frame_cgroups;
-	/* Readings finished since the last frame (sources, connections). */
-	struct sample_reading *readings;
-	size_t n_readings, cap_readings;
-	const struct sys_mem *frame_sys;
-	struct root *roots;
-	size_t n_roots;
-	regex_t name_re;
-	bool have_re;
-	pid_t *exclude;            /* memtrend and its ancestors */
-	size_t n_exclude;
-	size_t cap_roots;          /* --all: roots grow and shrink */
-	pid_t self;                /* --all: memtrend's own pid, left out */
-	double next_host_scan;     /* --all: monotonic time of the next */
-	bool host_cap_noted;       /* --all: --max-targets said once */
-	bool host_denied_noted;    /* --all: unreadable processes said once */
-	size_t dropped_since_trim; /* --all: roots dropped since malloc_trim */
-	struct group *groups;      /* --all --group-by: every group seen */
-	size_t n_groups, cap_groups;
-	bool group_cap_noted;      /* more groups than --max-targets */
-	struct cgroup_watch *cgroups;
-	size_t n_cgroups, cap_cgroups;
-	uint64_t samples;
-	double t0_mono;
-	double next_system;        /* monotonic time of the next system read */
-	bool smaps_denied_noted;
-	struct slope_buf *slope;
-	double slope_bph;
-	double next_slope;
-	double status_fp;
-	const struct recorder_hooks *hooks;  /* never NULL (a default) */
-	/* The -- COMMAND, started under a reaper (reaper.h) that ends all
-	 * it started; its socket is readable once the command exits, so the
-	 * exit cuts the sleep short without a SIGCHLD handler (work commands
-	 * end many times a second and must not cause ticks). */
-	struct reaper command;
-	bool command_running;      /* started, its end not heard yet */
-	bool command_go;           /* its reaper may reap it (after the
-				      first tick's sample) */
-	bool command_end_tick;     /* its end was heard after this tick's
-				      sample: tick again at once */
-	int command_status;
-	/* Work counter and gauges, read in the source thread. */
-	struct source_set *sources;
-	int64_t *source_ids;
-	double *source_values;     /* scratch for one collected reading */
-	struct source_event *source_events;
-	bool conn_unrestricted_noted;
-	bool source_set_taken;     /* source_set_new() was called */
-	bool regions_denied_noted;
-	struct gpu_recorder *gpu;
-	struct stamp_clock clock;  /* the samples' stamps (tick_stamp) */
-	double last_stamp;         /* the newest tick's stamp; NAN before */
-	/* The first root target at this tick, for the on_tick hook. */
-	struct recorder_first first;
-	struct sys_mem first_sys;
-	size_t target_rows;        /* targets added to the file */
-	/* --all: this tick's processes sampled, their summed footprint and
-	 * the largest of them (recorder_tick.host), reset at each tick. */
-	size_t tick_procs;
-	double tick_total;
-	double tick_top_fp;
-	char tick_top_name[128];
-};
-
-static void slope_add(struct slope_buf *b, double t, double y)
-{
-	if (!isfinite(y))
-		return;
-	if (b->seen++ % b->stride)
-		return;
-	if (b->n == SLOPE_BUF) {
-		for (size_t i = 0; i < SLOPE_BUF / 2; i++) {
-			b->t[i] = b->t[2 * i];
-			b->y[i] = b->y[2 * i];
-		}
-		b->n = SLOPE_BUF / 2;
-		b->stride *= 2;
-	}
-	b->t[b->n] = t;
-	b->y[b->n] = y;
-	b->n++;
-}
 
 /* A new target: its id, told to the sinks (counted in
  * recorder_tick.target_rows). */
-static int64_t target_add(struct recorder *rec, const char *kind,
-			  const char *spec, const char *name, int64_t parent)
+int64_t recorder_target_add(struct recorder *rec, const char *kind,
+			    const char *spec, const char *name, int64_t parent)
 {
 	assert(parent >= 0 && parent <= rec->last_target);
 	struct sample_target x = {++rec->last_target, parent, kind, spec,
@@ -252,9 +80,9 @@ static int64_t target_add(struct recorder *rec, const char *kind,
 }
 
 /* A new incarnation of target: its id, told to the sinks. */
-static int64_t inc_begin(struct recorder *rec, int64_t target,
-			 const struct proc_identity *id, int64_t cgroup,
-			 double t)
+int64_t recorder_inc_begin(struct recorder *rec, int64_t target,
+			   const struct proc_identity *id, int64_t cgroup,
+			   double t)
 {
 	assert(target > 0 && target <= rec->last_target);
 	assert(cgroup >= 0 && cgroup <= rec->last_cgroup);
@@ -265,8 +93,8 @@ static int64_t inc_begin(struct recorder *rec, int64_t target,
 	return x.id;
 }
 
-static void inc_end(struct recorder *rec, int64_t inc, double t,
-		    const char *reason)
+void recorder_inc_end(struct recorder *rec, int64_t inc, double t,
+		      const char *reason)
 {
 	assert(inc > 0 && inc <= rec->last_inc);
 	struct sample_event e = {.kind = SAMPLE_INCARNATION_END, .t = t,
@@ -276,11 +104,11 @@ static void inc_end(struct recorder *rec, int64_t inc, double t,
 
 /* One entry of this tick's frame (pointers, no copy of the figures:
  * they stay where they were read until the frame is delivered). */
-static void frame_add(struct recorder *rec, int64_t target, int64_t inc,
-		      const char *name, const char *kind, bool child,
-		      const struct proc_identity *id,
-		      const struct proc_mem *mem,
-		      const struct proc_smaps *smaps)
+void recorder_frame_add(struct recorder *rec, int64_t target, int64_t inc,
+			const char *name, const char *kind, bool child,
+			const struct proc_identity *id,
+			const struct proc_mem *mem,
+			const struct proc_smaps *smaps)
 {
 	assert(target > 0 && inc > 0 && mem);
 	xgrow((void **)&rec->procs, &rec->cap_procs, rec->n_procs + 1,
@@ -305,7 +133,7 @@ static void frame_deliver(struct recorder *rec, double t, double mono,
 {
 	struct sample_frame f = {
 		.t = t, .mono = mono, .elapsed_s = mono - rec->t0_mono,
-		.last = last,
+		.last = last, .n_roots = rec->n_roots,
 		.procs = rec->procs, .n_procs = rec->n_procs,
 		.sys = rec->frame_sys,
 		.cgroups = rec->frame_cgroups,
@@ -313,6 +141,9 @@ static void frame_deliver(struct recorder *rec, double t, double mono,
 		.readings = rec->readings, .n_readings = rec->n_readings,
 	};
 	assert(!last || !rec->n_procs);
+	assert(rec->n_procs <= rec->cap_procs &&
+	       rec->n_readings <= rec->cap_readings &&
+	       rec->n_frame_cgroups <= rec->n_cgroups);
 	sink_set_frame(&rec->out, &f);
 	rec->n_procs = rec->n_frame_cgroups = rec->n_readings = 0;
 	rec->frame_sys = NULL;
@@ -344,6 +175,7 @@ static size_t cgroup_for(struct recorder *rec, pid_t pid)
 static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 		      int64_t target_id, double t)
 {
+	assert(target_id > 0 && target_id <= rec->last_target);
 	memset(w, 0, sizeof(*w));
 	int rc = probe_proc_open(rec->probe, pid, &w->pp);
 	if (rc != PROBE_OK)
@@ -355,8 +187,8 @@ static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 	w->gpu = gpu_proc_new(rec->gpu, pid);
 	int64_t cg_id = w->cgroup == SIZE_MAX ? 0 :
 			rec->cgroups[w->cgroup].id;
-	w->inc_id = inc_begin(rec, target_id, probe_proc_identity(w->pp),
-			      cg_id, t);
+	w->inc_id = recorder_inc_begin(rec, target_id,
+				       probe_proc_identity(w->pp), cg_id, t);
 	return PROBE_OK;
 }
 
@@ -365,7 +197,7 @@ static void watch_close(struct recorder *rec, struct proc_watch *w, double t,
 {
 	if (!w->pp)
 		return;
-	inc_end(rec, w->inc_id, t, reason);
+	recorder_inc_end(rec, w->inc_id, t, reason);
 	probe_proc_close(w->pp);
 	w->pp = NULL;
 	gpu_proc_free(w->gpu);
@@ -424,9 +256,7 @@ static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 	return true;
 }
 
-static double nan0(double v) { return isnan(v) ? 0 : v; }
-
-static void mem_add(struct proc_mem *sum, const struct proc_mem *m)
+void recorder_mem_add(struct proc_mem *sum, const struct proc_mem *m)
 {
 	sum->rss = nan0(sum->rss) + nan0(m->rss);
 	sum->anon = nan0(sum->anon) + nan0(m->anon);
@@ -450,7 +280,7 @@ static void mem_add(struct proc_mem *sum, const struct proc_mem *m)
 }
 
 /* A sum with nothing in it yet: every figure absent. */
-static void mem_clear(struct proc_mem *m)
+void recorder_mem_clear(struct proc_mem *m)
 {
 	*m = (struct proc_mem){.rss = NAN, .anon = NAN, .file = NAN,
 			       .shmem = NAN, .swap = NAN, .pagetables = NAN,
@@ -483,8 +313,8 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 		char name[128];
 		snprintf(name, sizeof(name), "%s[%d]", id.comm, (int)id.pid);
 		proc_identity_release(&id);
-		int64_t tid = target_add(rec, "child", spec, name,
-					 r->target_id);
+		int64_t tid = recorder_target_add(rec, "child", spec, name,
+						  r->target_id);
 		/* Reuse a closed slot before growing the array. */
 		size_t k;
 		for (k = 0; k < r->n_kids; k++)
@@ -549,16 +379,17 @@ static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 	regions_release(&b);
 }
 
-static void root_open_main(struct recorder *rec, struct root *r, pid_t pid,
-			   double t)
+void recorder_root_open(struct recorder *rec, struct root *r, pid_t pid,
+			double t)
 {
 	if (watch_open(rec, &r->main, pid, r->target_id, t) != PROBE_OK)
 		return;
 	r->main.regions_due = rec->o->regions;
 	if (rec->o->children) {
-		r->tree_inc_id = inc_begin(rec, r->tree_target_id,
-					   probe_proc_identity(r->main.pp), 0,
-					   t);
+		const struct proc_identity *id =
+			probe_proc_identity(r->main.pp);
+		r->tree_inc_id = recorder_inc_begin(rec, r->tree_target_id,
+						    id, 0, t);
 		r->next_child_scan = -INFINITY;
 	}
 }
@@ -567,7 +398,7 @@ static void root_close_all(struct recorder *rec, struct root *r, double t,
 			   const char *reason)
 {
 	if (r->main.pp && rec->o->children && r->tree_inc_id > 0)
-		inc_end(rec, r->tree_inc_id, t, reason);
+		recorder_inc_end(rec, r->tree_inc_id, t, reason);
 	watch_close(rec, &r->main, t, reason);
 	for (size_t k = 0; k < r->n_kids; k++)
 		watch_close(rec, &r->kids[k], t, reason);
@@ -594,7 +425,7 @@ static void name_scan(struct recorder *rec, struct root *r, double t,
 		     "(use -p or a tighter pattern for another)", matches,
 		     rec->o->name_regex, (int)found);
 	r->last_matches = matches;
-	root_open_main(rec, r, found, t);
+	recorder_root_open(rec, r, found, t);
 	if (r->main.pp)
 		r->matched = true;
 }
@@ -608,6 +439,8 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 		name_scan(rec, r, t, mono);
 	if (!r->main.pp)
 		return;
+	assert(r->target_id > 0 && r->main.inc_id > 0 && r->main.alive);
+	assert(!rec->o->children || r->tree_inc_id > 0);
 	if (!watch_sample(rec, &r->main, t, mono)) {
 		root_close_all(rec, r, t, "exited");
 		if (r->kind == ROOT_NAME)
@@ -616,7 +449,6 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 			r->finished = true;
 		return;
 	}
-	double fp = r->main.mem.footprint;
 	if (rec->o->children) {
 		if (mono >= r->next_child_scan) {
 			r->next_child_scan = mono + fmin(RESCAN_INTERVAL_S,
@@ -629,31 +461,21 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 			struct proc_watch *w = &r->kids[k];
 			if (!w->pp || !watch_sample(rec, w, t, mono))
 				continue;
-			mem_add(sum, &w->mem);
-			frame_add(rec, w->target_id, w->inc_id, NULL, "child",
-				  true, probe_proc_identity(w->pp), &w->mem,
-				  w->smaps_read ? &w->smaps : NULL);
+			recorder_mem_add(sum, &w->mem);
+			recorder_frame_add(rec, w->target_id, w->inc_id, NULL,
+					   "child", true,
+					   probe_proc_identity(w->pp), &w->mem,
+					   w->smaps_read ? &w->smaps : NULL);
 		}
-		fp = sum->footprint;
-		frame_add(rec, r->tree_target_id, r->tree_inc_id, r->name,
-			  "tree", false, probe_proc_identity(r->main.pp), sum,
-			  NULL);
+		recorder_frame_add(rec, r->tree_target_id, r->tree_inc_id,
+				   r->name, "tree", false,
+				   probe_proc_identity(r->main.pp), sum, NULL);
 	}
-	frame_add(rec, r->target_id, r->main.inc_id, r->name, r->target_kind,
-		  false, probe_proc_identity(r->main.pp), &r->main.mem,
-		  r->main.smaps_read ? &r->main.smaps : NULL);
-	if (rec->o->all && isfinite(fp)) {
-		rec->tick_procs++;
-		rec->tick_total += fp;
-		if (!(fp <= rec->tick_top_fp)) {
-			rec->tick_top_fp = fp;
-			snprintf(rec->tick_top_name,
-				 sizeof(rec->tick_top_name), "%s", r->name);
-		}
-	}
+	recorder_frame_add(rec, r->target_id, r->main.inc_id, r->name,
+			   r->target_kind, false,
+			   probe_proc_identity(r->main.pp), &r->main.mem,
+			   r->main.smaps_read ? &r->main.smaps : NULL);
 	if (r == &rec->roots[0]) {
-		rec->status_fp = fp;
-		slope_add(rec->slope, t, fp);
 		struct recorder_first *f = &rec->first;
 		f->sampled = true;
 		f->inc_id = r->main.inc_id;
@@ -663,51 +485,6 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 	}
 }
 
-/* memtrend's exit code for a wait status: the code, or 128 + the
- * signal; -1 when unknown. */
-static int command_exit_code(int st)
-{
-	if (st < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) :
-	       WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-}
-
-/* Has the -- COMMAND ended (its reaper says so)? Its status is kept; the
- * reaper is then ending what it left, finished in command_finish(). */
-static void reap_command(struct recorder *rec)
-{
-	if (rec->command_running && !rec->command_go) {
-		/* the first sample is taken: from now on its reaper may
-		 * reap it (a zombie until then, however soon it exited) */
-		reaper_go(&rec->command);
-		rec->command_go = true;
-	}
-	if (!rec->command_running || !reaper_poll(&rec->command))
-		return;
-	rec->command_running = false;
-	rec->command_status = command_exit_code(rec->command.status);
-	for (size_t i = 0; i < rec->n_roots; i++)
-		if (rec->roots[i].kind == ROOT_COMMAND &&
-		    !rec->roots[i].finished)
-			rec->command_end_tick = true;
-}
-
-/* The end of the -- COMMAND's tree, on every way out of the recorder: its
- * reaper ends what the command left (SIGTERM, SIGKILL after
- * RECORDER_KILL_GRACE_S), at once when the command itself still runs
- * (now). Waits for that, bounded. */
-static void command_finish(struct recorder *rec, bool now)
-{
-	if (!rec->command.pid && rec->command.fd < 0)
-		return;
-	if (!rec->command_go)
-		reaper_go(&rec->command);
-	reaper_finish(&rec->command, now, RECORDER_KILL_GRACE_S + 3);
-	if (rec->command_running || rec->command_status < 0)
-		rec->command_status = command_exit_code(rec->command.status);
-	rec->command_running = false;
-}
 
 /* The machine's and the cgroups' figures: with every sample, but at most
  * once per SYSTEM_INTERVAL_S. They change on the scale of seconds (PSI's
@@ -862,375 +639,6 @@ static double tick_stamp(struct recorder *rec, double deadline, double mono)
 	return t;
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* A kernel thread has no memory of its own: no command line, and kthreadd
- * (pid 2) or kthreadd's child. Nor has a zombie (its parent has not
- * reaped it yet): left out too, or each rescan would add it again. Nor
- * has a process caught exiting: the kernel reads an empty command line
- * once its memory is gone, before its state turns Z (seen on a loaded
- * machine: a curl of another test recorded with no command line). A
- * process that blanks its own argv is left out with them, until a
- * rescan reads it otherwise. */
-static bool has_no_memory(const struct proc_identity *id)
-{
-	return !*id->cmdline || id->state == 'Z' || id->state == 'X';
-}
-
-/* ---- --all --cgroup, --group-by ------------------------------------- */
-
-/* Is the cgroup path within want (recorder_options.cgroup): a path that
- * is path itself or one of its ancestors, or a name that is one of its
- * components? */
-static bool cgroup_within(const char *path, const char *want)
-{
-	size_t wlen = strlen(want);
-	if (want[0] == '/') {
-		while (wlen > 1 && want[wlen - 1] == '/')
-			wlen--;  /* "/system.slice/" is "/system.slice" */
-		if (wlen == 1)
-			return true;  /* "/": every cgroup */
-		return strncmp(path, want, wlen) == 0 &&
-		       (path[wlen] == '\0' || path[wlen] == '/');
-	}
-	for (const char *c = path; *c;) {
-		while (*c == '/')
-			c++;
-		size_t len = strcspn(c, "/");
-		if (len == wlen && memcmp(c, want, wlen) == 0)
-			return true;
-		c += len;
-	}
-	return false;
-}
-
-/* The systemd unit of a cgroup path: its last component that ends in a
- * unit type that has a cgroup (a process of a service's sub-cgroup
- * belongs to the service); NULL when none (the root cgroup, a container
- * runtime's own names). Allocated. */
-static char *cgroup_unit(const char *path)
-{
-	static const char *const types[] = {
-		".service", ".scope", ".slice", ".socket", ".mount", ".swap",
-	};
-	const char *unit = NULL;
-	size_t unit_len = 0;
-	for (const char *c = path; *c;) {
-		while (*c == '/')
-			c++;
-		size_t len = strcspn(c, "/");
-		for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
-			size_t tl = strlen(types[k]);
-			if (len > tl && memcmp(c + len - tl, types[k], tl) == 0) {
-				unit = c;
-				unit_len = len;
-			}
-		}
-		c += len;
-	}
-	if (!unit)
-		return NULL;
-	char *u = xmalloc(unit_len + 1);
-	memcpy(u, unit, unit_len);
-	u[unit_len] = '\0';
-	return u;
-}
-
-/* One candidate of host_scan: false when --cgroup leaves it out (or its
- * cgroup cannot be read); otherwise *key is the key of its --group-by
- * group (allocated), or NULL: no --group-by, or nothing to group it by
- * (no cgroup line, no unit in its path). */
-static bool host_select(struct recorder *rec, pid_t pid,
-			const struct proc_identity *id, char **key)
-{
-	const struct recorder_options *o = rec->o;
-	*key = NULL;
-	char *path = NULL;
-	if ((o->cgroup || o->group_by == RECORDER_GROUP_CGROUP ||
-	     o->group_by == RECORDER_GROUP_UNIT) &&
-	    probe_cgroup_path(rec->probe, pid, &path) != PROBE_OK)
-		return false;  /* gone meanwhile */
-	if (o->cgroup && (!path || !cgroup_within(path, o->cgroup))) {
-		free(path);
-		return false;
-	}
-	switch (o->group_by) {
-	case RECORDER_GROUP_NAME:
-		*key = xstrdup(id->comm);
-		break;
-	case RECORDER_GROUP_CGROUP:
-		*key = path;
-		path = NULL;
-		break;
-	case RECORDER_GROUP_UNIT:
-		*key = path ? cgroup_unit(path) : NULL;
-		break;
-	case RECORDER_GROUP_NONE:
-		break;
-	}
-	free(path);
-	return true;
-}
-
-/* The group of key (owned: kept or freed), created on first sight: its
- * target, spec "name=KEY", "cgroup=KEY" or "unit=KEY". Returns 1 + its
- * index, or 0 (no key, the store failed, or more groups than
- * --max-targets: said once). A group's incarnations are opened and
- * closed by groups_tick(). */
-static size_t group_join(struct recorder *rec, char *key, double t)
-{
-	if (!key)
-		return 0;
-	for (size_t i = 0; i < rec->n_groups; i++)
-		if (strcmp(rec->groups[i].key, key) == 0) {
-			free(key);
-			return i + 1;
-		}
-	if (rec->n_groups >= rec->o->max_targets) {
-		if (!rec->group_cap_noted) {
-			char msg[200];
-			snprintf(msg, sizeof(msg), "more than %zu groups: "
-				 "processes of the others are recorded, not "
-				 "their groups (--max-targets)",
-				 rec->o->max_targets);
-			note("%s", msg);
-			sink_set_note(&rec->out, t, 0, msg);
-			rec->group_cap_noted = true;
-		}
-		free(key);
-		return 0;
-	}
-	static const char *const by[] = {
-		[RECORDER_GROUP_NAME] = "name", [RECORDER_GROUP_CGROUP] = "cgroup",
-		[RECORDER_GROUP_UNIT] = "unit",
-	};
-	size_t len = strlen(key) + 8;
-	char *spec = xmalloc(len);
-	snprintf(spec, len, "%s=%s", by[rec->o->group_by], key);
-	int64_t tid = target_add(rec, "group", spec, spec, 0);
-	xgrow((void **)&rec->groups, &rec->cap_groups, rec->n_groups + 1,
-	      sizeof(*rec->groups));
-	rec->groups[rec->n_groups] = (struct group){.key = key,
-						    .spec = spec,
-						    .target_id = tid};
-	return ++rec->n_groups;
-}
-
-/*
- * --group-by, after every root was sampled: each group's sample is the sum
- * of its members alive at this tick (as a tree's is). A group's
- * incarnation starts at the first tick it has a member alive, with that
- * member's identity (and, grouped by cgroup, its cgroup); it ends
- * ("exited") at the tick its last member is found gone, and a member
- * appearing later starts a new one: a service whose every worker ended is
- * a restart. Work: O(roots + groups) per tick, no allocation.
- */
-static void groups_tick(struct recorder *rec, double t)
-{
-	if (!rec->n_groups)
-		return;
-	for (size_t i = 0; i < rec->n_groups; i++) {
-		struct group *g = &rec->groups[i];
-		g->members = 0;
-		mem_clear(&g->sum);
-	}
-	for (size_t i = 0; i < rec->n_roots; i++) {
-		const struct root *r = &rec->roots[i];
-		if (!r->group || r->finished || !r->main.pp)
-			continue;
-		struct group *g = &rec->groups[r->group - 1];
-		mem_add(&g->sum, &r->main.mem);
-		if (!g->members++)
-			g->first = i;
-	}
-	for (size_t i = 0; i < rec->n_groups; i++) {
-		struct group *g = &rec->groups[i];
-		if (!g->members) {
-			if (g->inc_id > 0) {
-				inc_end(rec, g->inc_id, t, "exited");
-				sink_set_target_end(&rec->out, g->target_id, t,
-						    false);
-			}
-			g->inc_id = 0;
-			continue;
-		}
-		if (!g->inc_id) {
-			const struct proc_watch *w =
-				&rec->roots[g->first].main;
-			int64_t cg = rec->o->group_by == RECORDER_GROUP_CGROUP &&
-				     w->cgroup != SIZE_MAX ?
-				     rec->cgroups[w->cgroup].id : 0;
-			const struct proc_identity *id =
-				probe_proc_identity(w->pp);
-			g->inc_id = inc_begin(rec, g->target_id, id, cg, t);
-			g->inc_first = (struct proc_identity){
-				.pid = id->pid, .ppid = id->ppid,
-				.state = id->state,
-				.start_ticks = id->start_ticks,
-				.start_time = id->start_time};
-			snprintf(g->inc_first.comm, sizeof(g->inc_first.comm),
-				 "%s", g->key);
-		}
-		frame_add(rec, g->target_id, g->inc_id, g->spec, "group",
-			  false, &g->inc_first, &g->sum, NULL);
-	}
-}
-
-/* The end of the recording: open group incarnations close with it. */
-static void groups_release(struct recorder *rec, double t)
-{
-	for (size_t i = 0; i < rec->n_groups; i++) {
-		if (rec->groups[i].inc_id > 0)
-			inc_end(rec, rec->groups[i].inc_id, t,
-				"recording ended");
-		free(rec->groups[i].key);
-		free(rec->groups[i].spec);
-	}
-	free(rec->groups);
-	rec->groups = NULL;
-	rec->n_groups = 0;
-}
-
-/*
- * --all: every process of the proc root not followed yet becomes a root
- * of its own (target kind "process"), unless it is memtrend itself (its
- * ancestors, a shell or a service manager, are recorded), a kernel thread,
- * another user's (--user), outside --cgroup (host_select), or beyond
- * --max-targets (said once); with --group-by it joins its group. Work:
- * O(processes log processes) per scan (and one read of /proc/PID/cgroup
- * per process not followed yet, with --cgroup or --group-by cgroup|unit),
- * one scan per rescan_s; a process that starts and ends between two scans
- * is not seen (documented with --rescan).
- */
-static void host_scan(struct recorder *rec, double t, double mono)
-{
-	const struct recorder_options *o = rec->o;
-	if (!o->all || mono < rec->next_host_scan)
-		return;
-	rec->next_host_scan = mono + o->rescan_s - 1e-3;
-	pid_t *pids;
-	size_t n;
-	if (probe_list_pids(rec->probe, &pids, &n))
-		return;
-	pid_t *known = xmalloc((rec->n_roots + 1) * sizeof(*known));
-	size_t n_known = 0;
-	for (size_t i = 0; i < rec->n_roots; i++)
-		if (!rec->roots[i].finished && rec->roots[i].main.pp)
-			known[n_known++] = rec->roots[i].pid;
-	qsort(known, n_known, sizeof(*known), pid_cmp);
-	size_t active = n_known;
-	for (size_t i = 0; i < n; i++) {
-		pid_t pid = pids[i];
-		if (bsearch(&pid, known, n_known, sizeof(*known), pid_cmp))
-			continue;
-		if (pid == rec->self)
-			continue;
-		uid_t uid;
-		if (o->have_user &&
-		    (probe_proc_uid(rec->probe, pid, &uid) || uid != o->user))
-			continue;
-		struct proc_identity id;
-		int irc = probe_identity_read(rec->probe, pid, &id);
-		if (irc == PROBE_DENIED && !rec->host_denied_noted) {
-			/* hidepid, another namespace's process, a LSM */
-			char msg[160];
-			snprintf(msg, sizeof(msg), "some processes cannot be "
-				 "read (pid %d and maybe others: no access): "
-				 "they are not recorded", (int)pid);
-			note("%s", msg);
-			sink_set_note(&rec->out, t, 0, msg);
-			rec->host_denied_noted = true;
-		}
-		if (irc != PROBE_OK)
-			continue;
-		if (has_no_memory(&id)) {
-			proc_identity_release(&id);
-			continue;
-		}
-		char *gkey;
-		if (!host_select(rec, pid, &id, &gkey)) {
-			proc_identity_release(&id);
-			continue;
-		}
-		if (active >= o->max_targets) {
-			if (!rec->host_cap_noted) {
-				char msg[200];
-				snprintf(msg, sizeof(msg), "more than %zu "
-					 "processes: the others are not "
-					 "recorded (--max-targets)",
-					 o->max_targets);
-				note("%s", msg);
-				sink_set_note(&rec->out, t, 0, msg);
-				rec->host_cap_noted = true;
-			}
-			proc_identity_release(&id);
-			free(gkey);
-			continue;
-		}
-		xgrow((void **)&rec->roots, &rec->cap_roots, rec->n_roots + 1,
-		      sizeof(*rec->roots));
-		struct root *r = &rec->roots[rec->n_roots];
-		memset(r, 0, sizeof(*r));
-		r->kind = ROOT_PID;
-		r->pid = pid;
-		snprintf(r->name, sizeof(r->name), "%s", id.comm);
-		char spec[32];
-		snprintf(spec, sizeof(spec), "%d", (int)pid);
-		r->target_kind = "process";
-		r->target_id = target_add(rec, "process", spec, r->name, 0);
-		proc_identity_release(&id);
-		root_open_main(rec, r, pid, t);
-		if (!r->main.pp) {
-			/* gone meanwhile, or unreadable */
-			sink_set_target_end(&rec->out, r->target_id, t, true);
-			free(gkey);
-			continue;
-		}
-		r->group = group_join(rec, gkey, t);
-		rec->n_roots++;
-		active++;
-	}
-	free(known);
-	free(pids);
-}
-
-/* --all: drop the roots whose process ended (their incarnation is closed
- * already), so that memory follows the processes alive, not all that
- * ever were. */
-static void host_compact(struct recorder *rec, double t)
-{
-	if (!rec->o->all)
-		return;
-	size_t k = 0, dropped = 0;
-	for (size_t i = 0; i < rec->n_roots; i++) {
-		struct root *r = &rec->roots[i];
-		if (r->finished) {
-			sink_set_target_end(&rec->out, r->target_id, t, true);
-			free(r->kids);
-			free(r->conn_pids);
-			dropped++;
-			continue;
-		}
-		if (k != i)
-			rec->roots[k] = *r;
-		k++;
-	}
-	rec->n_roots = k;
-	rec->dropped_since_trim += dropped;
-#ifdef __GLIBC__
-	/* A flood of short-lived processes leaves freed memory in glibc's
-	 * arenas (this thread's and the exporter's); give it back once many
-	 * have ended, so the footprint follows the processes alive. */
-	if (rec->dropped_since_trim >= 256) {
-		malloc_trim(0);
-		rec->dropped_since_trim = 0;
-	}
-#endif
-}
 
 static void tick(struct recorder *rec, double t, double mono)
 {
@@ -1240,15 +648,11 @@ static void tick(struct recorder *rec, double t, double mono)
 	f->mem = NULL;
 	f->smaps = NULL;
 	f->sys = NULL;
-	rec->tick_procs = 0;
-	rec->tick_total = 0;
-	rec->tick_top_fp = NAN;
-	rec->tick_top_name[0] = '\0';
 	assert(rec->n_roots <= rec->cap_roots && !rec->n_procs);
-	host_scan(rec, t, mono);
+	recorder_host_scan(rec, t, mono);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		sample_root(rec, &rec->roots[i], t, mono);
-	groups_tick(rec, t);
+	recorder_groups_tick(rec, t);
 	sources_collect(rec, false);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		connections_tick(rec, &rec->roots[i], t, mono);
@@ -1256,12 +660,12 @@ static void tick(struct recorder *rec, double t, double mono)
 	/* After sampling (the first sample of a command that exited at
 	 * once is of its zombie, as its reaper holds it until this): an end
 	 * heard here asks for one more tick at once, which finds it gone. */
-	reap_command(rec);
+	recorder_command_reap(rec);
 	/* After the processes, so a cgroup first seen this tick is read. */
 	system_tick(rec, t, mono);
 	frame_deliver(rec, t, mono, false);
 	/* After the frame, which points into the roots it moves. */
-	host_compact(rec, t);
+	recorder_host_compact(rec, t);
 }
 
 static bool all_finished(const struct recorder *rec)
@@ -1274,36 +678,19 @@ static bool all_finished(const struct recorder *rec)
 	return true;
 }
 
-/* Tell the caller where things stand (recorder_tick). The slope is
- * computed only for a caller that listens, at most every 2 s. */
+/* Tell the caller where things stand (recorder_tick). */
 static void tick_report(struct recorder *rec, double t, double mono)
 {
 	if (!rec->hooks->on_tick)
 		return;
-	if (mono >= rec->next_slope && rec->slope->n >= 3) {
-		struct trend_result tr;
-		rec->next_slope = mono + 2.0;
-		double t0 = rec->slope->t[0];
-		double x[SLOPE_BUF];
-		for (size_t i = 0; i < rec->slope->n; i++)
-			x[i] = rec->slope->t[i] - t0;
-		if (stats_trend_compute(x, rec->slope->y, rec->slope->n, &tr) == 0)
-			rec->slope_bph = tr.slope * 3600;
-	}
 	struct recorder_tick tick = {
 		.t = t,
 		.elapsed_s = mono - rec->t0_mono,
 		.samples = rec->samples,
 		.targets = rec->n_roots,
-		.footprint = rec->status_fp,
-		.slope_bph = rec->slope_bph,
 		.target_rows = rec->target_rows,
 		.first = rec->n_roots ? &rec->first : NULL,
 		.all = rec->o->all,
-		.processes = rec->tick_procs,
-		.total_footprint = rec->tick_procs ? rec->tick_total : NAN,
-		.largest_name = rec->tick_procs ? rec->tick_top_name : NULL,
-		.largest_footprint = rec->tick_top_fp,
 	};
 	rec->hooks->on_tick(rec->hooks->ctx, &tick);
 }
@@ -1405,7 +792,8 @@ static int setup_roots(struct recorder *rec, double t)
 			 o->pid_names && o->pid_names[i] ? o->pid_names[i] :
 			 id.comm);
 		r->target_kind = "pid";
-		r->target_id = target_add(rec, "pid", spec, r->name, 0);
+		r->target_id = recorder_target_add(rec, "pid", spec, r->name,
+						   0);
 		proc_identity_release(&id);
 	}
 	if (o->name_regex) {
@@ -1424,37 +812,20 @@ static int setup_roots(struct recorder *rec, double t)
 		r->next_scan = -INFINITY;
 		snprintf(r->name, sizeof(r->name), "%s", o->name_regex);
 		r->target_kind = "name";
-		r->target_id = target_add(rec, "name", o->name_regex,
-					  r->name, 0);
+		r->target_id = recorder_target_add(rec, "name", o->name_regex,
+						   r->name, 0);
 	}
 	if (o->command) {
-		/* Under a reaper: what the command starts is ended with it,
-		 * also after a kill -9 of memtrend. In memtrend's process
-		 * group, so that a terminal's Ctrl-C reaches it as before. */
-		struct reaper_spec spec = {
-			.argv = o->command, .stdin_fd = -1, .stdout_fd = -1,
-			.stderr_fd = -1, .grace_s = RECORDER_KILL_GRACE_S,
-			.hold = true,
-		};
-		int e = reaper_spawn(&spec, &rec->command);
-		if (e && rec->command.exec_errno) {
-			error("cannot run '%s': %s", o->command[0],
-			      strerror(e));
-			return EXIT_USAGE;
-		}
-		if (e) {
-			error("cannot start '%s': %s", o->command[0],
-			      strerror(e));
-			return EXIT_RUNTIME;
-		}
-		rec->command_running = true;
+		int rc = recorder_command_spawn(rec);
+		if (rc != EXIT_OK)
+			return rc;
 		struct root *r = &rec->roots[rec->n_roots++];
 		r->kind = ROOT_COMMAND;
 		r->pid = rec->command.child;
 		target_command_name(o->command, r->name, sizeof(r->name));
 		r->target_kind = "command";
-		r->target_id = target_add(rec, "command", o->command[0],
-					  r->name, 0);
+		r->target_id = recorder_target_add(rec, "command",
+						   o->command[0], r->name, 0);
 	}
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		struct root *r = &rec->roots[i];
@@ -1463,11 +834,12 @@ static int setup_roots(struct recorder *rec, double t)
 			char spec[32];
 			snprintf(spec, sizeof(spec), "tree of %lld",
 				 (long long)r->target_id);
-			r->tree_target_id = target_add(rec, "tree", spec,
-						       r->name, r->target_id);
+			r->tree_target_id = recorder_target_add(rec, "tree",
+								spec, r->name,
+								r->target_id);
 		}
 		if (r->kind != ROOT_NAME) {
-			root_open_main(rec, r, r->pid, t);
+			recorder_root_open(rec, r, r->pid, t);
 			if (!r->main.pp) {
 				error("cannot read process %d", (int)r->pid);
 				return EXIT_USAGE;
@@ -1570,7 +942,7 @@ static void recorder_release(struct recorder *rec, double t, bool started)
 		free(rec->roots[i].kids);
 		free(rec->roots[i].conn_pids);
 	}
-	groups_release(rec, t);
+	recorder_groups_release(rec, t);
 	free(rec->roots);
 	for (size_t i = 0; i < rec->n_cgroups; i++)
 		probe_cgroup_close(rec->cgroups[i].cg);
@@ -1578,7 +950,6 @@ static void recorder_release(struct recorder *rec, double t, bool started)
 	if (rec->have_re)
 		regfree(&rec->name_re);
 	free(rec->exclude);
-	free(rec->slope);
 	free(rec->procs);
 	free(rec->frame_cgroups);
 	free(rec->readings);
@@ -1599,10 +970,6 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	rec.hooks = hooks ? hooks : &no_hooks;
 	rec.command.fd = -1;
 	rec.command_status = -1;
-	rec.slope = xcalloc(1, sizeof(*rec.slope));
-	rec.slope->stride = 1;
-	rec.slope_bph = NAN;
-	rec.status_fp = NAN;
 	stamp_clock_init(&rec.clock);
 	rec.last_stamp = NAN;
 	res->samples = 0;
@@ -1631,7 +998,7 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 		rec.first.name = rec.roots[0].name;
 	}
 	if (rc != EXIT_OK) {
-		command_finish(&rec, true);
+		recorder_command_finish(&rec, true);
 		recorder_release(&rec, t, false);
 		/* Nothing was recorded: a sink may undo what it made (a new
 		 * file goes again, so that the retry is not refused). */
@@ -1707,7 +1074,7 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 		sleep_until(&rec, next, stopping);
 	}
 	t = now_wall();
-	reap_command(&rec);
+	recorder_command_reap(&rec);
 	/* Ended at once only when the command still runs (its stop grace
 	 * is over): one whose process is gone has only its leftovers to be
 	 * ended, with their grace, even if its reaper has not said so yet. */
@@ -1715,7 +1082,7 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	for (size_t i = 0; i < rec.n_roots; i++)
 		if (rec.roots[i].kind == ROOT_COMMAND && !rec.roots[i].finished)
 			command_alive = rec.command_running;
-	command_finish(&rec, command_alive);
+	recorder_command_finish(&rec, command_alive);
 	for (size_t i = 0; i < rec.n_roots; i++)
 		if (rec.roots[i].kind == ROOT_NAME && !rec.roots[i].matched)
 			warning("no process matched '%s' while recording: "

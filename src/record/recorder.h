@@ -138,33 +138,22 @@ struct recorder_first {
 	double cgroup_limit;
 };
 
-/* What the caller hears after every tick (the status line of `record`,
- * the view of `watch`). Figures of the first root target, and with --all
- * (where the first root is only the lowest pid, PID 1 for a whole host)
- * the host's: how many processes, their sum, the largest. */
+/* What the caller hears after every tick (the view of `watch`, `check`'s
+ * judgement): where the run stands and the first root target's figures.
+ * Every target's samples go to the sinks (sink.h). */
 struct recorder_tick {
 	double t;                  /* the tick's stamp (UTC seconds) */
 	double elapsed_s;          /* since recording started */
-	uint64_t samples;          /* process samples written so far */
-	size_t targets;            /* root targets */
-	double footprint;          /* latest footprint, NAN before one */
-	double slope_bph;          /* Theil-Sen over the recent samples
-				      (at most 1024, thinned), updated
-				      every 2 s; NAN before 3 */
+	uint64_t samples;          /* process samples taken so far */
+	size_t targets;            /* root targets (the first root's
+				      footprint and slope for a status line:
+				      status_sink.h, from the frames) */
 	size_t target_rows;        /* targets this run added to the file
 				      (roots, trees, children) */
 	const struct recorder_first *first; /* the first root target at
 					       this tick; NULL when there
 					       is none */
-	/* --all only (all true): the processes sampled at this tick, the
-	 * sum of their footprints (NAN when none) and the largest of them
-	 * (its name valid during the call; NULL when none). A sum, not a
-	 * host's used memory: shared memory counts once per process. */
-	bool all;
-	size_t processes;
-	double total_footprint;
-	const char *largest_name;
-	double largest_footprint;
+	bool all;                  /* --all (its sums: the frames') */
 };
 
 struct recorder_hooks {

@@ -134,8 +134,9 @@ static bool same(double a, double b)
 }
 
 /* Write r unless it repeats the last row of its region. */
-static void region_put(struct gpu_proc *p, const struct sink_set *out, int64_t inc_id,
-		       double t, const struct sample_gpu_region *r)
+static void region_put(struct gpu_proc *p, const struct sink_set *out,
+		       int64_t inc_id, double t,
+		       const struct sample_gpu_region *r)
 {
 	size_t k = 0;
 	while (k < p->n_last && !(strcmp(p->last[k].source, r->source) == 0 &&
@@ -191,8 +192,8 @@ static void regions_gone(struct gpu_proc *p, const struct sink_set *out,
 	}
 }
 
-static void note_once(bool *done, const struct sink_set *out, double t, int64_t inc_id,
-		      const char *msg)
+static void note_once(bool *done, const struct sink_set *out, double t,
+		      int64_t inc_id, const char *msg)
 {
 	if (*done)
 		return;
@@ -204,8 +205,8 @@ static void note_once(bool *done, const struct sink_set *out, double t, int64_t 
 /* DRM: store the regions; the device-local bytes to add, NAN when the
  * process has no DRM client (or they cannot be read). */
 static double drm_sample(struct gpu_recorder *g, struct gpu_proc *p,
-			 const struct sink_set *out, int64_t inc_id, double t,
-			 double mono)
+			 const struct sink_set *out, int64_t inc_id,
+			 double t, double mono)
 {
 	struct gpu_usage u;
 	int rc = gpu_drm_watch_read(p->drm, mono, &u);
@@ -240,8 +241,8 @@ static double drm_sample(struct gpu_recorder *g, struct gpu_proc *p,
 /* NVML: one row per device the process is on; its part of each device
  * and the room each leaves it into m. Returns the sum over devices. */
 static double nvml_sample(struct gpu_recorder *g, struct gpu_proc *p,
-			  const struct sink_set *out, int64_t inc_id, double t,
-			  struct proc_mem *m)
+			  const struct sink_set *out, int64_t inc_id,
+			  double t, struct proc_mem *m)
 {
 	if (!g->nvml)
 		return NAN;
@@ -274,8 +275,8 @@ static double nvml_sample(struct gpu_recorder *g, struct gpu_proc *p,
 }
 
 void gpu_proc_sample(struct gpu_recorder *g, struct gpu_proc *p,
-		     const struct sink_set *out, int64_t inc_id, double t, double mono,
-		     struct proc_mem *m)
+		     const struct sink_set *out, int64_t inc_id, double t,
+		     double mono, struct proc_mem *m)
 {
 	m->gpu = NAN;
 	for (size_t d = 0; d < SERIES_GPU_DEVICES; d++)

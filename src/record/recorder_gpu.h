@@ -49,8 +49,8 @@ void gpu_proc_free(struct gpu_proc *p);
  * rescan every GPU_DRM_RESCAN_S (and NVML's list queries when loaded).
  */
 void gpu_proc_sample(struct gpu_recorder *g, struct gpu_proc *p,
-		     const struct sink_set *out, int64_t inc_id, double t, double mono,
-		     struct proc_mem *m);
+		     const struct sink_set *out, int64_t inc_id, double t,
+		     double mono, struct proc_mem *m);
 
 /* With the machine's figures: each NVML device's total and used
  * (SAMPLE_GPU_DEVICE), its name once (SAMPLE_META). */
