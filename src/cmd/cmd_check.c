@@ -36,7 +36,7 @@
 #include "reaper.h"
 #include "recorder.h"
 #include "render.h"
-#include "store.h"
+#include "sink_dataset.h"
 #include "target.h"
 #include "units.h"
 
@@ -331,10 +331,12 @@ static void load_stop(struct check_run *c)
 	}
 }
 
-/* Record with the hooks above. The children (service, load) get
+/* Record with the hooks above, into *d (the run as a dataset: the
+ * judgement's input, from the recorder's sinks, no file read back) and
+ * into -o's file when there is one. The children (service, load) get
  * memtrend's stderr as their stdout too: stdout is the report's. */
 static int check_record(const struct recorder_options *o, struct check_run *c,
-			struct recorder_result *res)
+			struct recorder_result *res, struct dataset *d)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
 	struct sigaction old[ARRAY_SIZE(sigs)];
@@ -358,7 +360,11 @@ static int check_record(const struct recorder_options *o, struct check_run *c,
 		.on_tick = check_on_tick,
 		.wake_fd = -1,
 	};
-	int rc = recorder_run_file(o, NULL, 0, &hooks, res);
+	struct sink_dataset *live = sink_dataset_new("check");
+	struct sink sink = sink_dataset_sink(live);
+	int rc = recorder_run_file(o, &sink, 1, &hooks, res);
+	sink_dataset_take(live, d);
+	sink_dataset_free(live);
 	load_stop(c);
 	if (saved >= 0) {
 		dup2(saved, STDOUT_FILENO);
@@ -458,16 +464,13 @@ static void check_report_error(const struct recorder_options *o, bool json,
 	}
 }
 
-/* Judge every target of the recording at path and write the outputs.
- * Returns the exit code. */
-static int check_judge(const char *path, enum gate_basis basis, double budget,
-		       const struct gate_window *w, bool json,
+/* Judge every target of the run (d: as the recording would read back)
+ * and write the outputs. Returns the exit code. */
+static int check_judge(const struct dataset *dp, enum gate_basis basis,
+		       double budget, const struct gate_window *w, bool json,
 		       const char *junit, bool allow, double elapsed_s)
 {
-	struct dataset d;
-	struct store_read_options ro = {0};
-	if (store_read_dataset(path, &ro, &d))
-		return EXIT_RUNTIME;
+	const struct dataset d = *dp;
 	size_t n = d.n_targets;
 	struct gate_evidence *ev = xcalloc(n ? n : 1, sizeof(*ev));
 	struct gate_result *res = xcalloc(n ? n : 1, sizeof(*res));
@@ -514,7 +517,6 @@ static int check_judge(const char *path, enum gate_basis basis, double budget,
 	free(rows);
 	free(res);
 	free(ev);
-	dataset_release(&d);
 	return rc;
 }
 
@@ -746,43 +748,21 @@ static void check_shell_warning(const struct recorder_options *o)
 		o->command[0]);
 }
 
-/* A temporary folder for the recording when -o is not given. */
-static char *temp_recording(char **dir)
-{
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	size_t len = strlen(tmp) + 40;
-	*dir = xmalloc(len);
-	snprintf(*dir, len, "%s/memtrend-check.XXXXXX", tmp);
-	if (!mkdtemp(*dir)) {
-		error("check: cannot create a folder in '%s': %m", tmp);
-		free(*dir);
-		*dir = NULL;
-		return NULL;
-	}
-	char *path = xmalloc(len + 16);
-	snprintf(path, len + 16, "%s/run.db", *dir);
-	return path;
-}
-
 int cmd_check(int argc, char **argv)
 {
 	struct check_args a = {0};
-	char *dir = NULL, *path = NULL;
+	struct dataset d = {0};
 	int rc = check_parse(argc, argv, &a);
 	if (rc != EXIT_OK) {
 		rc = rc == CLI_RECORD_HELP ? EXIT_OK : rc;
 		goto out;
 	}
+	/* The judgement is made from the run in memory (sink_dataset.h);
+	 * -o keeps a file of it too. */
 	if (a.output) {
-		path = xstrdup(a.output);
-	} else if (!(path = temp_recording(&dir))) {
-		rc = EXIT_RUNTIME;
-		goto out;
+		fwd_add(&a, "-o");
+		fwd_add(&a, a.output);
 	}
-	fwd_add(&a, "-o");
-	fwd_add(&a, path);
 	if (!a.has_interval) {
 		fwd_add(&a, "-i");
 		fwd_add(&a, CHECK_DEFAULT_INTERVAL);
@@ -802,7 +782,7 @@ int cmd_check(int argc, char **argv)
 	check_shell_warning(&cli.o);
 	double t0 = now_monotonic();
 	struct recorder_result res;
-	rc = check_record(&cli.o, &a.run, &res);
+	rc = check_record(&cli.o, &a.run, &res, &d);
 	cli_record_handed_over(&cli);
 	double elapsed = now_monotonic() - t0;
 	char why[512] = "";
@@ -818,7 +798,7 @@ int cmd_check(int argc, char **argv)
 		check_report_error(&cli.o, a.json, a.junit, why, elapsed);
 	if (rc == EXIT_OK) {
 		struct gate_window w = {a.run.warmup_s, a.run.warmup_requests};
-		rc = check_judge(path, a.basis, a.budget, &w, a.json, a.junit,
+		rc = check_judge(&d, a.basis, a.budget, &w, a.json, a.junit,
 				 a.allow, elapsed);
 	}
 	if (a.output && access(a.output, F_OK) == 0)
@@ -826,13 +806,7 @@ int cmd_check(int argc, char **argv)
 		     "FILE' draws it)", a.output, a.output);
 	cli_record_release(&cli);
 out:
-	if (dir) {
-		if (path)
-			store_remove(path);
-		rmdir(dir);
-	}
-	free(path);
-	free(dir);
+	dataset_release(&d);
 	for (int i = 0; i < a.n_owned; i++)
 		free(a.owned[i]);
 	free(a.owned);

@@ -30,7 +30,12 @@
 #include "common.h"
 #include "probe.h"
 #include "recorder.h"
+#include "series.h"
 #include "sink.h"
+#include "sink_dataset.h"
+#include "sink_store.h"
+#include "source.h"
+#include "store.h"
 
 #define MAX_IDS 64
 #define MAX_FRAMES 64
@@ -347,6 +352,76 @@ static void test_tree_sum(void **state)
 	assert_true(c.ended_final[0]);
 }
 
+/* The dataset sink (what `check` judges) holds what the store's reader
+ * gives back from the file written beside it in the same run: targets,
+ * names, points (stamp, footprint, incarnation) and the work counter's
+ * readings attached to the same points. */
+static void test_dataset_matches_file(void **state)
+{
+	(void)state;
+	struct recorder_options o = options();
+	pid_t pids[] = {2001};
+	o.pids = pids;
+	o.n_pids = 1;
+	o.children = true;
+	/* a work counter: the seconds, so that it grows */
+	struct source *src = source_new_command(SOURCE_WORK, "requests",
+						"date +%s%N");
+	assert_non_null(src);
+	struct source *sources[] = {src};
+	o.sources = sources;
+	o.n_sources = 1;
+	o.source_timeout_s = 5;
+	char path[320];
+	snprintf(path, sizeof(path), "%s/run.db", root);
+	struct sink_store *file = sink_store_new(path, false, 1, NAN);
+	struct sink_dataset *live = sink_dataset_new("check");
+	assert_non_null(file);
+	struct counting c = {.stop_after_frames = 8};
+	struct sink sinks[] = {sink_store_sink(file), sink_dataset_sink(live),
+			       {&counting_ops, &c}};
+	struct probe *p = probe_new(o.proc_root, o.sys_root);
+	struct recorder_hooks hooks = {.ctx = &c, .should_stop = stop_after,
+				       .wake_fd = -1};
+	struct recorder_result res;
+	assert_int_equal(recorder_run(&o, p, sinks, 3, &hooks, &res),
+			 EXIT_OK);
+	probe_free(p);
+	sink_store_free(file);
+	struct dataset mem, disk;
+	sink_dataset_take(live, &mem);
+	sink_dataset_free(live);
+	struct store_read_options ro = {0};
+	assert_int_equal(store_read_dataset(path, &ro, &disk), 0);
+	assert_int_equal(mem.n_targets, disk.n_targets);
+	assert_int_equal(mem.n_targets, 3);
+	size_t with_work = 0;
+	for (size_t i = 0; i < mem.n_targets; i++) {
+		const struct series *a = &mem.targets[i], *b = &disk.targets[i];
+		assert_string_equal(a->name, b->name);
+		assert_int_equal(a->n, b->n);
+		assert_int_equal(a->n, 8);
+		assert_int_equal(a->n_incs, b->n_incs);
+		assert_true(a->quantum == b->quantum);
+		assert_true((a->requests != NULL) == (b->requests != NULL));
+		for (size_t k = 0; k < a->n; k++) {
+			assert_float_equal(a->t[k], b->t[k], 1e-6);
+			assert_true(a->footprint[k] == b->footprint[k]);
+			assert_int_equal(a->inc[k], b->inc[k]);
+			if (!a->requests)
+				continue;
+			assert_true(a->requests[k] == b->requests[k] ||
+				    (isnan(a->requests[k]) &&
+				     isnan(b->requests[k])));
+			with_work += !isnan(a->requests[k]);
+		}
+	}
+	assert_true(with_work > 0);
+	assert_string_equal(mem.targets[1].name, "llama-server (with children)");
+	dataset_release(&mem);
+	dataset_release(&disk);
+}
+
 /* No such process: EXIT_USAGE before any tick; the sinks were begun and
  * are ended with recorded false (a new file would be removed). */
 static void test_setup_fails(void **state)
@@ -379,6 +454,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_setup_fails, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_dataset_matches_file,
+						setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
