@@ -337,7 +337,7 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 }
 
 /* --regions: one snapshot of where a process's memory sits (smaps by
- * family), stored under its incarnation. Taken at a root process's first
+ * family), told to the sinks under its incarnation (SAMPLE_REGION). Taken at a root process's first
  * sample and when the recording ends (smaps costs milliseconds on a
  * large process: never per tick). Without ptrace access, a note once.
  * Device-local GPU memory is in no mapping's figures, but it is in the
@@ -581,8 +581,9 @@ static void source_events_say(struct recorder *rec, double t,
 	}
 }
 
-/* Store what the source thread finished, print and store its state
- * changes. With wait, the reading in flight is waited for (at the end). */
+/* Hand on what the source thread finished (readings of this tick's
+ * frame), print its state changes and tell them to the sinks as notes.
+ * With wait, the reading in flight is waited for (at the end). */
 static void sources_collect(struct recorder *rec, bool wait)
 {
 	double t;

@@ -133,7 +133,7 @@ static bool host_select(struct recorder *rec, pid_t pid,
 
 /* The group of key (owned: kept or freed), created on first sight: its
  * target, spec "name=KEY", "cgroup=KEY" or "unit=KEY". Returns 1 + its
- * index, or 0 (no key, the store failed, or more groups than
+ * index, or 0 (no key, or more groups than
  * --max-targets: said once). A group's incarnations are opened and
  * closed by recorder_groups_tick(). */
 static size_t group_join(struct recorder *rec, char *key, double t)

@@ -52,7 +52,7 @@ enum root_kind { ROOT_PID, ROOT_NAME, ROOT_COMMAND };
 
 struct root {
 	enum root_kind kind;
-	const char *target_kind;   /* the store's kind: "pid", "process"... */
+	const char *target_kind;   /* sample_target.kind: "pid", "process"... */
 	int64_t target_id;
 	char name[128];            /* display name of the target */
 	pid_t pid;                 /* requested or spawned pid */
@@ -92,8 +92,8 @@ struct group {
 	struct proc_mem sum;       /* this tick's, over members alive */
 	size_t members;            /* members alive at this tick */
 	size_t first;              /* a root of one of them (this tick) */
-	/* The member its open incarnation started with (the on_sample
-	 * hook's identity; comm is the group's key, cut, no cmdline). */
+	/* The member its open incarnation started with (its frame entries'
+	 * identity; comm is the group's key, cut, no cmdline). */
 	struct proc_identity inc_first;
 };
 
