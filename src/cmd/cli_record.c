@@ -21,6 +21,7 @@
 #include "http.h"
 #include "recorder.h"
 #include "exporter.h"
+#include "recording.h"
 #include "render.h"
 #include "status_sink.h"
 #include "source.h"
@@ -663,24 +664,6 @@ void cli_record_release(struct cli_record *cli)
 
 /* ---- a recording in the foreground ---------------------------------------- */
 
-static volatile sig_atomic_t foreground_stop;
-
-/* A signal from the terminal (SI_KERNEL: Ctrl-C, a hang-up) reached the
- * -- COMMAND too, in memtrend's foreground process group: not sent again
- * (RECORDER_STOP_SEEN). One sent to memtrend alone (kill) is forwarded. */
-static void on_stop_signal(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	foreground_stop = sig | (si && si->si_code == SI_KERNEL ?
-				 RECORDER_STOP_SEEN : 0);
-}
-
-static int foreground_should_stop(void *ctx)
-{
-	(void)ctx;
-	return foreground_stop;
-}
-
 int cli_record_foreground(const struct cli_record *cli,
 			  struct recorder_result *res)
 {
@@ -710,19 +693,6 @@ int cli_record_foreground(const struct cli_record *cli,
 		}
 		note("serving the figures at http://%s/metrics", bound);
 	}
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction old[ARRAY_SIZE(sigs)];
-	/* No SA_RESTART: a stop must cut the recorder's sleep short. */
-	struct sigaction sa = {.sa_sigaction = on_stop_signal,
-			       .sa_flags = SA_SIGINFO};
-	sigemptyset(&sa.sa_mask);
-	foreground_stop = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, &old[i]);
-	struct recorder_hooks hooks = {
-		.should_stop = foreground_should_stop,
-		.wake_fd = -1,
-	};
 	struct sink sinks[2];
 	size_t n_sinks = 0;
 	if (ex)
@@ -731,7 +701,14 @@ int cli_record_foreground(const struct cli_record *cli,
 				     NULL;
 	if (status)
 		sinks[n_sinks++] = status_sink_sink(status);
-	int rc = recorder_run_file(o, sinks, n_sinks, &hooks, res);
+	/* the stops and the run: recording.c, as for every command */
+	struct recording run = {
+		.o = o, .sinks = sinks, .n_sinks = n_sinks,
+		.hooks = {.should_stop = recording_should_stop, .wake_fd = -1},
+		.done_fd = -1,
+	};
+	int rc = recording_run(&run);
+	*res = run.res;
 	status_sink_free(status);
 	if (status_line) {
 		if (rc == EXIT_OK && o->output)
@@ -742,7 +719,5 @@ int cli_record_foreground(const struct cli_record *cli,
 			     (unsigned long long)res->samples);
 	}
 	exporter_stop(ex);
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &old[i], NULL);
 	return rc;
 }

@@ -35,6 +35,7 @@
 #include "idle.h"
 #include "reaper.h"
 #include "recorder.h"
+#include "recording.h"
 #include "render.h"
 #include "sink_dataset.h"
 #include "target.h"
@@ -180,9 +181,11 @@ struct check_run {
 	bool wait_noted;
 };
 
-static volatile sig_atomic_t check_signal;
-
-static void on_check_signal(int sig) { check_signal = sig; }
+/* The signal that stopped the run (recording.c keeps it), 0 none. */
+static int check_signal(void)
+{
+	return recording_stop() & ~RECORDER_STOP_SEEN;
+}
 
 /* The load under a reaper (reaper.h), in its own process group: ending
  * it ends what it started too (a shell loop's curl, a helper that called
@@ -288,7 +291,7 @@ static int check_should_stop(void *ctx)
 	c->ticked = false;
 	/* A signal ends the run: the service gets SIGTERM (check's stop
 	 * for it) whatever check got, also a Ctrl-C that reached it. */
-	if (check_signal)
+	if (check_signal())
 		return SIGTERM;
 	if (c->load_pid > 0 && !c->load_reaped &&
 	    reaper_poll(&c->load_reaper)) {
@@ -338,13 +341,6 @@ static void load_stop(struct check_run *c)
 static int check_record(const struct recorder_options *o, struct check_run *c,
 			struct recorder_result *res, struct dataset *d)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction old[ARRAY_SIZE(sigs)];
-	struct sigaction sa = {.sa_handler = on_check_signal};
-	sigemptyset(&sa.sa_mask);
-	check_signal = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, &old[i]);
 	struct sigaction old_chld;
 	struct sigaction sa_chld = {.sa_handler = on_check_child,
 				    .sa_flags = SA_RESTART | SA_NOCLDSTOP};
@@ -354,15 +350,17 @@ static int check_record(const struct recorder_options *o, struct check_run *c,
 	int saved = dup(STDOUT_FILENO);
 	if (saved >= 0)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-	struct recorder_hooks hooks = {
-		.ctx = c,
-		.should_stop = check_should_stop,
-		.on_tick = check_on_tick,
-		.wake_fd = -1,
-	};
 	struct sink_dataset *live = sink_dataset_new("check");
 	struct sink sink = sink_dataset_sink(live);
-	int rc = recorder_run_file(o, &sink, 1, &hooks, res);
+	/* the stops and the run: recording.c, as for every command */
+	struct recording run = {
+		.o = o, .sinks = &sink, .n_sinks = 1,
+		.hooks = {.ctx = c, .should_stop = check_should_stop,
+			  .on_tick = check_on_tick, .wake_fd = -1},
+		.done_fd = -1,
+	};
+	int rc = recording_run(&run);
+	*res = run.res;
 	sink_dataset_take(live, d);
 	sink_dataset_free(live);
 	load_stop(c);
@@ -370,8 +368,6 @@ static int check_record(const struct recorder_options *o, struct check_run *c,
 		dup2(saved, STDOUT_FILENO);
 		close(saved);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &old[i], NULL);
 	sigaction(SIGCHLD, &old_chld, NULL);
 	return rc;
 }
@@ -399,9 +395,9 @@ static int check_run_outcome(const struct check_run *c,
 	if (c->load_pid < 0)
 		snprintf(why, n, "cannot start the load command: %s",
 			 strerror(c->spawn_errno));
-	else if (check_signal && c->stop == STOP_NONE)
+	else if (check_signal() && c->stop == STOP_NONE)
 		snprintf(why, n, "interrupted by signal %d: no judgement",
-			 (int)check_signal);
+			 check_signal());
 	else if (c->stop == STOP_LOAD_DONE && (!WIFEXITED(c->load_status) ||
 					       WEXITSTATUS(c->load_status))) {
 		status_text(st, sizeof(st), c->load_status);
