@@ -54,7 +54,6 @@
 #include "common.h"
 #include "probe.h"
 #include "reaper.h"
-#include "recorder_gpu.h"
 #include "regions.h"
 #include "smaps.h"
 #include "source.h"
@@ -184,7 +183,11 @@ static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 	w->cgroup = cgroup_for(rec, pid);
 	w->last_smaps = -INFINITY;
 	w->alive = true;
-	w->gpu = gpu_proc_new(rec->gpu, pid);
+	for (size_t i = 0; i < rec->n_samplers; i++) {
+		const struct sampler *sp = &rec->samplers[i];
+		w->sampled[i] = sp->ops->open ? sp->ops->open(sp->ctx, pid) :
+			       NULL;
+	}
 	int64_t cg_id = w->cgroup == SIZE_MAX ? 0 :
 			rec->cgroups[w->cgroup].id;
 	w->inc_id = recorder_inc_begin(rec, target_id,
@@ -200,8 +203,12 @@ static void watch_close(struct recorder *rec, struct proc_watch *w, double t,
 	recorder_inc_end(rec, w->inc_id, t, reason);
 	probe_proc_close(w->pp);
 	w->pp = NULL;
-	gpu_proc_free(w->gpu);
-	w->gpu = NULL;
+	for (size_t i = 0; i < rec->n_samplers; i++) {
+		const struct sampler *sp = &rec->samplers[i];
+		if (w->sampled[i] && sp->ops->close)
+			sp->ops->close(sp->ctx, w->sampled[i]);
+		w->sampled[i] = NULL;
+	}
 	w->alive = false;
 	if (w->child)
 		sink_set_target_end(&rec->out, w->target_id, t, true);
@@ -221,8 +228,13 @@ static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 			    "unreadable");
 		return false;
 	}
-	gpu_proc_sample(rec->gpu, w->gpu, &rec->out, w->inc_id, t, mono,
-			&w->mem);
+	/* the other memory sources, after the status figures (the GPU's
+	 * device memory is added to the footprint) */
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (w->sampled[i])
+			rec->samplers[i].ops->read(rec->samplers[i].ctx,
+						   w->sampled[i], &rec->out,
+						   w->inc_id, t, mono, &w->mem);
 	if (w->regions_due) {
 		w->regions_due = false;
 		regions_snapshot(rec, w, t);
@@ -337,9 +349,10 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 }
 
 /* --regions: one snapshot of where a process's memory sits (smaps by
- * family), told to the sinks under its incarnation (SAMPLE_REGION). Taken at a root process's first
- * sample and when the recording ends (smaps costs milliseconds on a
- * large process: never per tick). Without ptrace access, a note once.
+ * family), told to the sinks under its incarnation (SAMPLE_REGION).
+ * Taken at a root process's first sample and when the recording ends
+ * (smaps costs milliseconds on a large process: never per tick). Without
+ * ptrace access, a note once.
  * Device-local GPU memory is in no mapping's figures, but it is in the
  * footprint: it is added to the GPU family, so the families still add up
  * to the footprint. */
@@ -503,7 +516,10 @@ static void system_tick(struct recorder *rec, double t, double mono)
 	}
 	const struct proc_watch *w0 = rec->n_roots && rec->roots[0].main.pp ?
 				      &rec->roots[0].main : NULL;
-	gpu_recorder_devices(rec->gpu, &rec->out, t);
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers[i].ops->tick)
+			rec->samplers[i].ops->tick(rec->samplers[i].ctx,
+						   &rec->out, t);
 	for (size_t i = 0; i < rec->n_cgroups; i++) {
 		struct cgroup_mem cm;
 		if (probe_cgroup_read(rec->cgroups[i].cg, &cm) != 0)
@@ -954,7 +970,9 @@ static void recorder_release(struct recorder *rec, double t, bool started)
 	free(rec->procs);
 	free(rec->frame_cgroups);
 	free(rec->readings);
-	gpu_recorder_free(rec->gpu);
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers[i].ops->free)
+			rec->samplers[i].ops->free(rec->samplers[i].ctx);
 }
 
 int recorder_run(const struct recorder_options *o, struct probe *probe,
@@ -977,11 +995,16 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	res->command_status = -1;
 	res->duration_ended = false;
 
-	rec.gpu = gpu_recorder_new(probe_proc_root(rec.probe), !o->no_gpu);
+	/* The memory sources beside /proc/PID/status: one line each. */
+	rec.samplers[rec.n_samplers++] = gpu_sampler(probe_proc_root(probe),
+						     !o->no_gpu);
+	assert(rec.n_samplers <= RECORDER_MAX_SAMPLERS);
 	struct sink_run run = {
 		.interval_s = o->interval_s, .all = o->all,
 		.invocation = o->invocation,
-		.gpu_sources = gpu_recorder_sources(rec.gpu),
+		/* the GPU's (samplers[0]): what it can read */
+		.gpu_sources = rec.samplers[0].ops->describe(
+			rec.samplers[0].ctx),
 	};
 	if (sink_set_begin(&rec.out, &run)) {
 		double t = now_wall();

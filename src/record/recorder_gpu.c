@@ -26,6 +26,7 @@
 
 #include "common.h"
 #include "probe_gpu.h"
+#include "sampler.h"
 #include "sink_set.h"
 
 struct gpu_recorder {
@@ -336,4 +337,54 @@ void gpu_recorder_devices(struct gpu_recorder *g, const struct sink_set *out,
 		}
 	}
 	g->names_stored = true;
+}
+
+/* ---- as a sampler (sampler.h) ------------------------------------------ */
+
+static const char *gs_describe(void *ctx)
+{
+	return gpu_recorder_sources(ctx);
+}
+
+static void *gs_open(void *ctx, pid_t pid)
+{
+	return gpu_proc_new(ctx, pid);
+}
+
+static void gs_read(void *ctx, void *proc, const struct sink_set *out,
+		    int64_t inc, double t, double mono, struct proc_mem *m)
+{
+	gpu_proc_sample(ctx, proc, out, inc, t, mono, m);
+}
+
+static void gs_close(void *ctx, void *proc)
+{
+	(void)ctx;
+	gpu_proc_free(proc);
+}
+
+static void gs_tick(void *ctx, const struct sink_set *out, double t)
+{
+	gpu_recorder_devices(ctx, out, t);
+}
+
+static void gs_free(void *ctx)
+{
+	gpu_recorder_free(ctx);
+}
+
+static const struct sampler_ops gpu_sampler_ops = {
+	.name = "gpu",
+	.describe = gs_describe,
+	.open = gs_open,
+	.read = gs_read,
+	.close = gs_close,
+	.tick = gs_tick,
+	.free = gs_free,
+};
+
+struct sampler gpu_sampler(const char *proc_root, bool enabled)
+{
+	return (struct sampler){&gpu_sampler_ops,
+				gpu_recorder_new(proc_root, enabled)};
 }

@@ -20,10 +20,12 @@
 #include "probe.h"
 #include "reaper.h"
 #include "recorder.h"
-#include "recorder_gpu.h"
+#include "sampler.h"
 #include "sink_set.h"
 #include "stamp_clock.h"
 
+/* Samplers a recorder can hold (the GPU's today). */
+#define RECORDER_MAX_SAMPLERS 4
 #define RESCAN_INTERVAL_S 5.0
 #define NAME_SCAN_MIN_S 0.25
 #define STOP_GRACE_S 10.0
@@ -41,7 +43,9 @@ struct proc_watch {
 	struct proc_mem mem;       /* this tick's reading */
 	struct proc_smaps smaps;   /* this tick's smaps_rollup ... */
 	bool smaps_read;           /* ... when read at this tick */
-	struct gpu_proc *gpu;      /* NULL with --no-gpu */
+	/* each sampler's state for this incarnation (sampler.h); NULL:
+	 * nothing to read */
+	void *sampled[RECORDER_MAX_SAMPLERS];
 	bool regions_due;          /* --regions: snapshot at the next sample */
 	bool alive;
 	bool child;                /* a --children descendant: its target
@@ -155,7 +159,9 @@ struct recorder {
 	bool conn_unrestricted_noted;
 	bool source_set_taken;     /* source_set_new() was called */
 	bool regions_denied_noted;
-	struct gpu_recorder *gpu;
+	/* the memory sources beside /proc/PID/status (sampler.h) */
+	struct sampler samplers[RECORDER_MAX_SAMPLERS];
+	size_t n_samplers;
 	struct stamp_clock clock;  /* the samples' stamps (tick_stamp) */
 	double last_stamp;         /* the newest tick's stamp; NAN before */
 	/* The first root target at this tick, for the on_tick hook. */
