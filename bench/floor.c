@@ -5,6 +5,7 @@
  * recorder comes to it.
  *
  *   bench_floor [-m status|smaps|none] [-n ITERS] [-t TIGHT_ITERS] [-i SECONDS] PID
+ *   bench_floor -m all [-n ITERS] [-t TIGHT_ITERS] [-i SECONDS]
  *   bench_floor --hold MIB [--churn MS]
  *
  * Per iteration, through fds opened once before the loop and pread at
@@ -18,7 +19,12 @@
  *                .peak), each into 64 bytes;
  *   smaps mode:  the same plus /proc/PID/smaps_rollup;
  *   none mode:   no file at all: what the loop and (with -i) the wakeups
- *                alone cost.
+ *                alone cost;
+ *   all mode:    /proc/PID/status of every process there is at the start
+ *                (into 4 KiB, the recorder's buffer for --all), and
+ *                /proc/meminfo: the floor of `record --all` (bench section
+ *                h), a process that has ended read as the empty file it
+ *                then is.
  * Files that do not exist (PSI hidden, no cgroup) are left out, and said so.
  *
  * Two loops, both timed with getrusage(RUSAGE_SELF) (user + system):
@@ -39,6 +45,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -62,12 +69,43 @@ struct kept {
 static struct kept files[MAX_FILES];
 static int n_files;
 static char buf[8192];
+/* -m all: every process's status, kept open. */
+static int *all_fds;
+static int n_all;
+
+static void keep_all_status(void)
+{
+	DIR *d = opendir("/proc");
+	if (!d) {
+		perror("bench_floor: /proc");
+		exit(1);
+	}
+	int cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char path[300];
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (n_all == cap) {
+			cap = cap ? 2 * cap : 1024;
+			all_fds = realloc(all_fds, (size_t)cap * sizeof(int));
+			if (!all_fds)
+				exit(1);
+		}
+		all_fds[n_all++] = fd;
+	}
+	closedir(d);
+}
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_floor [-m status|smaps|none] [-n ITERS] "
-		"[-t TIGHT_ITERS] [-i SECONDS] [-k EVERY] PID\n"
+		"usage: bench_floor [-m status|smaps|none|all] [-n ITERS] "
+		"[-t TIGHT_ITERS] [-i SECONDS] [-k EVERY] PID (all: no PID)\n"
 		"       -k: read the system and cgroup files every EVERY-th "
 		"iteration only\n"
 		"       bench_floor --hold MIB [--churn MS]\n");
@@ -226,6 +264,10 @@ static long read_all(long it)
 		}
 		total += n;
 	}
+	for (int i = 0; i < n_all; i++) {
+		ssize_t n = pread(all_fds[i], buf, 4096, 0);
+		total += n > 0 ? n : 0;  /* ended: ESRCH, or empty */
+	}
 	return total;
 }
 
@@ -233,7 +275,8 @@ static void report(const char *mode, const char *variant, long iters,
 		   double interval, double cpu, double wall)
 {
 	printf("floor mode=%s variant=%s iters=%ld files=%d interval_s=%g "
-	       "cpu_us=%.3f wall_s=%.3f\n", mode, variant, iters, n_files,
+	       "cpu_us=%.3f wall_s=%.3f\n", mode, variant, iters,
+	       n_files + n_all,
 	       interval, cpu / (double)iters * 1e6, wall);
 	fflush(stdout);
 }
@@ -309,14 +352,18 @@ int main(int argc, char **argv)
 	}
 	int smaps = strcmp(mode, "smaps") == 0;
 	int none = strcmp(mode, "none") == 0;
-	if (pid <= 0 || iters <= 0 || interval < 0 ||
-	    (!smaps && !none && strcmp(mode, "status")))
+	int all = strcmp(mode, "all") == 0;
+	if ((pid <= 0 && !all) || iters <= 0 || interval < 0 ||
+	    (!smaps && !none && !all && strcmp(mode, "status")))
 		usage();
 	if (tight < 0)
 		tight = iters;
 
 	char path[256];
-	if (!none) {
+	if (all) {
+		keep("/proc/meminfo", sizeof(buf), 1);
+		keep_all_status();
+	} else if (!none) {
 		snprintf(path, sizeof(path), "/proc/%d/status", pid);
 		keep(path, sizeof(buf), 1);
 		keep("/proc/meminfo", sizeof(buf), 1);
@@ -327,7 +374,10 @@ int main(int argc, char **argv)
 		snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", pid);
 		keep(path, sizeof(buf), 1);
 	}
-	fprintf(stderr, "bench_floor: %d files per iteration:", n_files);
+	fprintf(stderr, "bench_floor: %d files per iteration:",
+		n_files + n_all);
+	if (all)
+		fprintf(stderr, " %d status files,", n_all);
 	for (int i = 0; i < n_files; i++)
 		fprintf(stderr, " %s", files[i].path);
 	fprintf(stderr, "\n");

@@ -28,6 +28,7 @@
 
 #include "probe.h"
 #include "recorder_gpu.h"
+#include "sink_set.h"
 #include "store.h"
 
 struct ctx {
@@ -78,7 +79,10 @@ static void tick(struct ctx *c)
 		fprintf(stderr, "bench_tick: the target is gone\n");
 		exit(1);
 	}
-	gpu_proc_sample(c->gpu, c->gp, c->st, c->inc, t, mono, &mem);
+	/* GPU rows go to the recorder's sinks; a GPU-less bench machine
+	 * emits none, so none is given */
+	static const struct sink_set no_sinks = {NULL, 0};
+	gpu_proc_sample(c->gpu, c->gp, &no_sinks, c->inc, t, mono, &mem);
 	if (c->unequal)  /* the worst case: no two samples alike */
 		mem.anon += 4096.0 * (double)(c->n++ & 1);
 	struct proc_smaps sm;

@@ -24,7 +24,9 @@
 #include "http.h"
 #include "recorder.h"
 #include "exporter.h"
+#include "recording.h"
 #include "render.h"
+#include "status_sink.h"
 #include "source.h"
 #include "store.h"
 #include "units.h"
@@ -142,7 +144,8 @@ const struct cli_option record_options[] = {
 		 "sampling goes on."),
 	CLI_SECTION("options"),
 	CLI_STRING('o', "output", RA, o.output, "FILE", "the recording "
-		"(required; must not exist unless --append)", NULL),
+		"(required but with --listen, which serves without a file "
+		"when it is left out; must not exist unless --append)", NULL),
 	CLI_FLAG(0, "append", RA, o.append, "add to an existing recording"),
 	RECORD_DUR('i', "interval", o.interval_s, "time between samples "
 		"(default 15s; e.g. 500ms)"),
@@ -338,8 +341,17 @@ static int record_combine(struct record_args *a, const char *verb)
 	struct recorder_options *o = &a->o;
 	if (!isnan(o->smaps_interval_s))
 		o->smaps = true;  /* --smaps-interval asks for smaps */
-	if (!o->output)
-		return error("%s: -o FILE is required", verb);
+	/* record --listen alone serves the figures and keeps no file: the
+	 * store is one of the recorder's sinks, and it has others (check
+	 * judges from one: -o is its option to keep a file) */
+	if (!o->output && !(a->listen && strcmp(verb, "record") == 0) &&
+	    strcmp(verb, "check") != 0)
+		return error("%s: -o FILE is required%s", verb,
+			     strcmp(verb, "record") == 0 ?
+			     " (or --listen PORT alone, to serve without a "
+			     "file)" : "");
+	if (!o->output && o->append)
+		return error("%s: --append needs -o FILE", verb);
 	if (o->all && (a->n_pids || o->name_regex || o->command))
 		return error("%s: --all records every process; it does not go "
 			     "with -p, --name or a command", verb);
@@ -383,12 +395,12 @@ static int record_combine(struct record_args *a, const char *verb)
 	 * without --append -- checked here too, before a command is
 	 * started. */
 	struct stat out_st;
-	if (o->append && lstat(o->output, &out_st) == 0 &&
+	if (o->output && o->append && lstat(o->output, &out_st) == 0 &&
 	    S_ISREG(out_st.st_mode) && out_st.st_size > 0 &&
 	    !store_is_recording(o->output))
 		return error("--append: '%s' is not a memtrend recording",
 			     o->output);
-	if (!o->append && lstat(o->output, &out_st) == 0) {
+	if (o->output && !o->append && lstat(o->output, &out_st) == 0) {
 		/* check keeps one run's recording: it has no --append */
 		if (strcmp(verb, "check") == 0)
 			return error("'%s' already exists (choose another file, "
@@ -554,75 +566,6 @@ void cli_record_release(struct cli_record *cli)
 
 /* ---- a recording in the foreground ---------------------------------------- */
 
-static volatile sig_atomic_t foreground_stop;
-
-/* A signal from the terminal (SI_KERNEL: Ctrl-C, a hang-up) reached the
- * -- COMMAND too, in memtrend's foreground process group: not sent again
- * (RECORDER_STOP_SEEN). One sent to memtrend alone (kill) is forwarded. */
-static void on_stop_signal(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	foreground_stop = sig | (si && si->si_code == SI_KERNEL ?
-				 RECORDER_STOP_SEEN : 0);
-}
-
-static int foreground_should_stop(void *ctx)
-{
-	(void)ctx;
-	return foreground_stop;
-}
-
-static void foreground_on_tick(void *ctx, const struct recorder_tick *k)
-{
-	(void)ctx;
-	if (k->all)
-		render_status_line_all(stderr, k->elapsed_s, k->samples,
-				       k->processes, k->total_footprint,
-				       k->largest_name, k->largest_footprint);
-	else
-		render_status_line(stderr, k->elapsed_s, k->samples,
-				   k->targets, k->footprint, k->slope_bph);
-}
-
-/* The exporter's side of the hooks (record --listen). A target's role:
- * --all's processes are served as --listen-processes says, groups
- * without a pid, what the user named and their trees always, with the
- * root's pid (two roots of one name may each have a tree: the pid keeps
- * their series apart). */
-static void foreground_on_sample(void *ctx, const struct recorder_sample *x)
-{
-	bool sum = !strcmp(x->kind, "group");
-	struct exporter_sample s = {
-		.target_id = x->target_id,
-		.name = x->name,
-		.kind = x->kind,
-		.role = !strcmp(x->kind, "process") ? EXPORTER_PROCESS :
-			sum ? EXPORTER_SUM : EXPORTER_NAMED,
-		.pid = x->id ? (long)x->id->pid : -1,
-		.start_ticks = x->id ? x->id->start_ticks : 0,
-		.start_time = x->id ? x->id->start_time : NAN,
-		.comm = x->id ? x->id->comm : NULL,
-		.cmdline = x->id ? x->id->cmdline : NULL,
-		.t = x->t,
-		.footprint = x->mem->footprint,
-		.anon = x->mem->anon,
-		.swap = x->mem->swap,
-		.shmem = x->mem->shmem,
-		.gpu = x->mem->gpu,
-		.gpu_dev = x->mem->gpu_dev,
-		.gpu_total = x->mem->gpu_total,
-		.gpu_used = x->mem->gpu_used,
-		.rss = x->mem->rss,
-		.file = x->mem->file,
-	};
-	exporter_sample(ctx, &s);
-}
-
-static void foreground_on_target_end(void *ctx, int64_t target_id)
-{
-	exporter_target_end(ctx, target_id);
-}
-
 int cli_record_foreground(const struct cli_record *cli,
 			  struct recorder_result *res)
 {
@@ -652,32 +595,31 @@ int cli_record_foreground(const struct cli_record *cli,
 		}
 		note("serving the figures at http://%s/metrics", bound);
 	}
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction old[ARRAY_SIZE(sigs)];
-	/* No SA_RESTART: a stop must cut the recorder's sleep short. */
-	struct sigaction sa = {.sa_sigaction = on_stop_signal,
-			       .sa_flags = SA_SIGINFO};
-	sigemptyset(&sa.sa_mask);
-	foreground_stop = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, &old[i]);
-	struct recorder_hooks hooks = {
-		.ctx = ex,
-		.should_stop = foreground_should_stop,
-		.on_tick = status_line ? foreground_on_tick : NULL,
-		.on_sample = ex ? foreground_on_sample : NULL,
-		.on_target_end = ex ? foreground_on_target_end : NULL,
-		.wake_fd = -1,
+	struct sink sinks[2];
+	size_t n_sinks = 0;
+	if (ex)
+		sinks[n_sinks++] = exporter_sink(ex);
+	struct status_sink *status = status_line ? status_sink_new(stderr) :
+				     NULL;
+	if (status)
+		sinks[n_sinks++] = status_sink_sink(status);
+	/* the stops and the run: recording.c, as for every command */
+	struct recording run = {
+		.o = o, .sinks = sinks, .n_sinks = n_sinks,
+		.hooks = {.should_stop = recording_should_stop, .wake_fd = -1},
+		.done_fd = -1,
 	};
-	int rc = recorder_run(o, &hooks, res);
+	int rc = recording_run(&run);
+	*res = run.res;
+	status_sink_free(status);
 	if (status_line) {
-		render_status_end(stderr);
-		if (rc == EXIT_OK)
+		if (rc == EXIT_OK && o->output)
 			note("%llu samples in '%s'",
 			     (unsigned long long)res->samples, o->output);
+		else if (rc == EXIT_OK)
+			note("%llu samples served, none kept (no -o)",
+			     (unsigned long long)res->samples);
 	}
 	exporter_stop(ex);
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &old[i], NULL);
 	return rc;
 }

@@ -35,8 +35,9 @@
 #include "idle.h"
 #include "reaper.h"
 #include "recorder.h"
+#include "recording.h"
 #include "render.h"
-#include "store.h"
+#include "sink_dataset.h"
 #include "target.h"
 #include "units.h"
 
@@ -118,9 +119,11 @@ struct check_run {
 	bool wait_noted;
 };
 
-static volatile sig_atomic_t check_signal;
-
-static void on_check_signal(int sig) { check_signal = sig; }
+/* The signal that stopped the run (recording.c keeps it), 0 none. */
+static int check_signal(void)
+{
+	return recording_stop() & ~RECORDER_STOP_SEEN;
+}
 
 /* The load under a reaper (reaper.h), in its own process group: ending
  * it ends what it started too (a shell loop's curl, a helper that called
@@ -226,7 +229,7 @@ static int check_should_stop(void *ctx)
 	c->ticked = false;
 	/* A signal ends the run: the service gets SIGTERM (check's stop
 	 * for it) whatever check got, also a Ctrl-C that reached it. */
-	if (check_signal)
+	if (check_signal())
 		return SIGTERM;
 	if (c->load_pid > 0 && !c->load_reaped &&
 	    reaper_poll(&c->load_reaper)) {
@@ -269,18 +272,13 @@ static void load_stop(struct check_run *c)
 	}
 }
 
-/* Record with the hooks above. The children (service, load) get
+/* Record with the hooks above, into *d (the run as a dataset: the
+ * judgement's input, from the recorder's sinks, no file read back) and
+ * into -o's file when there is one. The children (service, load) get
  * memtrend's stderr as their stdout too: stdout is the report's. */
 static int check_record(const struct recorder_options *o, struct check_run *c,
-			struct recorder_result *res)
+			struct recorder_result *res, struct dataset *d)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction old[ARRAY_SIZE(sigs)];
-	struct sigaction sa = {.sa_handler = on_check_signal};
-	sigemptyset(&sa.sa_mask);
-	check_signal = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, &old[i]);
 	struct sigaction old_chld;
 	struct sigaction sa_chld = {.sa_handler = on_check_child,
 				    .sa_flags = SA_RESTART | SA_NOCLDSTOP};
@@ -290,20 +288,24 @@ static int check_record(const struct recorder_options *o, struct check_run *c,
 	int saved = dup(STDOUT_FILENO);
 	if (saved >= 0)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
-	struct recorder_hooks hooks = {
-		.ctx = c,
-		.should_stop = check_should_stop,
-		.on_tick = check_on_tick,
-		.wake_fd = -1,
+	struct sink_dataset *live = sink_dataset_new("check");
+	struct sink sink = sink_dataset_sink(live);
+	/* the stops and the run: recording.c, as for every command */
+	struct recording run = {
+		.o = o, .sinks = &sink, .n_sinks = 1,
+		.hooks = {.ctx = c, .should_stop = check_should_stop,
+			  .on_tick = check_on_tick, .wake_fd = -1},
+		.done_fd = -1,
 	};
-	int rc = recorder_run(o, &hooks, res);
+	int rc = recording_run(&run);
+	*res = run.res;
+	sink_dataset_take(live, d);
+	sink_dataset_free(live);
 	load_stop(c);
 	if (saved >= 0) {
 		dup2(saved, STDOUT_FILENO);
 		close(saved);
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &old[i], NULL);
 	sigaction(SIGCHLD, &old_chld, NULL);
 	return rc;
 }
@@ -331,9 +333,9 @@ static int check_run_outcome(const struct check_run *c,
 	if (c->load_pid < 0)
 		snprintf(why, n, "cannot start the load command: %s",
 			 strerror(c->spawn_errno));
-	else if (check_signal && c->stop == STOP_NONE)
+	else if (check_signal() && c->stop == STOP_NONE)
 		snprintf(why, n, "interrupted by signal %d: no judgement",
-			 (int)check_signal);
+			 check_signal());
 	else if (c->stop == STOP_LOAD_DONE && (!WIFEXITED(c->load_status) ||
 					       WEXITSTATUS(c->load_status))) {
 		status_text(st, sizeof(st), c->load_status);
@@ -396,16 +398,13 @@ static void check_report_error(const struct recorder_options *o, bool json,
 	}
 }
 
-/* Judge every target of the recording at path and write the outputs.
- * Returns the exit code. */
-static int check_judge(const char *path, enum gate_basis basis, double budget,
-		       const struct gate_window *w, bool json,
+/* Judge every target of the run (d: as the recording would read back)
+ * and write the outputs. Returns the exit code. */
+static int check_judge(const struct dataset *dp, enum gate_basis basis,
+		       double budget, const struct gate_window *w, bool json,
 		       const char *junit, bool allow, double elapsed_s)
 {
-	struct dataset d;
-	struct store_read_options ro = {0};
-	if (store_read_dataset(path, &ro, &d))
-		return EXIT_RUNTIME;
+	const struct dataset d = *dp;
 	size_t n = d.n_targets;
 	struct gate_evidence *ev = xcalloc(n ? n : 1, sizeof(*ev));
 	struct gate_result *res = xcalloc(n ? n : 1, sizeof(*res));
@@ -452,7 +451,6 @@ static int check_judge(const char *path, enum gate_basis basis, double budget,
 	free(rows);
 	free(res);
 	free(ev);
-	dataset_release(&d);
 	return rc;
 }
 
@@ -669,44 +667,22 @@ static void check_shell_warning(const struct recorder_options *o)
 		o->command[0]);
 }
 
-/* A temporary folder for the recording when -o is not given. */
-static char *temp_recording(char **dir)
-{
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	size_t len = strlen(tmp) + 40;
-	*dir = xmalloc(len);
-	snprintf(*dir, len, "%s/memtrend-check.XXXXXX", tmp);
-	if (!mkdtemp(*dir)) {
-		error("check: cannot create a folder in '%s': %m", tmp);
-		free(*dir);
-		*dir = NULL;
-		return NULL;
-	}
-	char *path = xmalloc(len + 16);
-	snprintf(path, len + 16, "%s/run.db", *dir);
-	return path;
-}
-
 int cmd_check(int argc, char **argv)
 {
 	struct check_args a = {0};
-	char *dir = NULL, *path = NULL;
+	struct dataset d = {0};
 	int first;
 	int rc = check_parse(argc, argv, &a, &first);
 	if (rc != EXIT_OK) {
 		rc = rc == CLI_RECORD_HELP ? EXIT_OK : rc;
 		goto out;
 	}
+	/* The judgement is made from the run in memory (sink_dataset.h);
+	 * -o keeps a file of it too. */
 	if (a.output) {
-		path = xstrdup(a.output);
-	} else if (!(path = temp_recording(&dir))) {
-		rc = EXIT_RUNTIME;
-		goto out;
+		cli_strings_add(&a.fwd, "-o");
+		cli_strings_add(&a.fwd, a.output);
 	}
-	cli_strings_add(&a.fwd, "-o");
-	cli_strings_add(&a.fwd, path);
 	if (!forwarded(&a, "interval")) {
 		cli_strings_add(&a.fwd, "-i");
 		cli_strings_add(&a.fwd, CHECK_DEFAULT_INTERVAL);
@@ -731,7 +707,7 @@ int cmd_check(int argc, char **argv)
 	check_shell_warning(&cli.o);
 	double t0 = now_monotonic();
 	struct recorder_result res;
-	rc = check_record(&cli.o, &a.run, &res);
+	rc = check_record(&cli.o, &a.run, &res, &d);
 	cli_record_handed_over(&cli);
 	double elapsed = now_monotonic() - t0;
 	char why[512] = "";
@@ -747,7 +723,7 @@ int cmd_check(int argc, char **argv)
 		check_report_error(&cli.o, a.json, a.junit, why, elapsed);
 	if (rc == EXIT_OK) {
 		struct gate_window w = {a.run.warmup_s, a.run.warmup_requests};
-		rc = check_judge(path, a.basis, a.budget, &w, a.json, a.junit,
+		rc = check_judge(&d, a.basis, a.budget, &w, a.json, a.junit,
 				 a.allow, elapsed);
 	}
 	if (a.output && access(a.output, F_OK) == 0)
@@ -755,13 +731,7 @@ int cmd_check(int argc, char **argv)
 		     "FILE' draws it)", a.output, a.output);
 	cli_record_release(&cli);
 out:
-	if (dir) {
-		if (path)
-			store_remove(path);
-		rmdir(dir);
-	}
-	free(path);
-	free(dir);
+	dataset_release(&d);
 	cli_strings_release(&a.fwd);
 	return rc;
 }

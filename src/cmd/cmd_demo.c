@@ -28,6 +28,8 @@
 #include "common.h"
 #include "recorder.h"
 #include "render.h"
+#include "recording.h"
+#include "status_sink.h"
 #include "source.h"
 #include "store.h"
 #include "units.h"
@@ -149,10 +151,6 @@ struct demo_run {
 	bool told;
 };
 
-static volatile sig_atomic_t demo_signal;
-
-static void on_demo_signal(int sig) { demo_signal = sig; }
-
 static void demo_on_tick(void *ctx, const struct recorder_tick *k)
 {
 	struct demo_run *d = ctx;
@@ -170,16 +168,16 @@ static void demo_on_tick(void *ctx, const struct recorder_tick *k)
 			d->full_fd = -1;
 		}
 	}
-	if (d->status_line)
-		render_status_line(stderr, k->elapsed_s, k->samples,
-				   k->targets, k->footprint, k->slope_bph);
 }
 
 static int demo_should_stop(void *ctx)
 {
 	struct demo_run *d = ctx;
-	if (demo_signal)
-		return demo_signal;
+	/* a stop (recording.c): the signal itself, as the demo always
+	 * passed it on (its workload is no -- COMMAND) */
+	int stop = recording_stop() & ~RECORDER_STOP_SEEN;
+	if (stop)
+		return stop;
 	if (d->elapsed_s < d->duration_s || isnan(d->t_full))
 		return 0;
 	/* held for flat_s, in time and in samples: a busy machine ticks
@@ -204,25 +202,21 @@ static int demo_should_stop(void *ctx)
 static int demo_record(const struct recorder_options *o, struct demo_run *d,
 		       struct recorder_result *res)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction old[ARRAY_SIZE(sigs)];
-	/* No SA_RESTART: a stop must cut the recorder's sleep short. */
-	struct sigaction sa = {.sa_handler = on_demo_signal};
-	sigemptyset(&sa.sa_mask);
-	demo_signal = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, &old[i]);
-	struct recorder_hooks hooks = {
-		.ctx = d,
-		.should_stop = demo_should_stop,
-		.on_tick = demo_on_tick,
-		.wake_fd = -1,
+	struct status_sink *status = d->status_line ?
+				     status_sink_new(stderr) : NULL;
+	struct sink sink;
+	if (status)
+		sink = status_sink_sink(status);
+	struct recording run = {
+		.o = o, .sinks = status ? &sink : NULL,
+		.n_sinks = status ? 1 : 0,
+		.hooks = {.ctx = d, .should_stop = demo_should_stop,
+			  .on_tick = demo_on_tick, .wake_fd = -1},
+		.done_fd = -1,
 	};
-	int rc = recorder_run(o, &hooks, res);
-	if (d->status_line)
-		render_status_end(stderr);
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &old[i], NULL);
+	int rc = recording_run(&run);
+	*res = run.res;
+	status_sink_free(status);
 	if (rc == EXIT_OK && isnan(d->t_full))
 		warning("demo: the cache never said it was full in %.0f s: "
 			"the machine is too busy for the demo's workloads",

@@ -205,7 +205,7 @@ static void *rec_main(void *arg)
 		.on_tick = rec_on_tick,
 		.wake_fd = rt->wake[0],
 	};
-	rt->rc = recorder_run(&rt->ro, &hooks, &rt->res);
+	rt->rc = recorder_run_file(&rt->ro, NULL, 0, &hooks, &rt->res);
 	return NULL;
 }
 

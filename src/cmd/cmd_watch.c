@@ -39,10 +39,11 @@
  * line says "1 sample in N analysed". `memtrend report` reads every
  * sample. The title and plain lines count every sample.
  *
- * Signals: this thread (the view) takes SIGINT, SIGTERM and SIGHUP: each
- * sets the stop the recorder's should_stop() hook returns and writes a
- * byte to the recorder's wake pipe, which cuts its sleep short. The
- * recorder thread, and the threads it starts (the source thread), are
+ * Signals: this thread (the view) takes SIGINT, SIGTERM and SIGHUP
+ * (recording.c, as every command that records): each sets the stop the
+ * recorder's should_stop() hook returns and writes a byte to the
+ * recorder's wake pipe, which cuts its sleep short. The recorder thread
+ * (recording_start()), and the threads it starts (the source thread), are
  * born with those and SIGWINCH, SIGTSTP and SIGCONT blocked (its children
  * reset their masks), so every signal lands here. The recorder installs
  * no handler of its own (recorder.h).
@@ -67,7 +68,7 @@
  * them (render_watch.c). Only the first target is shown -- but with
  * --all, whose first target is only the lowest pid, the view is a table
  * of every process instead: watch_all.c keeps their series (fed by the
- * recorder's on_sample hook), render_watch_table.c draws it; the
+ * recorder's sink, watch_all_sink()), render_watch_table.c draws it; the
  * terminal, the signals, the log and the refresh pacing stay here.
  *
  * Exit code: as `record` (0, the command's status for -- COMMAND, 2, 3).
@@ -90,6 +91,7 @@
 
 #include "cmd.h"
 #include "common.h"
+#include "recording.h"
 #include "render.h"
 #include "live.h"
 #include "source.h"
@@ -104,12 +106,11 @@
 
 /* ---- signals ------------------------------------------------------------ */
 
-/* A stop (SIGINT, SIGTERM, SIGHUP or 'q'): the recorder's should_stop()
- * returns it; the recorder's wake pipe cuts its sleep short. */
-static volatile sig_atomic_t stop_sig;
+/* A stop (SIGINT, SIGTERM, SIGHUP or 'q') is recording.c's: the
+ * recorder's should_stop() returns it, the recorder's wake pipe cuts its
+ * sleep short, the view's wakes the view. */
 static volatile sig_atomic_t winch_flag, tstp_flag, cont_flag;
 static int wake_wr = -1;          /* write end of the view's wake pipe */
-static int rec_wake_wr = -1;      /* write end of the recorder's */
 static atomic_bool rec_started;   /* the recorder's first tick is done */
 
 static void poke(int fd)
@@ -118,27 +119,6 @@ static void poke(int fd)
 		ssize_t w = write(fd, "w", 1);
 		(void)w;  /* a full pipe already wakes its reader */
 	}
-}
-
-/* Ask the recorder to stop (from a handler or the view). Async-signal-
- * safe: a store and two writes. */
-static void request_stop(int sig)
-{
-	stop_sig = sig;
-	poke(rec_wake_wr);
-	poke(wake_wr);
-}
-
-/* A terminal's signal (SI_KERNEL: Ctrl-C, a hang-up) reached a --
- * COMMAND too, in memtrend's foreground group: not sent again
- * (RECORDER_STOP_SEEN). One sent to memtrend alone is forwarded. */
-static void on_stop_signal(int sig, siginfo_t *si, void *uc)
-{
-	(void)uc;
-	int saved = errno;
-	request_stop(sig | (si && si->si_code == SI_KERNEL ?
-			    RECORDER_STOP_SEEN : 0));
-	errno = saved;
 }
 
 static void on_view_signal(int sig)
@@ -152,33 +132,6 @@ static void on_view_signal(int sig)
 		cont_flag = 1;
 	poke(wake_wr);
 	errno = saved;
-}
-
-static int rec_should_stop(void *ctx)
-{
-	(void)ctx;
-	return stop_sig;
-}
-
-/* ---- the recorder thread -------------------------------------------------- */
-
-struct rec_thread {
-	const struct recorder_options *o;
-	struct recorder_hooks hooks;
-	struct recorder_result res;
-	int rc;
-	atomic_bool done;
-	int wake_fd;
-};
-
-static void *rec_main(void *arg)
-{
-	struct rec_thread *rt = arg;
-	rt->rc = recorder_run(rt->o, &rt->hooks, &rt->res);
-	atomic_store(&rt->done, true);
-	ssize_t w = write(rt->wake_fd, "d", 1);
-	(void)w;
-	return NULL;
 }
 
 /* ---- stdout and stderr into a log while the screen is up ------------------ */
@@ -706,7 +659,7 @@ static void fill_view(struct watch *w, struct watch_view *v, bool ended)
 	}
 	v->f = w->have_f ? &w->f : NULL;
 	v->components_read = true;
-	v->stopping = stop_sig != 0;
+	v->stopping = recording_stop() != 0;
 	v->ended = ended;
 	v->refresh_s = w->period_s;
 	v->refresh_cost_s = w->have_f ? w->cost_s : NAN;
@@ -723,7 +676,7 @@ static void fill_table(struct watch *w, struct watch_table_view *v,
 	v->output = w->cli->o.output;
 	v->interval_s = w->cli->o.interval_s;
 	v->elapsed_s = now_monotonic() - w->started;
-	v->stopping = stop_sig != 0;
+	v->stopping = recording_stop() != 0;
 	v->ended = ended;
 	v->refresh_s = w->period_s;
 	v->refresh_cost_s = w->cost_s;
@@ -773,7 +726,7 @@ static void plain_line(struct watch *w, bool ended)
 		if (render_watch_table_lines(stdout, &v)) {
 			w->out_failed = true;
 			if (!ended)
-				request_stop(SIGTERM);
+				recording_request_stop(SIGTERM);
 		}
 		return;
 	}
@@ -783,7 +736,7 @@ static void plain_line(struct watch *w, bool ended)
 		/* A closed pipe (| head): stop recording as SIGTERM would. */
 		w->out_failed = true;
 		if (!ended)
-			request_stop(SIGTERM);
+			recording_request_stop(SIGTERM);
 	}
 }
 
@@ -799,7 +752,7 @@ static void read_keys(struct watch *w)
 	}
 	for (ssize_t i = 0; i < n; i++)
 		if (buf[i] == 'q' || buf[i] == 'Q')
-			request_stop(SIGTERM);
+			recording_request_stop(SIGTERM);
 }
 
 /* Ctrl-Z: give the terminal back, stop, take it again on fg. */
@@ -811,7 +764,7 @@ static void suspend(struct watch *w)
 	term_enter(&w->term);
 }
 
-static void view_loop(struct watch *w, struct rec_thread *rt, int wake_rd)
+static void view_loop(struct watch *w, struct recording *rt, int wake_rd)
 {
 	double next = now_monotonic();
 	bool need_draw = true;
@@ -878,23 +831,17 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 		wake_wr = -1;
 		return EXIT_RUNTIME;
 	}
-	rec_wake_wr = recpipe[1];
-	stop_sig = 0;
 	atomic_store(&rec_started, false);
 
-	/* Signals: the view takes the stops (they set stop_sig and wake the
-	 * recorder through its pipe) and the terminal's signals; the
-	 * recorder thread, and the threads it starts, block them all.
-	 * SIGPIPE is blocked everywhere: a closed stdout is an error to
-	 * handle, not a death. */
+	/* Signals: the view takes the stops (recording.c: they set the stop
+	 * and wake the recorder through its pipe, the view through its own)
+	 * and the terminal's signals; the recorder thread, and the threads
+	 * it starts, block them all. SIGPIPE is blocked everywhere: a closed
+	 * stdout is an error to handle, not a death. */
 	static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction stop_sa = {.sa_sigaction = on_stop_signal,
-				    .sa_flags = SA_SIGINFO};
-	sigemptyset(&stop_sa.sa_mask);
-	struct sigaction old_stop[ARRAY_SIZE(stop_sigs)];
-	for (size_t i = 0; i < ARRAY_SIZE(stop_sigs); i++)
-		sigaction(stop_sigs[i], &stop_sa, &old_stop[i]);
-	sigset_t pipe_set, rec_set, view_mask;
+	struct recording_signals stops;
+	recording_signals_install(&stops, recpipe[1], pipefd[1]);
+	sigset_t pipe_set, rec_set;
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
@@ -904,18 +851,18 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 	sigaddset(&rec_set, SIGWINCH);
 	sigaddset(&rec_set, SIGTSTP);
 	sigaddset(&rec_set, SIGCONT);
-	struct rec_thread rt = {
-		.o = &cli->o,
-		.hooks = {.should_stop = rec_should_stop,
+	struct sink sinks[1];
+	size_t n_sinks = 0;
+	if (w->all)
+		sinks[n_sinks++] = watch_all_sink(w->all);
+	struct recording rt = {
+		.o = &cli->o, .sinks = sinks, .n_sinks = n_sinks,
+		.hooks = {.should_stop = recording_should_stop,
 			  .on_tick = w->all ? all_on_tick : rec_on_tick,
-			  .on_sample = w->all ? watch_all_on_sample : NULL,
-			  .on_target_end = w->all ? watch_all_on_target_end :
-					   NULL,
 			  .ctx = w->all ? (void *)w->all : (void *)&w->feed,
 			  .wake_fd = recpipe[0]},
-		.wake_fd = pipefd[1],
+		.done_fd = pipefd[1],
 	};
-	atomic_init(&rt.done, false);
 	struct sigaction view_sa = {.sa_handler = on_view_signal,
 				    .sa_flags = SA_RESTART};
 	sigemptyset(&view_sa.sa_mask);
@@ -951,18 +898,14 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 	}
 
 	w->started = now_monotonic();
-	pthread_t th;
 	int rc;
 	/* The recorder thread is born with rec_set blocked. */
-	pthread_sigmask(SIG_BLOCK, &rec_set, &view_mask);
-	int e = pthread_create(&th, NULL, rec_main, &rt);
-	pthread_sigmask(SIG_SETMASK, &view_mask, NULL);
+	int e = recording_start(&rt, &rec_set);
 	if (e) {
-		error("cannot start the recorder thread: %s", strerror(e));
 		rc = EXIT_RUNTIME;
 	} else {
 		view_loop(w, &rt, pipefd[0]);
-		pthread_join(th, NULL);
+		recording_join(&rt);
 		cli_record_handed_over(cli);
 		rc = rt.rc;
 		if (rc == EXIT_OK && cli->o.command &&
@@ -989,10 +932,8 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 	sigaction(SIGCONT, &old_cont, NULL);
 	if (tstp_installed)
 		sigaction(SIGTSTP, &old_tstp, NULL);
-	for (size_t i = 0; i < ARRAY_SIZE(stop_sigs); i++)
-		sigaction(stop_sigs[i], &old_stop[i], NULL);
+	recording_signals_restore(&stops);
 	wake_wr = -1;
-	rec_wake_wr = -1;
 	close(pipefd[0]);
 	close(pipefd[1]);
 	close(recpipe[0]);

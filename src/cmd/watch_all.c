@@ -1,12 +1,13 @@
 /*
  * watch_all.c - every process's live series for `memtrend watch --all`
- * (watch_all.h). The recorder thread appends one small event per process
- * sample (and one per target that ends) to `pending` under a mutex; the
+ * (watch_all.h). As the recorder's sink, its thread appends one small
+ * event per target of each frame (and one per target that ends) to
+ * `pending` under a mutex; the
  * view thread swaps the whole buffer out (a pointer swap, so the
  * recorder never waits for an analysis or a frame), feeds the events to
  * its live table, and analyses in turn what is due.
  *
- * Why the samples come through on_sample and not on_tick's `first`: with
+ * Why the samples come through the sink and not on_tick's `first`: with
  * --all there is no first target when the recorder starts (the processes
  * are found by its first scan), and the first root is only the lowest
  * pid; watch used to wait for it and showed "waiting for samples" for the
@@ -116,14 +117,15 @@ void watch_sample_of_mem(struct live_sample *x, double t,
 	x->comp[COMP_GPU] = m->gpu;
 }
 
-void watch_all_on_sample(void *ctx, const struct recorder_sample *s)
+/* One target's sample of the frame, as an event for the view. */
+static void sample_push(struct watch_all *wa, const struct sample_proc *s,
+			double t)
 {
-	struct watch_all *wa = ctx;
 	const struct proc_mem *m = s->mem;
-	struct all_ev e = {.id = s->target_id, .pid = -1,
+	struct all_ev e = {.id = s->target, .pid = -1,
 			   .start_time = NAN,
 			   .group = s->kind && strcmp(s->kind, "group") == 0};
-	watch_sample_of_mem(&e.x, s->t, m);
+	watch_sample_of_mem(&e.x, t, m);
 	/* Issue 28: GPU memory by device, each a pool with its own limit,
 	 * as the exporter and the report see it */
 	for (unsigned d = 0; d < SERIES_GPU_DEVICES; d++) {
@@ -131,20 +133,40 @@ void watch_all_on_sample(void *ctx, const struct recorder_sample *s)
 		e.gpu_total[d] = m->gpu_total[d];
 		e.gpu_used[d] = m->gpu_used[d];
 	}
-	if (s->id) {
-		e.pid = s->id->pid;
-		e.start_ticks = s->id->start_ticks;
-		e.start_time = s->id->start_time;
-		e.comm = xstrdup(s->id->comm);
+	if (s->ident) {
+		e.pid = s->ident->pid;
+		e.start_ticks = s->ident->start_ticks;
+		e.start_time = s->ident->start_time;
+		e.comm = xstrdup(s->ident->comm);
 	}
 	e.name = xstrdup(s->name ? s->name : "");
 	push(wa, &e);
 }
 
-void watch_all_on_target_end(void *ctx, int64_t target_id)
+static void sink_frame(void *ctx, const struct sample_frame *f)
 {
+	for (size_t i = 0; i < f->n_procs; i++)
+		if (!f->procs[i].child)
+			sample_push(ctx, &f->procs[i], f->t);
+}
+
+static void sink_target_end(void *ctx, int64_t target_id, double t,
+			    bool final)
+{
+	(void)t;
+	(void)final;
 	struct all_ev e = {.id = target_id, .end = true};
 	push(ctx, &e);
+}
+
+static const struct sink_ops watch_all_sink_ops = {
+	.frame = sink_frame,
+	.target_end = sink_target_end,
+};
+
+struct sink watch_all_sink(struct watch_all *wa)
+{
+	return (struct sink){&watch_all_sink_ops, wa};
 }
 
 void watch_all_on_tick(void *ctx, const struct recorder_tick *tick)

@@ -38,10 +38,11 @@ struct watch_all *watch_all_new(void);
 /* After the recorder thread has been joined. */
 void watch_all_free(struct watch_all *wa);
 
-/* The recorder's hooks (recorder.h), ctx a struct watch_all *; they
- * never block on the view (a mutex held for a copy). */
-void watch_all_on_sample(void *ctx, const struct recorder_sample *s);
-void watch_all_on_target_end(void *ctx, int64_t target_id);
+/* The recorder's sink (sink.h) for every target's samples and ends but
+ * --children's descendants, and its on_tick hook (recorder.h) for the
+ * machine's figures, ctx a struct watch_all *; they never block on the
+ * view (a mutex held for a copy). */
+struct sink watch_all_sink(struct watch_all *wa);
 void watch_all_on_tick(void *ctx, const struct recorder_tick *tick);
 
 /* The view thread: take what the recorder sent into the table, then

@@ -2,21 +2,29 @@
  * recorder.c - the sampling loop (recorder.h).
  *
  * Shape of one tick: each root target (its process, its descendants and
- * their sum) -> each --group-by group's sum -> system figures and each distinct memory cgroup (at most
- * once a second) -> commit when the batch is old enough -> the on_tick
- * hook. Ticks are scheduled on CLOCK_MONOTONIC absolute deadlines (no
- * drift, no burst after a stall: a missed deadline is skipped); samples
- * are stamped with the wall clock at the start plus the time elapsed
- * (stamp_clock.h: a step of the wall clock is noted, never followed).
+ * their sum) -> each --group-by group's sum -> the sources' readings ->
+ * system figures and each distinct memory cgroup (at most once a second)
+ * -> the frame to every sink (sink.h) -> the on_tick hook. Between
+ * frames, what appears (a target, an incarnation, a cgroup, a note, a GPU
+ * row) goes to the sinks as an event, in order. Ticks are scheduled on
+ * CLOCK_MONOTONIC absolute deadlines (no drift, no burst after a stall:
+ * a missed deadline is skipped); samples are stamped with the wall clock
+ * at the start plus the time elapsed (stamp_clock.h: a step of the wall
+ * clock is noted, never followed).
+ *
+ * Ids: every target, incarnation, cgroup and source gets the next id of
+ * its kind here (sample.h); sinks key on them, the store maps them.
  *
  * Own footprint: nothing grows with the number of samples. Per-tick work
- * allocates nothing on the common path; the tick summary's slope uses a
- * fixed buffer that is thinned by half when full; watched processes and
- * cgroups are bounded by what exists on the machine, --group-by's groups
- * by --max-targets.
+ * allocates nothing on the common path (the frame's arrays are reused and
+ * grow only with the number of targets; an entry points at the figures
+ * where they were read, no copy); watched processes and cgroups are
+ * bounded by what exists on the machine, --group-by's groups by
+ * --max-targets.
  *
  * Cost: a process sample is one pread of /proc/PID/status through a kept
- * fd plus one prepared INSERT inside the open transaction. Name and
+ * fd plus one frame entry (the store sink: one prepared INSERT inside its
+ * open transaction). Name and
  * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
  * Around that work the loop adds four clock reads (vDSO), two
  * should_stop() calls, a few stores into the tick summary (the on_tick
@@ -29,11 +37,10 @@
  * loop: median 1.33), within noise of what bench_tick's sleeping loop of
  * the same library calls costs.
  */
-#include "recorder.h"
+#include "recorder_internal.h"
 
 #include <assert.h>
 #include <errno.h>
-#include <malloc.h>
 #include <math.h>
 #include <regex.h>
 #include <poll.h>
@@ -41,195 +48,104 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "common.h"
 #include "probe.h"
 #include "reaper.h"
-#include "recorder_gpu.h"
 #include "regions.h"
 #include "smaps.h"
 #include "source.h"
+#include "sink_set.h"
 #include "stamp_clock.h"
-#include "stats.h"
-#include "store.h"
 #include "target.h"
 #include "units.h"
 
-#define RESCAN_INTERVAL_S 5.0
-#define NAME_SCAN_MIN_S 0.25
-#define SLOPE_BUF 1024
-#define STOP_GRACE_S 10.0
-/* A service the recorder starts may take this long to answer its work
- * counter or gauges before a failure is warned about (source.h). */
-#define RECORDER_STARTUP_GRACE_S 30.0
-#define SYSTEM_INTERVAL_S 1.0
 
-struct proc_watch {
-	struct probe_proc *pp;
-	int64_t inc_id;
-	int64_t target_id;
-	size_t cgroup;             /* index into rec->cgroups, or SIZE_MAX */
-	double last_smaps;         /* monotonic; -inf before the first */
-	struct proc_mem mem;       /* this tick's reading */
-	struct proc_smaps smaps;   /* this tick's smaps_rollup ... */
-	bool smaps_read;           /* ... when read at this tick */
-	struct gpu_proc *gpu;      /* NULL with --no-gpu */
-	bool regions_due;          /* --regions: snapshot at the next sample */
-	bool alive;
-};
-
-enum root_kind { ROOT_PID, ROOT_NAME, ROOT_COMMAND };
-
-struct root {
-	enum root_kind kind;
-	const char *target_kind;   /* the store's kind: "pid", "process"... */
-	int64_t target_id;
-	char name[128];            /* display name of the target */
-	pid_t pid;                 /* requested or spawned pid */
-	struct proc_watch main;    /* main.pp NULL when absent */
-	bool finished;             /* pid/command: its process has ended */
-	double next_scan;          /* name: next rescan (monotonic) */
-	bool matched;              /* name: some process matched once */
-	size_t last_matches;
-	/* --children */
-	int64_t tree_target_id;
-	int64_t tree_inc_id;
-	struct proc_watch *kids;
-	size_t n_kids, cap_kids;
-	double next_child_scan;
-	/* --conn-port */
-	int64_t conn_source_id;
-	double next_conn;          /* monotonic time of the next count */
-	pid_t *conn_pids;          /* scratch: main + children */
-	size_t conn_pids_cap;
-	/* --all --group-by: 1 + its index in rec->groups; 0: in none */
-	size_t group;
-};
-
-struct cgroup_watch {
-	struct probe_cgroup *cg;
-	int64_t id;
-};
-
-/* --all --group-by: a group of processes, recorded as one target (kind
- * "group") whose samples are the sum of its live members, like a tree. */
-struct group {
-	char *key;                 /* comm, cgroup path or unit; owned */
-	char *spec;                /* "name=KEY"...: its target's name; owned */
-	int64_t target_id;
-	int64_t inc_id;            /* 0 while no member is alive */
-	struct proc_mem sum;       /* this tick's, over members alive */
-	size_t members;            /* members alive at this tick */
-	size_t first;              /* a root of one of them (this tick) */
-	/* The member its open incarnation started with (the on_sample
-	 * hook's identity; comm is the group's key, cut, no cmdline). */
-	struct proc_identity inc_first;
-};
-
-/* A thinned copy of one figure for the live slope: at most SLOPE_BUF
- * points, every stride-th sample kept. */
-struct slope_buf {
-	double t[SLOPE_BUF], y[SLOPE_BUF];
-	size_t n;
-	uint64_t stride, seen;
-};
-
-struct recorder {
-	const struct recorder_options *o;
-	struct probe *probe;
-	struct store *store;
-	struct root *roots;
-	size_t n_roots;
-	regex_t name_re;
-	bool have_re;
-	pid_t *exclude;            /* memtrend and its ancestors */
-	size_t n_exclude;
-	size_t cap_roots;          /* --all: roots grow and shrink */
-	pid_t self;                /* --all: memtrend's own pid, left out */
-	double next_host_scan;     /* --all: monotonic time of the next */
-	bool host_cap_noted;       /* --all: --max-targets said once */
-	bool host_denied_noted;    /* --all: unreadable processes said once */
-	size_t dropped_since_trim; /* --all: roots dropped since malloc_trim */
-	struct group *groups;      /* --all --group-by: every group seen */
-	size_t n_groups, cap_groups;
-	bool group_cap_noted;      /* more groups than --max-targets */
-	struct cgroup_watch *cgroups;
-	size_t n_cgroups, cap_cgroups;
-	uint64_t samples;
-	double t0_mono;
-	double next_system;        /* monotonic time of the next system read */
-	bool smaps_denied_noted;
-	struct slope_buf *slope;
-	double slope_bph;
-	double next_slope;
-	double status_fp;
-	const struct recorder_hooks *hooks;  /* never NULL (a default) */
-	/* The -- COMMAND, started under a reaper (reaper.h) that ends all
-	 * it started; its socket is readable once the command exits, so the
-	 * exit cuts the sleep short without a SIGCHLD handler (work commands
-	 * end many times a second and must not cause ticks). */
-	struct reaper command;
-	bool command_running;      /* started, its end not heard yet */
-	bool command_go;           /* its reaper may reap it (after the
-				      first tick's sample) */
-	bool command_end_tick;     /* its end was heard after this tick's
-				      sample: tick again at once */
-	int command_status;
-	bool write_failed;
-	uint64_t lost_batches;
-	/* Work counter and gauges, read in the source thread. */
-	struct source_set *sources;
-	int64_t *source_ids;
-	double *source_values;     /* scratch for one collected reading */
-	struct source_event *source_events;
-	bool conn_unrestricted_noted;
-	bool source_set_taken;     /* source_set_new() was called */
-	bool regions_denied_noted;
-	struct gpu_recorder *gpu;
-	struct stamp_clock clock;  /* the samples' stamps (tick_stamp) */
-	double last_stamp;         /* the newest tick's stamp; NAN before */
-	/* The first root target at this tick, for the on_tick hook. */
-	struct recorder_first first;
-	struct sys_mem first_sys;
-	size_t target_rows;        /* targets added to the file */
-	/* --all: this tick's processes sampled, their summed footprint and
-	 * the largest of them (recorder_tick.host), reset at each tick. */
-	size_t tick_procs;
-	double tick_total;
-	double tick_top_fp;
-	char tick_top_name[128];
-};
-
-static void slope_add(struct slope_buf *b, double t, double y)
+/* A new target: its id, told to the sinks (counted in
+ * recorder_tick.target_rows). */
+int64_t recorder_target_add(struct recorder *rec, const char *kind,
+			    const char *spec, const char *name, int64_t parent)
 {
-	if (!isfinite(y))
-		return;
-	if (b->seen++ % b->stride)
-		return;
-	if (b->n == SLOPE_BUF) {
-		for (size_t i = 0; i < SLOPE_BUF / 2; i++) {
-			b->t[i] = b->t[2 * i];
-			b->y[i] = b->y[2 * i];
-		}
-		b->n = SLOPE_BUF / 2;
-		b->stride *= 2;
-	}
-	b->t[b->n] = t;
-	b->y[b->n] = y;
-	b->n++;
+	assert(parent >= 0 && parent <= rec->last_target);
+	struct sample_target x = {++rec->last_target, parent, kind, spec,
+				  name};
+	struct sample_event e = {.kind = SAMPLE_TARGET, .t = now_wall(),
+				 .u.target = &x};
+	sink_set_event(&rec->out, &e);
+	rec->target_rows++;
+	return x.id;
 }
 
-/* store_target_add(), counted (recorder_tick.target_rows). */
-static int64_t target_add(struct recorder *rec, const char *kind,
-			  const char *spec, const char *name, int64_t parent)
+/* A new incarnation of target: its id, told to the sinks. */
+int64_t recorder_inc_begin(struct recorder *rec, int64_t target,
+			   const struct proc_identity *id, int64_t cgroup,
+			   double t)
 {
-	int64_t id = store_target_add(rec->store, kind, spec, name, parent);
-	if (id >= 0)
-		rec->target_rows++;
-	return id;
+	assert(target > 0 && target <= rec->last_target);
+	assert(cgroup >= 0 && cgroup <= rec->last_cgroup);
+	struct sample_incarnation x = {++rec->last_inc, target, id, cgroup, t};
+	struct sample_event e = {.kind = SAMPLE_INCARNATION, .t = t,
+				 .inc = x.id, .u.incarnation = &x};
+	sink_set_event(&rec->out, &e);
+	return x.id;
+}
+
+void recorder_inc_end(struct recorder *rec, int64_t inc, double t,
+		      const char *reason)
+{
+	assert(inc > 0 && inc <= rec->last_inc);
+	struct sample_event e = {.kind = SAMPLE_INCARNATION_END, .t = t,
+				 .inc = inc, .u.text = reason};
+	sink_set_event(&rec->out, &e);
+}
+
+/* One entry of this tick's frame (pointers, no copy of the figures:
+ * they stay where they were read until the frame is delivered). */
+void recorder_frame_add(struct recorder *rec, int64_t target, int64_t inc,
+			const char *name, const char *kind, bool child,
+			const struct proc_identity *id,
+			const struct proc_mem *mem,
+			const struct proc_smaps *smaps)
+{
+	assert(target > 0 && inc > 0 && mem);
+	xgrow((void **)&rec->procs, &rec->cap_procs, rec->n_procs + 1,
+	      sizeof(*rec->procs));
+	rec->procs[rec->n_procs++] = (struct sample_proc){
+		target, inc, name, kind, child, id, mem, smaps};
+}
+
+static void reading_add(struct recorder *rec, int64_t source, double t,
+			double value)
+{
+	assert(source > 0 && source <= rec->last_source);
+	xgrow((void **)&rec->readings, &rec->cap_readings,
+	      rec->n_readings + 1, sizeof(*rec->readings));
+	rec->readings[rec->n_readings++] = (struct sample_reading){
+		source, t, value};
+}
+
+/* Hand this tick's frame to the sinks and start the next one. */
+static void frame_deliver(struct recorder *rec, double t, double mono,
+			  bool last)
+{
+	struct sample_frame f = {
+		.t = t, .mono = mono, .elapsed_s = mono - rec->t0_mono,
+		.last = last, .n_roots = rec->n_roots,
+		.procs = rec->procs, .n_procs = rec->n_procs,
+		.sys = rec->frame_sys,
+		.cgroups = rec->frame_cgroups,
+		.n_cgroups = rec->n_frame_cgroups,
+		.readings = rec->readings, .n_readings = rec->n_readings,
+	};
+	assert(!last || !rec->n_procs);
+	assert(rec->n_procs <= rec->cap_procs &&
+	       rec->n_readings <= rec->cap_readings &&
+	       rec->n_frame_cgroups <= rec->n_cgroups);
+	sink_set_frame(&rec->out, &f);
+	rec->n_procs = rec->n_frame_cgroups = rec->n_readings = 0;
+	rec->frame_sys = NULL;
 }
 
 static size_t cgroup_for(struct recorder *rec, pid_t pid)
@@ -243,11 +159,11 @@ static size_t cgroup_for(struct recorder *rec, pid_t pid)
 			probe_cgroup_close(cg);
 			return i;
 		}
-	int64_t id = store_cgroup_add(rec->store, key);
-	if (id < 0) {
-		probe_cgroup_close(cg);
-		return SIZE_MAX;
-	}
+	struct sample_cgroup_decl x = {++rec->last_cgroup, key};
+	struct sample_event e = {.kind = SAMPLE_CGROUP, .t = now_wall(),
+				 .u.cgroup = &x};
+	sink_set_event(&rec->out, &e);
+	int64_t id = x.id;
 	xgrow((void **)&rec->cgroups, &rec->cap_cgroups, rec->n_cgroups + 1,
 	      sizeof(*rec->cgroups));
 	rec->cgroups[rec->n_cgroups] = (struct cgroup_watch){cg, id};
@@ -258,6 +174,7 @@ static size_t cgroup_for(struct recorder *rec, pid_t pid)
 static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 		      int64_t target_id, double t)
 {
+	assert(target_id > 0 && target_id <= rec->last_target);
 	memset(w, 0, sizeof(*w));
 	int rc = probe_proc_open(rec->probe, pid, &w->pp);
 	if (rc != PROBE_OK)
@@ -266,18 +183,15 @@ static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 	w->cgroup = cgroup_for(rec, pid);
 	w->last_smaps = -INFINITY;
 	w->alive = true;
-	w->gpu = gpu_proc_new(rec->gpu, pid);
+	for (size_t i = 0; i < rec->n_samplers; i++) {
+		const struct sampler *sp = &rec->samplers[i];
+		w->sampled[i] = sp->ops->open ? sp->ops->open(sp->ctx, pid) :
+			       NULL;
+	}
 	int64_t cg_id = w->cgroup == SIZE_MAX ? 0 :
 			rec->cgroups[w->cgroup].id;
-	w->inc_id = store_incarnation_add(rec->store, target_id,
-					  probe_proc_identity(w->pp), cg_id, t);
-	if (w->inc_id < 0) {
-		probe_proc_close(w->pp);
-		w->pp = NULL;
-		gpu_proc_free(w->gpu);
-		w->gpu = NULL;
-		return PROBE_ERROR;
-	}
+	w->inc_id = recorder_inc_begin(rec, target_id,
+				       probe_proc_identity(w->pp), cg_id, t);
 	return PROBE_OK;
 }
 
@@ -286,18 +200,25 @@ static void watch_close(struct recorder *rec, struct proc_watch *w, double t,
 {
 	if (!w->pp)
 		return;
-	store_incarnation_end(rec->store, w->inc_id, t, reason);
+	recorder_inc_end(rec, w->inc_id, t, reason);
 	probe_proc_close(w->pp);
 	w->pp = NULL;
-	gpu_proc_free(w->gpu);
-	w->gpu = NULL;
+	for (size_t i = 0; i < rec->n_samplers; i++) {
+		const struct sampler *sp = &rec->samplers[i];
+		if (w->sampled[i] && sp->ops->close)
+			sp->ops->close(sp->ctx, w->sampled[i]);
+		w->sampled[i] = NULL;
+	}
 	w->alive = false;
+	if (w->child)
+		sink_set_target_end(&rec->out, w->target_id, t, true);
 }
 
 static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 			     double t);
 
-/* Sample one process; false when it is gone. */
+/* Sample one process; false when it is gone (then closed). Its figures
+ * stay in w for this tick's frame; the caller adds its entry. */
 static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 			 double t, double mono)
 {
@@ -307,20 +228,23 @@ static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 			    "unreadable");
 		return false;
 	}
-	gpu_proc_sample(rec->gpu, w->gpu, rec->store, w->inc_id, t, mono,
-			&w->mem);
+	/* the other memory sources, after the status figures (the GPU's
+	 * device memory is added to the footprint) */
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (w->sampled[i])
+			rec->samplers[i].ops->read(rec->samplers[i].ctx,
+						   w->sampled[i], &rec->out,
+						   w->inc_id, t, mono, &w->mem);
 	if (w->regions_due) {
 		w->regions_due = false;
 		regions_snapshot(rec, w, t);
 	}
-	const struct proc_smaps *smp = NULL;
 	const struct recorder_options *o = rec->o;
 	w->smaps_read = false;
 	if (o->smaps && mono - w->last_smaps >= o->smaps_interval_s) {
 		w->last_smaps = mono;
 		rc = probe_proc_read_smaps(w->pp, &w->smaps);
 		if (rc == PROBE_OK) {
-			smp = &w->smaps;
 			w->smaps_read = true;
 		} else if (rc == PROBE_DENIED) {
 			/* Without ptrace access smaps_rollup is closed to us;
@@ -335,20 +259,16 @@ static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 					 "readable (needs ptrace access): pss "
 					 "figures not recorded", (int)id->pid);
 				note("%s", msg);
-				store_note_add(rec->store, t, w->inc_id, msg);
+				sink_set_note(&rec->out, t, w->inc_id, msg);
 				rec->smaps_denied_noted = true;
 			}
 		}
 	}
-	struct store_sample s = {w->inc_id, t, w->mem, smp};
-	if (store_sample_add(rec->store, &s) == 0)
-		rec->samples++;
+	rec->samples++;
 	return true;
 }
 
-static double nan0(double v) { return isnan(v) ? 0 : v; }
-
-static void mem_add(struct proc_mem *sum, const struct proc_mem *m)
+void recorder_mem_add(struct proc_mem *sum, const struct proc_mem *m)
 {
 	sum->rss = nan0(sum->rss) + nan0(m->rss);
 	sum->anon = nan0(sum->anon) + nan0(m->anon);
@@ -372,7 +292,7 @@ static void mem_add(struct proc_mem *sum, const struct proc_mem *m)
 }
 
 /* A sum with nothing in it yet: every figure absent. */
-static void mem_clear(struct proc_mem *m)
+void recorder_mem_clear(struct proc_mem *m)
 {
 	*m = (struct proc_mem){.rss = NAN, .anon = NAN, .file = NAN,
 			       .shmem = NAN, .swap = NAN, .pagetables = NAN,
@@ -405,10 +325,8 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 		char name[128];
 		snprintf(name, sizeof(name), "%s[%d]", id.comm, (int)id.pid);
 		proc_identity_release(&id);
-		int64_t tid = target_add(rec, "child", spec, name,
-					 r->target_id);
-		if (tid < 0)
-			continue;
+		int64_t tid = recorder_target_add(rec, "child", spec, name,
+						  r->target_id);
 		/* Reuse a closed slot before growing the array. */
 		size_t k;
 		for (k = 0; k < r->n_kids; k++)
@@ -419,16 +337,22 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 			      sizeof(*r->kids));
 			r->n_kids++;
 		}
-		if (watch_open(rec, &r->kids[k], pids[i], tid, t) != PROBE_OK)
+		if (watch_open(rec, &r->kids[k], pids[i], tid, t) !=
+		    PROBE_OK) {
 			r->kids[k].pp = NULL;
+			sink_set_target_end(&rec->out, tid, t, true);
+		} else {
+			r->kids[k].child = true;
+		}
 	}
 	free(pids);
 }
 
 /* --regions: one snapshot of where a process's memory sits (smaps by
- * family), stored under its incarnation. Taken at a root process's first
- * sample and when the recording ends (smaps costs milliseconds on a
- * large process: never per tick). Without ptrace access, a note once.
+ * family), told to the sinks under its incarnation (SAMPLE_REGION).
+ * Taken at a root process's first sample and when the recording ends
+ * (smaps costs milliseconds on a large process: never per tick). Without
+ * ptrace access, a note once.
  * Device-local GPU memory is in no mapping's figures, but it is in the
  * footprint: it is added to the GPU family, so the families still add up
  * to the footprint. */
@@ -451,7 +375,10 @@ static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 				f->pss, f->private_dirty, f->swap,
 				f->footprint, f->mappings, b.top[k],
 			};
-			store_region_add(rec->store, w->inc_id, t, &row);
+			struct sample_event e = {.kind = SAMPLE_REGION,
+						 .t = t, .inc = w->inc_id,
+						 .u.region = &row};
+			sink_set_event(&rec->out, &e);
 		}
 	} else if (rc == PROBE_DENIED && !rec->regions_denied_noted) {
 		char msg[160];
@@ -459,21 +386,23 @@ static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 			 "(needs ptrace access): no region snapshots",
 			 (int)id->pid);
 		note("%s", msg);
-		store_note_add(rec->store, t, w->inc_id, msg);
+		sink_set_note(&rec->out, t, w->inc_id, msg);
 		rec->regions_denied_noted = true;
 	}
 	regions_release(&b);
 }
 
-static void root_open_main(struct recorder *rec, struct root *r, pid_t pid,
-			   double t)
+void recorder_root_open(struct recorder *rec, struct root *r, pid_t pid,
+			double t)
 {
 	if (watch_open(rec, &r->main, pid, r->target_id, t) != PROBE_OK)
 		return;
 	r->main.regions_due = rec->o->regions;
 	if (rec->o->children) {
-		r->tree_inc_id = store_incarnation_add(rec->store,
-			r->tree_target_id, probe_proc_identity(r->main.pp), 0, t);
+		const struct proc_identity *id =
+			probe_proc_identity(r->main.pp);
+		r->tree_inc_id = recorder_inc_begin(rec, r->tree_target_id,
+						    id, 0, t);
 		r->next_child_scan = -INFINITY;
 	}
 }
@@ -482,7 +411,7 @@ static void root_close_all(struct recorder *rec, struct root *r, double t,
 			   const char *reason)
 {
 	if (r->main.pp && rec->o->children && r->tree_inc_id > 0)
-		store_incarnation_end(rec->store, r->tree_inc_id, t, reason);
+		recorder_inc_end(rec, r->tree_inc_id, t, reason);
 	watch_close(rec, &r->main, t, reason);
 	for (size_t k = 0; k < r->n_kids; k++)
 		watch_close(rec, &r->kids[k], t, reason);
@@ -509,7 +438,7 @@ static void name_scan(struct recorder *rec, struct root *r, double t,
 		     "(use -p or a tighter pattern for another)", matches,
 		     rec->o->name_regex, (int)found);
 	r->last_matches = matches;
-	root_open_main(rec, r, found, t);
+	recorder_root_open(rec, r, found, t);
 	if (r->main.pp)
 		r->matched = true;
 }
@@ -523,6 +452,8 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 		name_scan(rec, r, t, mono);
 	if (!r->main.pp)
 		return;
+	assert(r->target_id > 0 && r->main.inc_id > 0 && r->main.alive);
+	assert(!rec->o->children || r->tree_inc_id > 0);
 	if (!watch_sample(rec, &r->main, t, mono)) {
 		root_close_all(rec, r, t, "exited");
 		if (r->kind == ROOT_NAME)
@@ -531,56 +462,33 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 			r->finished = true;
 		return;
 	}
-	double fp = r->main.mem.footprint;
 	if (rec->o->children) {
 		if (mono >= r->next_child_scan) {
 			r->next_child_scan = mono + fmin(RESCAN_INTERVAL_S,
 				fmax(rec->o->interval_s, 0.5));
 			children_rescan(rec, r, t);
 		}
-		struct proc_mem sum = r->main.mem;
-		for (size_t k = 0; k < r->n_kids; k++)
-			if (r->kids[k].pp && watch_sample(rec, &r->kids[k], t,
-							  mono))
-				mem_add(&sum, &r->kids[k].mem);
-		struct store_sample s = {r->tree_inc_id, t, sum, NULL};
-		store_sample_add(rec->store, &s);
-		fp = sum.footprint;
-		if (rec->hooks->on_sample) {
-			struct recorder_sample x = {
-				.target_id = r->tree_target_id,
-				.name = r->name,
-				.kind = "tree",
-				.t = t,
-				.id = probe_proc_identity(r->main.pp),
-				.mem = &sum,
-			};
-			rec->hooks->on_sample(rec->hooks->ctx, &x);
+		struct proc_mem *sum = &r->tree_sum;
+		*sum = r->main.mem;
+		for (size_t k = 0; k < r->n_kids; k++) {
+			struct proc_watch *w = &r->kids[k];
+			if (!w->pp || !watch_sample(rec, w, t, mono))
+				continue;
+			recorder_mem_add(sum, &w->mem);
+			recorder_frame_add(rec, w->target_id, w->inc_id, NULL,
+					   "child", true,
+					   probe_proc_identity(w->pp), &w->mem,
+					   w->smaps_read ? &w->smaps : NULL);
 		}
+		recorder_frame_add(rec, r->tree_target_id, r->tree_inc_id,
+				   r->name, "tree", false,
+				   probe_proc_identity(r->main.pp), sum, NULL);
 	}
-	if (rec->hooks->on_sample) {
-		struct recorder_sample x = {
-			.target_id = r->target_id,
-			.name = r->name,
-			.kind = r->target_kind,
-			.t = t,
-			.id = probe_proc_identity(r->main.pp),
-			.mem = &r->main.mem,
-		};
-		rec->hooks->on_sample(rec->hooks->ctx, &x);
-	}
-	if (rec->o->all && isfinite(fp)) {
-		rec->tick_procs++;
-		rec->tick_total += fp;
-		if (!(fp <= rec->tick_top_fp)) {
-			rec->tick_top_fp = fp;
-			snprintf(rec->tick_top_name,
-				 sizeof(rec->tick_top_name), "%s", r->name);
-		}
-	}
+	recorder_frame_add(rec, r->target_id, r->main.inc_id, r->name,
+			   r->target_kind, false,
+			   probe_proc_identity(r->main.pp), &r->main.mem,
+			   r->main.smaps_read ? &r->main.smaps : NULL);
 	if (r == &rec->roots[0]) {
-		rec->status_fp = fp;
-		slope_add(rec->slope, t, fp);
 		struct recorder_first *f = &rec->first;
 		f->sampled = true;
 		f->inc_id = r->main.inc_id;
@@ -590,51 +498,6 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 	}
 }
 
-/* memtrend's exit code for a wait status: the code, or 128 + the
- * signal; -1 when unknown. */
-static int command_exit_code(int st)
-{
-	if (st < 0)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) :
-	       WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-}
-
-/* Has the -- COMMAND ended (its reaper says so)? Its status is kept; the
- * reaper is then ending what it left, finished in command_finish(). */
-static void reap_command(struct recorder *rec)
-{
-	if (rec->command_running && !rec->command_go) {
-		/* the first sample is taken: from now on its reaper may
-		 * reap it (a zombie until then, however soon it exited) */
-		reaper_go(&rec->command);
-		rec->command_go = true;
-	}
-	if (!rec->command_running || !reaper_poll(&rec->command))
-		return;
-	rec->command_running = false;
-	rec->command_status = command_exit_code(rec->command.status);
-	for (size_t i = 0; i < rec->n_roots; i++)
-		if (rec->roots[i].kind == ROOT_COMMAND &&
-		    !rec->roots[i].finished)
-			rec->command_end_tick = true;
-}
-
-/* The end of the -- COMMAND's tree, on every way out of the recorder: its
- * reaper ends what the command left (SIGTERM, SIGKILL after
- * RECORDER_KILL_GRACE_S), at once when the command itself still runs
- * (now). Waits for that, bounded. */
-static void command_finish(struct recorder *rec, bool now)
-{
-	if (!rec->command.pid && rec->command.fd < 0)
-		return;
-	if (!rec->command_go)
-		reaper_go(&rec->command);
-	reaper_finish(&rec->command, now, RECORDER_KILL_GRACE_S + 3);
-	if (rec->command_running || rec->command_status < 0)
-		rec->command_status = command_exit_code(rec->command.status);
-	rec->command_running = false;
-}
 
 /* The machine's and the cgroups' figures: with every sample, but at most
  * once per SYSTEM_INTERVAL_S. They change on the scale of seconds (PSI's
@@ -647,19 +510,24 @@ static void system_tick(struct recorder *rec, double t, double mono)
 	rec->next_system = mono + SYSTEM_INTERVAL_S - 1e-3;
 	struct sys_mem sys;
 	if (probe_sys_read(rec->probe, &sys) == 0) {
-		store_system_add(rec->store, t, &sys);
 		rec->first_sys = sys;
 		rec->first.sys = &rec->first_sys;
+		rec->frame_sys = &rec->first_sys;
 	}
 	const struct proc_watch *w0 = rec->n_roots && rec->roots[0].main.pp ?
 				      &rec->roots[0].main : NULL;
-	gpu_recorder_devices(rec->gpu, rec->store, t);
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers[i].ops->tick)
+			rec->samplers[i].ops->tick(rec->samplers[i].ctx,
+						   &rec->out, t);
 	for (size_t i = 0; i < rec->n_cgroups; i++) {
 		struct cgroup_mem cm;
 		if (probe_cgroup_read(rec->cgroups[i].cg, &cm) != 0)
 			continue;
-		store_cgroup_sample_add(rec->store, rec->cgroups[i].id, t,
-					&cm);
+		xgrow((void **)&rec->frame_cgroups, &rec->cap_frame_cgroups,
+		      rec->n_frame_cgroups + 1, sizeof(*rec->frame_cgroups));
+		rec->frame_cgroups[rec->n_frame_cgroups++] =
+			(struct sample_cgroup){rec->cgroups[i].id, cm};
 		if (w0 && w0->cgroup == i) {
 			rec->first.cgroup_read = true;
 			rec->first.cgroup_limit = cm.max;
@@ -705,10 +573,10 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 				  "readable: connections count every socket "
 				  "on the port in its network namespace";
 		note("%s", msg);
-		store_note_add(rec->store, t, r->main.inc_id, msg);
+		sink_set_note(&rec->out, t, r->main.inc_id, msg);
 		rec->conn_unrestricted_noted = true;
 	}
-	store_source_sample_add(rec->store, r->conn_source_id, t, count);
+	reading_add(rec, r->conn_source_id, t, count);
 	if (r == &rec->roots[0]) {
 		rec->first.conn_read = true;
 		rec->first.conn = count;
@@ -725,12 +593,13 @@ static void source_events_say(struct recorder *rec, double t,
 			note("%s", events[e].text);
 		else
 			warning("%s", events[e].text);
-		store_note_add(rec->store, t, 0, events[e].text);
+		sink_set_note(&rec->out, t, 0, events[e].text);
 	}
 }
 
-/* Store what the source thread finished, print and store its state
- * changes. With wait, the reading in flight is waited for (at the end). */
+/* Hand on what the source thread finished (readings of this tick's
+ * frame), print its state changes and tell them to the sinks as notes.
+ * With wait, the reading in flight is waited for (at the end). */
 static void sources_collect(struct recorder *rec, bool wait)
 {
 	double t;
@@ -741,8 +610,7 @@ static void sources_collect(struct recorder *rec, bool wait)
 		return;
 	size_t n = source_set_count(rec->sources);
 	for (size_t i = 0; i < n; i++)
-		store_source_sample_add(rec->store, rec->source_ids[i], t,
-					rec->source_values[i]);
+		reading_add(rec, rec->source_ids[i], t, rec->source_values[i]);
 	rec->first.sources_read = true;
 	rec->first.source_t = t;
 	rec->first.source_values = rec->source_values;
@@ -758,8 +626,7 @@ static void sources_request(struct recorder *rec, double t)
 		return;
 	size_t n = source_set_count(rec->sources);
 	for (size_t i = 0; i < n; i++)
-		store_source_sample_add(rec->store, rec->source_ids[i], t,
-					NAN);
+		reading_add(rec, rec->source_ids[i], t, NAN);
 }
 
 /*
@@ -783,406 +650,12 @@ static double tick_stamp(struct recorder *rec, double deadline, double mono)
 				     sizeof(msg), &noted);
 	if (noted) {
 		note("%s", msg);
-		store_note_add(rec->store, t, 0, msg);
+		sink_set_note(&rec->out, t, 0, msg);
 	}
 	rec->last_stamp = t;
 	return t;
 }
 
-static int pid_cmp(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* A kernel thread has no memory of its own: no command line, and kthreadd
- * (pid 2) or kthreadd's child. Nor has a zombie (its parent has not
- * reaped it yet): left out too, or each rescan would add it again. Nor
- * has a process caught exiting: the kernel reads an empty command line
- * once its memory is gone, before its state turns Z (seen on a loaded
- * machine: a curl of another test recorded with no command line). A
- * process that blanks its own argv is left out with them, until a
- * rescan reads it otherwise. */
-static bool has_no_memory(const struct proc_identity *id)
-{
-	return !*id->cmdline || id->state == 'Z' || id->state == 'X';
-}
-
-/* ---- --all --cgroup, --group-by ------------------------------------- */
-
-/* Is the cgroup path within want (recorder_options.cgroup): a path that
- * is path itself or one of its ancestors, or a name that is one of its
- * components? */
-static bool cgroup_within(const char *path, const char *want)
-{
-	size_t wlen = strlen(want);
-	if (want[0] == '/') {
-		while (wlen > 1 && want[wlen - 1] == '/')
-			wlen--;  /* "/system.slice/" is "/system.slice" */
-		if (wlen == 1)
-			return true;  /* "/": every cgroup */
-		return strncmp(path, want, wlen) == 0 &&
-		       (path[wlen] == '\0' || path[wlen] == '/');
-	}
-	for (const char *c = path; *c;) {
-		while (*c == '/')
-			c++;
-		size_t len = strcspn(c, "/");
-		if (len == wlen && memcmp(c, want, wlen) == 0)
-			return true;
-		c += len;
-	}
-	return false;
-}
-
-/* The systemd unit of a cgroup path: its last component that ends in a
- * unit type that has a cgroup (a process of a service's sub-cgroup
- * belongs to the service); NULL when none (the root cgroup, a container
- * runtime's own names). Allocated. */
-static char *cgroup_unit(const char *path)
-{
-	static const char *const types[] = {
-		".service", ".scope", ".slice", ".socket", ".mount", ".swap",
-	};
-	const char *unit = NULL;
-	size_t unit_len = 0;
-	for (const char *c = path; *c;) {
-		while (*c == '/')
-			c++;
-		size_t len = strcspn(c, "/");
-		for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
-			size_t tl = strlen(types[k]);
-			if (len > tl && memcmp(c + len - tl, types[k], tl) == 0) {
-				unit = c;
-				unit_len = len;
-			}
-		}
-		c += len;
-	}
-	if (!unit)
-		return NULL;
-	char *u = xmalloc(unit_len + 1);
-	memcpy(u, unit, unit_len);
-	u[unit_len] = '\0';
-	return u;
-}
-
-/* One candidate of host_scan: false when --cgroup leaves it out (or its
- * cgroup cannot be read); otherwise *key is the key of its --group-by
- * group (allocated), or NULL: no --group-by, or nothing to group it by
- * (no cgroup line, no unit in its path). */
-static bool host_select(struct recorder *rec, pid_t pid,
-			const struct proc_identity *id, char **key)
-{
-	const struct recorder_options *o = rec->o;
-	*key = NULL;
-	char *path = NULL;
-	if ((o->cgroup || o->group_by == RECORDER_GROUP_CGROUP ||
-	     o->group_by == RECORDER_GROUP_UNIT) &&
-	    probe_cgroup_path(rec->probe, pid, &path) != PROBE_OK)
-		return false;  /* gone meanwhile */
-	if (o->cgroup && (!path || !cgroup_within(path, o->cgroup))) {
-		free(path);
-		return false;
-	}
-	switch (o->group_by) {
-	case RECORDER_GROUP_NAME:
-		*key = xstrdup(id->comm);
-		break;
-	case RECORDER_GROUP_CGROUP:
-		*key = path;
-		path = NULL;
-		break;
-	case RECORDER_GROUP_UNIT:
-		*key = path ? cgroup_unit(path) : NULL;
-		break;
-	case RECORDER_GROUP_NONE:
-		break;
-	}
-	free(path);
-	return true;
-}
-
-/* The group of key (owned: kept or freed), created on first sight: its
- * target, spec "name=KEY", "cgroup=KEY" or "unit=KEY". Returns 1 + its
- * index, or 0 (no key, the store failed, or more groups than
- * --max-targets: said once). A group's incarnations are opened and
- * closed by groups_tick(). */
-static size_t group_join(struct recorder *rec, char *key, double t)
-{
-	if (!key)
-		return 0;
-	for (size_t i = 0; i < rec->n_groups; i++)
-		if (strcmp(rec->groups[i].key, key) == 0) {
-			free(key);
-			return i + 1;
-		}
-	if (rec->n_groups >= rec->o->max_targets) {
-		if (!rec->group_cap_noted) {
-			char msg[200];
-			snprintf(msg, sizeof(msg), "more than %zu groups: "
-				 "processes of the others are recorded, not "
-				 "their groups (--max-targets)",
-				 rec->o->max_targets);
-			note("%s", msg);
-			store_note_add(rec->store, t, 0, msg);
-			rec->group_cap_noted = true;
-		}
-		free(key);
-		return 0;
-	}
-	static const char *const by[] = {
-		[RECORDER_GROUP_NAME] = "name", [RECORDER_GROUP_CGROUP] = "cgroup",
-		[RECORDER_GROUP_UNIT] = "unit",
-	};
-	size_t len = strlen(key) + 8;
-	char *spec = xmalloc(len);
-	snprintf(spec, len, "%s=%s", by[rec->o->group_by], key);
-	int64_t tid = target_add(rec, "group", spec, spec, 0);
-	if (tid < 0) {
-		free(spec);
-		free(key);
-		return 0;
-	}
-	xgrow((void **)&rec->groups, &rec->cap_groups, rec->n_groups + 1,
-	      sizeof(*rec->groups));
-	rec->groups[rec->n_groups] = (struct group){.key = key,
-						    .spec = spec,
-						    .target_id = tid};
-	return ++rec->n_groups;
-}
-
-/*
- * --group-by, after every root was sampled: each group's sample is the sum
- * of its members alive at this tick (as a tree's is). A group's
- * incarnation starts at the first tick it has a member alive, with that
- * member's identity (and, grouped by cgroup, its cgroup); it ends
- * ("exited") at the tick its last member is found gone, and a member
- * appearing later starts a new one: a service whose every worker ended is
- * a restart. Work: O(roots + groups) per tick, no allocation.
- */
-static void groups_tick(struct recorder *rec, double t)
-{
-	if (!rec->n_groups)
-		return;
-	for (size_t i = 0; i < rec->n_groups; i++) {
-		struct group *g = &rec->groups[i];
-		g->members = 0;
-		mem_clear(&g->sum);
-	}
-	for (size_t i = 0; i < rec->n_roots; i++) {
-		const struct root *r = &rec->roots[i];
-		if (!r->group || r->finished || !r->main.pp)
-			continue;
-		struct group *g = &rec->groups[r->group - 1];
-		mem_add(&g->sum, &r->main.mem);
-		if (!g->members++)
-			g->first = i;
-	}
-	for (size_t i = 0; i < rec->n_groups; i++) {
-		struct group *g = &rec->groups[i];
-		if (!g->members) {
-			if (g->inc_id > 0) {
-				store_incarnation_end(rec->store, g->inc_id, t,
-						      "exited");
-				if (rec->hooks->on_target_end)
-					rec->hooks->on_target_end(
-						rec->hooks->ctx, g->target_id);
-			}
-			g->inc_id = 0;
-			continue;
-		}
-		if (!g->inc_id) {
-			const struct proc_watch *w =
-				&rec->roots[g->first].main;
-			int64_t cg = rec->o->group_by == RECORDER_GROUP_CGROUP &&
-				     w->cgroup != SIZE_MAX ?
-				     rec->cgroups[w->cgroup].id : 0;
-			const struct proc_identity *id =
-				probe_proc_identity(w->pp);
-			g->inc_id = store_incarnation_add(rec->store,
-				g->target_id, id, cg, t);
-			if (g->inc_id < 0) {
-				g->inc_id = 0;
-				continue;
-			}
-			g->inc_first = (struct proc_identity){
-				.pid = id->pid, .ppid = id->ppid,
-				.state = id->state,
-				.start_ticks = id->start_ticks,
-				.start_time = id->start_time};
-			snprintf(g->inc_first.comm, sizeof(g->inc_first.comm),
-				 "%s", g->key);
-		}
-		struct store_sample s = {g->inc_id, t, g->sum, NULL};
-		store_sample_add(rec->store, &s);
-		if (rec->hooks->on_sample) {
-			struct recorder_sample x = {
-				.target_id = g->target_id,
-				.name = g->spec,
-				.kind = "group",
-				.t = t,
-				.id = &g->inc_first,
-				.mem = &g->sum,
-			};
-			rec->hooks->on_sample(rec->hooks->ctx, &x);
-		}
-	}
-}
-
-/* The end of the recording: open group incarnations close with it. */
-static void groups_release(struct recorder *rec, double t)
-{
-	for (size_t i = 0; i < rec->n_groups; i++) {
-		if (rec->groups[i].inc_id > 0)
-			store_incarnation_end(rec->store,
-					      rec->groups[i].inc_id, t,
-					      "recording ended");
-		free(rec->groups[i].key);
-		free(rec->groups[i].spec);
-	}
-	free(rec->groups);
-	rec->groups = NULL;
-	rec->n_groups = 0;
-}
-
-/*
- * --all: every process of the proc root not followed yet becomes a root
- * of its own (target kind "process"), unless it is memtrend itself (its
- * ancestors, a shell or a service manager, are recorded), a kernel thread,
- * another user's (--user), outside --cgroup (host_select), or beyond
- * --max-targets (said once); with --group-by it joins its group. Work:
- * O(processes log processes) per scan (and one read of /proc/PID/cgroup
- * per process not followed yet, with --cgroup or --group-by cgroup|unit),
- * one scan per rescan_s; a process that starts and ends between two scans
- * is not seen (documented with --rescan).
- */
-static void host_scan(struct recorder *rec, double t, double mono)
-{
-	const struct recorder_options *o = rec->o;
-	if (!o->all || mono < rec->next_host_scan)
-		return;
-	rec->next_host_scan = mono + o->rescan_s - 1e-3;
-	pid_t *pids;
-	size_t n;
-	if (probe_list_pids(rec->probe, &pids, &n))
-		return;
-	pid_t *known = xmalloc((rec->n_roots + 1) * sizeof(*known));
-	size_t n_known = 0;
-	for (size_t i = 0; i < rec->n_roots; i++)
-		if (!rec->roots[i].finished && rec->roots[i].main.pp)
-			known[n_known++] = rec->roots[i].pid;
-	qsort(known, n_known, sizeof(*known), pid_cmp);
-	size_t active = n_known;
-	for (size_t i = 0; i < n; i++) {
-		pid_t pid = pids[i];
-		if (bsearch(&pid, known, n_known, sizeof(*known), pid_cmp))
-			continue;
-		if (pid == rec->self)
-			continue;
-		uid_t uid;
-		if (o->have_user &&
-		    (probe_proc_uid(rec->probe, pid, &uid) || uid != o->user))
-			continue;
-		struct proc_identity id;
-		int irc = probe_identity_read(rec->probe, pid, &id);
-		if (irc == PROBE_DENIED && !rec->host_denied_noted) {
-			/* hidepid, another namespace's process, a LSM */
-			char msg[160];
-			snprintf(msg, sizeof(msg), "some processes cannot be "
-				 "read (pid %d and maybe others: no access): "
-				 "they are not recorded", (int)pid);
-			note("%s", msg);
-			store_note_add(rec->store, t, 0, msg);
-			rec->host_denied_noted = true;
-		}
-		if (irc != PROBE_OK)
-			continue;
-		if (has_no_memory(&id)) {
-			proc_identity_release(&id);
-			continue;
-		}
-		char *gkey;
-		if (!host_select(rec, pid, &id, &gkey)) {
-			proc_identity_release(&id);
-			continue;
-		}
-		if (active >= o->max_targets) {
-			if (!rec->host_cap_noted) {
-				char msg[200];
-				snprintf(msg, sizeof(msg), "more than %zu "
-					 "processes: the others are not "
-					 "recorded (--max-targets)",
-					 o->max_targets);
-				note("%s", msg);
-				store_note_add(rec->store, t, 0, msg);
-				rec->host_cap_noted = true;
-			}
-			proc_identity_release(&id);
-			free(gkey);
-			continue;
-		}
-		xgrow((void **)&rec->roots, &rec->cap_roots, rec->n_roots + 1,
-		      sizeof(*rec->roots));
-		struct root *r = &rec->roots[rec->n_roots];
-		memset(r, 0, sizeof(*r));
-		r->kind = ROOT_PID;
-		r->pid = pid;
-		snprintf(r->name, sizeof(r->name), "%s", id.comm);
-		char spec[32];
-		snprintf(spec, sizeof(spec), "%d", (int)pid);
-		r->target_kind = "process";
-		r->target_id = target_add(rec, "process", spec, r->name, 0);
-		proc_identity_release(&id);
-		if (r->target_id >= 0)
-			root_open_main(rec, r, pid, t);
-		if (r->target_id < 0 || !r->main.pp) {
-			free(gkey);  /* gone meanwhile, or unreadable */
-			continue;
-		}
-		r->group = group_join(rec, gkey, t);
-		rec->n_roots++;
-		active++;
-	}
-	free(known);
-	free(pids);
-}
-
-/* --all: drop the roots whose process ended (their incarnation is closed
- * already), so that memory follows the processes alive, not all that
- * ever were. */
-static void host_compact(struct recorder *rec)
-{
-	if (!rec->o->all)
-		return;
-	size_t k = 0, dropped = 0;
-	for (size_t i = 0; i < rec->n_roots; i++) {
-		struct root *r = &rec->roots[i];
-		if (r->finished) {
-			if (rec->hooks->on_target_end)
-				rec->hooks->on_target_end(rec->hooks->ctx,
-							  r->target_id);
-			free(r->kids);
-			free(r->conn_pids);
-			dropped++;
-			continue;
-		}
-		if (k != i)
-			rec->roots[k] = *r;
-		k++;
-	}
-	rec->n_roots = k;
-	rec->dropped_since_trim += dropped;
-#ifdef __GLIBC__
-	/* A flood of short-lived processes leaves freed memory in glibc's
-	 * arenas (this thread's and the exporter's); give it back once many
-	 * have ended, so the footprint follows the processes alive. */
-	if (rec->dropped_since_trim >= 256) {
-		malloc_trim(0);
-		rec->dropped_since_trim = 0;
-	}
-#endif
-}
 
 static void tick(struct recorder *rec, double t, double mono)
 {
@@ -1192,15 +665,11 @@ static void tick(struct recorder *rec, double t, double mono)
 	f->mem = NULL;
 	f->smaps = NULL;
 	f->sys = NULL;
-	rec->tick_procs = 0;
-	rec->tick_total = 0;
-	rec->tick_top_fp = NAN;
-	rec->tick_top_name[0] = '\0';
-	host_scan(rec, t, mono);
+	assert(rec->n_roots <= rec->cap_roots && !rec->n_procs);
+	recorder_host_scan(rec, t, mono);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		sample_root(rec, &rec->roots[i], t, mono);
-	groups_tick(rec, t);
-	host_compact(rec);
+	recorder_groups_tick(rec, t);
 	sources_collect(rec, false);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		connections_tick(rec, &rec->roots[i], t, mono);
@@ -1208,9 +677,12 @@ static void tick(struct recorder *rec, double t, double mono)
 	/* After sampling (the first sample of a command that exited at
 	 * once is of its zombie, as its reaper holds it until this): an end
 	 * heard here asks for one more tick at once, which finds it gone. */
-	reap_command(rec);
+	recorder_command_reap(rec);
 	/* After the processes, so a cgroup first seen this tick is read. */
 	system_tick(rec, t, mono);
+	frame_deliver(rec, t, mono, false);
+	/* After the frame, which points into the roots it moves. */
+	recorder_host_compact(rec, t);
 }
 
 static bool all_finished(const struct recorder *rec)
@@ -1223,83 +695,21 @@ static bool all_finished(const struct recorder *rec)
 	return true;
 }
 
-/* Tell the caller where things stand (recorder_tick). The slope is
- * computed only for a caller that listens, at most every 2 s. */
+/* Tell the caller where things stand (recorder_tick). */
 static void tick_report(struct recorder *rec, double t, double mono)
 {
 	if (!rec->hooks->on_tick)
 		return;
-	if (mono >= rec->next_slope && rec->slope->n >= 3) {
-		struct trend_result tr;
-		rec->next_slope = mono + 2.0;
-		double t0 = rec->slope->t[0];
-		double x[SLOPE_BUF];
-		for (size_t i = 0; i < rec->slope->n; i++)
-			x[i] = rec->slope->t[i] - t0;
-		if (stats_trend_compute(x, rec->slope->y, rec->slope->n, &tr) == 0)
-			rec->slope_bph = tr.slope * 3600;
-	}
 	struct recorder_tick tick = {
 		.t = t,
 		.elapsed_s = mono - rec->t0_mono,
 		.samples = rec->samples,
 		.targets = rec->n_roots,
-		.footprint = rec->status_fp,
-		.slope_bph = rec->slope_bph,
 		.target_rows = rec->target_rows,
 		.first = rec->n_roots ? &rec->first : NULL,
 		.all = rec->o->all,
-		.processes = rec->tick_procs,
-		.total_footprint = rec->tick_procs ? rec->tick_total : NAN,
-		.largest_name = rec->tick_procs ? rec->tick_top_name : NULL,
-		.largest_footprint = rec->tick_top_fp,
 	};
 	rec->hooks->on_tick(rec->hooks->ctx, &tick);
-}
-
-/* --retain: rows this much older than the newest go before each commit,
- * in the same transaction. Per commit at most RETAIN_MIN_ROWS, or twice
- * the rows the batch added, per table: bounded work that outpaces the
- * inserts, so the window catches up after a stall and never lags. */
-#define RETAIN_MIN_ROWS 4096
-
-static void retain_old(struct recorder *rec)
-{
-	double keep = rec->o->retain_s;
-	if (!(keep > 0) || !isfinite(keep))
-		return;
-	uint64_t budget = 2 * store_pending(rec->store);
-	if (budget < RETAIN_MIN_ROWS)
-		budget = RETAIN_MIN_ROWS;
-	/* Against the newest stamp, not the wall clock: stamps do not follow
-	 * a step of the wall clock (stamp_clock.h), and a cut taken from it
-	 * emptied the window after a step forward. A failure (a full disk)
-	 * leaves the rows for a later commit; the commit itself reports what
-	 * fails. */
-	if (isnan(rec->last_stamp))
-		return;
-	store_retain(rec->store, rec->last_stamp - keep, budget);
-}
-
-/* Commit, and say so once when saving fails (disk full: the file keeps
- * every earlier batch) and once when it works again. */
-static void commit_batch(struct recorder *rec)
-{
-	retain_old(rec);
-	if (store_commit(rec->store)) {
-		if (!rec->write_failed)
-			warning("cannot save samples to '%s': %s; the file "
-				"keeps every sample saved so far, recording "
-				"goes on and retries", rec->o->output,
-				store_last_error(rec->store));
-		rec->write_failed = true;
-		rec->lost_batches++;
-	} else if (rec->write_failed) {
-		warning("saving to '%s' works again (%llu batches lost)",
-			rec->o->output,
-			(unsigned long long)rec->lost_batches);
-		rec->write_failed = false;
-	}
 }
 
 static int stop_requested(const struct recorder *rec)
@@ -1374,34 +784,6 @@ static void sleep_until(struct recorder *rec, double deadline_mono,
 	}
 }
 
-static void write_meta(struct recorder *rec)
-{
-	const struct recorder_options *o = rec->o;
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%.17g", o->interval_s);
-	store_meta_set(rec->store, "interval_s", buf);
-	snprintf(buf, sizeof(buf), "%ld", sysconf(_SC_PAGESIZE));
-	store_meta_set(rec->store, "page_size", buf);
-	units_format_time(buf, sizeof(buf), now_wall());
-	store_meta_set(rec->store, "created", buf);
-	if (gethostname(buf, sizeof(buf)) == 0) {
-		buf[sizeof(buf) - 1] = '\0';
-		store_meta_set(rec->store, "hostname", buf);
-	}
-	if (o->invocation)
-		store_meta_set(rec->store, "invocation", o->invocation);
-	store_meta_set(rec->store, "footprint_definition",
-		       "anon + swap + shmem + device-local GPU memory (RssAnon "
-		       "+ VmSwap + RssShmem + DRM vram/local/lmem/stolen "
-		       "resident + NVML used)");
-	store_meta_set(rec->store, "gpu_sources",
-		       gpu_recorder_sources(rec->gpu));
-	if (o->retain_s > 0 && isfinite(o->retain_s)) {
-		snprintf(buf, sizeof(buf), "%.17g", o->retain_s);
-		store_meta_set(rec->store, "retain_s", buf);
-	}
-}
-
 /* Create roots for every target given; EXIT_OK or EXIT_USAGE. */
 static int setup_roots(struct recorder *rec, double t)
 {
@@ -1427,7 +809,8 @@ static int setup_roots(struct recorder *rec, double t)
 			 o->pid_names && o->pid_names[i] ? o->pid_names[i] :
 			 id.comm);
 		r->target_kind = "pid";
-		r->target_id = target_add(rec, "pid", spec, r->name, 0);
+		r->target_id = recorder_target_add(rec, "pid", spec, r->name,
+						   0);
 		proc_identity_release(&id);
 	}
 	if (o->name_regex) {
@@ -1446,51 +829,34 @@ static int setup_roots(struct recorder *rec, double t)
 		r->next_scan = -INFINITY;
 		snprintf(r->name, sizeof(r->name), "%s", o->name_regex);
 		r->target_kind = "name";
-		r->target_id = target_add(rec, "name", o->name_regex,
-					  r->name, 0);
+		r->target_id = recorder_target_add(rec, "name", o->name_regex,
+						   r->name, 0);
 	}
 	if (o->command) {
-		/* Under a reaper: what the command starts is ended with it,
-		 * also after a kill -9 of memtrend. In memtrend's process
-		 * group, so that a terminal's Ctrl-C reaches it as before. */
-		struct reaper_spec spec = {
-			.argv = o->command, .stdin_fd = -1, .stdout_fd = -1,
-			.stderr_fd = -1, .grace_s = RECORDER_KILL_GRACE_S,
-			.hold = true,
-		};
-		int e = reaper_spawn(&spec, &rec->command);
-		if (e && rec->command.exec_errno) {
-			error("cannot run '%s': %s", o->command[0],
-			      strerror(e));
-			return EXIT_USAGE;
-		}
-		if (e) {
-			error("cannot start '%s': %s", o->command[0],
-			      strerror(e));
-			return EXIT_RUNTIME;
-		}
-		rec->command_running = true;
+		int rc = recorder_command_spawn(rec);
+		if (rc != EXIT_OK)
+			return rc;
 		struct root *r = &rec->roots[rec->n_roots++];
 		r->kind = ROOT_COMMAND;
 		r->pid = rec->command.child;
 		target_command_name(o->command, r->name, sizeof(r->name));
 		r->target_kind = "command";
-		r->target_id = target_add(rec, "command", o->command[0],
-					  r->name, 0);
+		r->target_id = recorder_target_add(rec, "command",
+						   o->command[0], r->name, 0);
 	}
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		struct root *r = &rec->roots[i];
-		if (r->target_id < 0)
-			return EXIT_RUNTIME;
+		assert(r->target_id > 0);
 		if (o->children) {
 			char spec[32];
 			snprintf(spec, sizeof(spec), "tree of %lld",
 				 (long long)r->target_id);
-			r->tree_target_id = target_add(rec, "tree", spec,
-						       r->name, r->target_id);
+			r->tree_target_id = recorder_target_add(rec, "tree",
+								spec, r->name,
+								r->target_id);
 		}
 		if (r->kind != ROOT_NAME) {
-			root_open_main(rec, r, r->pid, t);
+			recorder_root_open(rec, r, r->pid, t);
 			if (!r->main.pp) {
 				error("cannot read process %d", (int)r->pid);
 				return EXIT_USAGE;
@@ -1500,7 +866,20 @@ static int setup_roots(struct recorder *rec, double t)
 	return EXIT_OK;
 }
 
-/* Register the work counter, gauges and connection counts in the store
+/* A source declared to the sinks: its id. */
+static int64_t source_add(struct recorder *rec, const char *role,
+			  const char *name, const char *method,
+			  const char *spec, int64_t target)
+{
+	struct sample_source x = {++rec->last_source, role, name, method,
+				  spec, target};
+	struct sample_event e = {.kind = SAMPLE_SOURCE, .t = now_wall(),
+				 .u.source = &x};
+	sink_set_event(&rec->out, &e);
+	return x.id;
+}
+
+/* Declare the work counter, gauges and connection counts to the sinks
  * and start the source thread. EXIT_OK or EXIT_RUNTIME. */
 static int setup_sources(struct recorder *rec)
 {
@@ -1515,11 +894,8 @@ static int setup_sources(struct recorder *rec)
 						(unsigned)o->conn_ports[k]);
 		for (size_t i = 0; i < rec->n_roots; i++) {
 			struct root *r = &rec->roots[i];
-			r->conn_source_id = store_source_add(rec->store,
-				"connections", "connections", "tcp", spec,
-				r->target_id);
-			if (r->conn_source_id < 0)
-				return EXIT_RUNTIME;
+			r->conn_source_id = source_add(rec, "connections",
+				"connections", "tcp", spec, r->target_id);
 		}
 	}
 	if (!o->n_sources)
@@ -1537,12 +913,10 @@ static int setup_sources(struct recorder *rec)
 			assert(o->source_roots[i] < rec->n_roots);
 			target = rec->roots[o->source_roots[i]].target_id;
 		}
-		rec->source_ids[i] = store_source_add(rec->store,
+		rec->source_ids[i] = source_add(rec,
 			source_role(src) == SOURCE_WORK ? "work" : "gauge",
 			source_name(src), source_kind(src), source_spec(src),
 			target);
-		if (rec->source_ids[i] < 0)
-			return EXIT_RUNTIME;
 	}
 	rec->source_set_taken = true;  /* it owns the sources from here */
 	rec->sources = source_set_new(o->sources, o->n_sources,
@@ -1555,7 +929,10 @@ static int setup_sources(struct recorder *rec)
 	return rec->sources ? EXIT_OK : EXIT_RUNTIME;
 }
 
-static void recorder_release(struct recorder *rec, double t)
+/* The end of the run: the sources' last readings (in a last frame when
+ * the run started), every open incarnation closed. The probe and the
+ * sinks are the caller's: their end() is recorder_run()'s. */
+static void recorder_release(struct recorder *rec, double t, bool started)
 {
 	if (rec->sources) {
 		/* stopping: never wait out a hung scrape or a slow command
@@ -1571,6 +948,8 @@ static void recorder_release(struct recorder *rec, double t)
 		for (size_t i = 0; i < rec->o->n_sources; i++)
 			source_free(rec->o->sources[i]);
 	}
+	if (started)
+		frame_deliver(rec, t, now_monotonic(), true);
 	free(rec->source_ids);
 	free(rec->source_values);
 	free(rec->source_events);
@@ -1580,7 +959,7 @@ static void recorder_release(struct recorder *rec, double t)
 		free(rec->roots[i].kids);
 		free(rec->roots[i].conn_pids);
 	}
-	groups_release(rec, t);
+	recorder_groups_release(rec, t);
 	free(rec->roots);
 	for (size_t i = 0; i < rec->n_cgroups; i++)
 		probe_cgroup_close(rec->cgroups[i].cg);
@@ -1588,42 +967,52 @@ static void recorder_release(struct recorder *rec, double t)
 	if (rec->have_re)
 		regfree(&rec->name_re);
 	free(rec->exclude);
-	free(rec->slope);
-	gpu_recorder_free(rec->gpu);
-	probe_free(rec->probe);
+	free(rec->procs);
+	free(rec->frame_cgroups);
+	free(rec->readings);
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers[i].ops->free)
+			rec->samplers[i].ops->free(rec->samplers[i].ctx);
 }
 
-int recorder_run(const struct recorder_options *o,
+int recorder_run(const struct recorder_options *o, struct probe *probe,
+		 const struct sink *sinks, size_t n_sinks,
 		 const struct recorder_hooks *hooks, struct recorder_result *res)
 {
 	static const struct recorder_hooks no_hooks = {.wake_fd = -1};
+	assert(o && probe && (sinks || !n_sinks) && res);
+	assert(o->interval_s > 0);
 	struct recorder rec = {0};
 	rec.o = o;
+	rec.probe = probe;
+	rec.out = (struct sink_set){sinks, n_sinks};
 	rec.hooks = hooks ? hooks : &no_hooks;
 	rec.command.fd = -1;
 	rec.command_status = -1;
-	rec.slope = xcalloc(1, sizeof(*rec.slope));
-	rec.slope->stride = 1;
-	rec.slope_bph = NAN;
-	rec.status_fp = NAN;
 	stamp_clock_init(&rec.clock);
 	rec.last_stamp = NAN;
 	res->samples = 0;
 	res->command_status = -1;
 	res->duration_ended = false;
 
-	rec.probe = probe_new(o->proc_root, o->sys_root);
-	rec.store = rec.probe ? store_create(o->output, o->append) : NULL;
-	if (!rec.store) {
-		for (size_t i = 0; i < o->n_sources; i++)
-			source_free(o->sources[i]);
-		probe_free(rec.probe);
-		free(rec.slope);
+	/* The memory sources beside /proc/PID/status: one line each. */
+	rec.samplers[rec.n_samplers++] = gpu_sampler(probe_proc_root(probe),
+						     !o->no_gpu);
+	assert(rec.n_samplers <= RECORDER_MAX_SAMPLERS);
+	struct sink_run run = {
+		.interval_s = o->interval_s, .all = o->all,
+		.invocation = o->invocation,
+		/* the GPU's (samplers[0]): what it can read */
+		.gpu_sources = rec.samplers[0].ops->describe(
+			rec.samplers[0].ctx),
+	};
+	if (sink_set_begin(&rec.out, &run)) {
+		double t = now_wall();
+		recorder_release(&rec, t, false);
+		sink_set_end(&rec.out, t, false);
 		return EXIT_RUNTIME;
 	}
-	rec.gpu = gpu_recorder_new(probe_proc_root(rec.probe), !o->no_gpu);
 	target_ancestors(rec.probe, getpid(), &rec.exclude, &rec.n_exclude);
-	write_meta(&rec);
 	double t = now_wall();
 	int rc = setup_roots(&rec, t);
 	if (rc == EXIT_OK)
@@ -1633,29 +1022,22 @@ int recorder_run(const struct recorder_options *o,
 		rec.first.name = rec.roots[0].name;
 	}
 	if (rc != EXIT_OK) {
-		command_finish(&rec, true);
-		recorder_release(&rec, t);
-		store_close(rec.store);
-		/* Nothing was recorded: a new file goes again, so that the
-		 * retry (the right PID, command) is not refused. */
-		if (!o->append)
-			store_remove(o->output);
+		recorder_command_finish(&rec, true);
+		recorder_release(&rec, t, false);
+		/* Nothing was recorded: a sink may undo what it made (a new
+		 * file goes again, so that the retry is not refused). */
+		sink_set_end(&rec.out, t, false);
 		return rc;
 	}
-	store_commit(rec.store);
 
 	rec.t0_mono = now_monotonic();
-	double next = rec.t0_mono, last_commit = rec.t0_mono;
+	double next = rec.t0_mono;
 	double stop_at = INFINITY;
 	bool stopping = false;
 	for (;;) {
 		double mono = now_monotonic();
 		t = tick_stamp(&rec, next, mono);
 		tick(&rec, t, mono);
-		if (mono - last_commit >= o->commit_interval_s) {
-			commit_batch(&rec);
-			last_commit = mono;
-		}
 		tick_report(&rec, t, mono);
 
 		if (all_finished(&rec))
@@ -1716,7 +1098,7 @@ int recorder_run(const struct recorder_options *o,
 		sleep_until(&rec, next, stopping);
 	}
 	t = now_wall();
-	reap_command(&rec);
+	recorder_command_reap(&rec);
 	/* Ended at once only when the command still runs (its stop grace
 	 * is over): one whose process is gone has only its leftovers to be
 	 * ended, with their grace, even if its reaper has not said so yet. */
@@ -1724,15 +1106,15 @@ int recorder_run(const struct recorder_options *o,
 	for (size_t i = 0; i < rec.n_roots; i++)
 		if (rec.roots[i].kind == ROOT_COMMAND && !rec.roots[i].finished)
 			command_alive = rec.command_running;
-	command_finish(&rec, command_alive);
+	recorder_command_finish(&rec, command_alive);
 	for (size_t i = 0; i < rec.n_roots; i++)
 		if (rec.roots[i].kind == ROOT_NAME && !rec.roots[i].matched)
 			warning("no process matched '%s' while recording: "
 				"nothing was recorded for it", o->name_regex);
 	res->samples = rec.samples;
 	res->command_status = rec.command_status;
-	recorder_release(&rec, t);
-	if (store_close(rec.store) || rec.lost_batches)
+	recorder_release(&rec, t, true);
+	if (sink_set_end(&rec.out, t, true))
 		return EXIT_RUNTIME;
 	return EXIT_OK;
 }

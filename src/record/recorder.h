@@ -1,12 +1,15 @@
 /*
- * recorder.h - the sampling loop behind `record`, `watch` and the demo, as
- * a library: resolves targets, samples them through the probe at a fixed
- * interval, writes samples to the store in batched transactions, follows
- * restarts (by name) and descendants, and stops when its caller says so
- * (hooks.should_stop), at the duration, or when every target is gone.
+ * recorder.h - the sampling loop behind `record`, `watch`, `check` and
+ * the demo, as a library: resolves targets, samples them through the
+ * caller's probe at a fixed interval, hands each tick to the caller's
+ * sinks as one frame (sink.h, sample.h), follows restarts (by name) and
+ * descendants, and stops when its caller says so (hooks.should_stop), at
+ * the duration, or when every target is gone.
  *
- * What it does not do: parse options (src/cmd/cli_record.c), install
- * signal handlers, draw anything or exit the process. The caller owns
+ * What it does not do: open the probe or any file (the store is a sink,
+ * sink_store.h; recorder_file.h opens both for the usual run), parse
+ * options (src/cmd/cli_record.c), install signal handlers, draw anything
+ * or exit the process. The caller owns
  * signals: a handler that sets what should_stop() returns, installed
  * without SA_RESTART, cuts the recorder's sleep short (so does a byte on
  * hooks.wake_fd, for a caller in another thread). The -- COMMAND's exit
@@ -20,6 +23,7 @@
 #include <sys/types.h>
 
 #include "probe.h"
+#include "sink.h"
 
 /* --all --group-by: what makes processes one group. */
 enum recorder_group_by {
@@ -33,6 +37,8 @@ enum recorder_group_by {
 };
 
 struct recorder_options {
+	/* The file, for recorder_run_file() (recorder_run() takes its
+	 * sinks as they are): NULL records none (record --listen alone). */
 	const char *output;        /* recording file */
 	bool append;               /* add to an existing recording */
 	double interval_s;         /* > 0 */
@@ -104,12 +110,12 @@ struct sys_mem;
  * belong to the sample of that stamp, as store.c attaches them.
  */
 struct recorder_first {
-	int64_t target_id;         /* the store's id of the target */
+	int64_t target_id;         /* the recorder's id (sample.h) */
 	const char *name;          /* its display name */
 	/* Its process, when it was sampled at this tick (alive). */
 	bool sampled;
-	int64_t inc_id;            /* the store's incarnation id: a new one
-				      is a new process (restart) */
+	int64_t inc_id;            /* the recorder's incarnation id: a new
+				      one is a new process (restart) */
 	const struct proc_identity *id;  /* pid, start, comm, cmdline */
 	const struct proc_mem *mem;      /* footprint and components */
 	const struct proc_smaps *smaps;  /* NULL unless read this tick */
@@ -132,51 +138,22 @@ struct recorder_first {
 	double cgroup_limit;
 };
 
-/* What the caller hears after every tick (the status line of `record`,
- * the view of `watch`). Figures of the first root target, and with --all
- * (where the first root is only the lowest pid, PID 1 for a whole host)
- * the host's: how many processes, their sum, the largest. */
+/* What the caller hears after every tick (the view of `watch`, `check`'s
+ * judgement): where the run stands and the first root target's figures.
+ * Every target's samples go to the sinks (sink.h). */
 struct recorder_tick {
 	double t;                  /* the tick's stamp (UTC seconds) */
 	double elapsed_s;          /* since recording started */
-	uint64_t samples;          /* process samples written so far */
-	size_t targets;            /* root targets */
-	double footprint;          /* latest footprint, NAN before one */
-	double slope_bph;          /* Theil-Sen over the recent samples
-				      (at most 1024, thinned), updated
-				      every 2 s; NAN before 3 */
+	uint64_t samples;          /* process samples taken so far */
+	size_t targets;            /* root targets (the first root's
+				      footprint and slope for a status line:
+				      status_sink.h, from the frames) */
 	size_t target_rows;        /* targets this run added to the file
 				      (roots, trees, children) */
 	const struct recorder_first *first; /* the first root target at
 					       this tick; NULL when there
 					       is none */
-	/* --all only (all true): the processes sampled at this tick, the
-	 * sum of their footprints (NAN when none) and the largest of them
-	 * (its name valid during the call; NULL when none). A sum, not a
-	 * host's used memory: shared memory counts once per process. */
-	bool all;
-	size_t processes;
-	double total_footprint;
-	const char *largest_name;
-	double largest_footprint;
-};
-
-/* One sample of a root target, a --children tree's sum or a --group-by
- * group's sum, as written (on_sample). */
-struct recorder_sample {
-	int64_t target_id;         /* the store's id of the target */
-	const char *name;          /* its display name */
-	const char *kind;          /* the store's kind: "pid", "name",
-				      "command", "process" (--all), "tree"
-				      (--children: the root and its
-				      descendants), "group" (--group-by) */
-	double t;                  /* the tick's stamp */
-	const struct proc_identity *id;  /* pid, start: a change is a
-					    restart; for a tree its root's,
-					    for a group the member its
-					    incarnation started with */
-	const struct proc_mem *mem;      /* footprint and components; a
-					    sum's are its members' sums */
+	bool all;                  /* --all (its sums: the frames') */
 };
 
 struct recorder_hooks {
@@ -187,17 +164,10 @@ struct recorder_hooks {
 	 * -- and given 10 s to end; then it and all it started are ended
 	 * (RECORDER_KILL_GRACE_S). NULL: never. */
 	int (*should_stop)(void *ctx);
-	/* After every tick, in the recorder's thread; must not block. */
+	/* After every tick (and after every sink had its frame), in the
+	 * recorder's thread; must not block. Every sample of every target
+	 * goes to the sinks, not here. */
 	void (*on_tick)(void *ctx, const struct recorder_tick *tick);
-	/* After each root target's process sample, each tree's and each
-	 * group's sum (every target, every tick; a tree just before its
-	 * root, the groups after every root), in the recorder's thread;
-	 * must not block: it costs the tick. NULL: not called. */
-	void (*on_sample)(void *ctx, const struct recorder_sample *s);
-	/* A target is no longer followed (--all: its process ended; a
-	 * group: its last member ended -- a member that comes later samples
-	 * it again, as a new incarnation). */
-	void (*on_target_end)(void *ctx, int64_t target_id);
 	/* A readable descriptor cuts the sleep short (the caller writes a
 	 * byte; the recorder drains it). -1: none. */
 	int wake_fd;
@@ -219,7 +189,7 @@ struct recorder_hooks {
 #define RECORDER_KILL_GRACE_S 2
 
 struct recorder_result {
-	uint64_t samples;          /* process samples written */
+	uint64_t samples;          /* process samples taken */
 	int command_status;        /* -- COMMAND's exit code (128+signal
 				      when killed), -1 when none */
 	bool duration_ended;       /* --duration ended the recording while
@@ -227,11 +197,27 @@ struct recorder_result {
 				      SIGTERM; its status is not memtrend's */
 };
 
-/* Run until done. hooks may be NULL (no stop but the duration or the
- * targets' end). Returns an exit code (common.h): EXIT_OK, EXIT_USAGE (no
- * such PID, bad regex, command not found) or EXIT_RUNTIME (the store or
- * probe failed). */
-int recorder_run(const struct recorder_options *o,
+/* Run until done, reading through probe (the caller's: opened and freed
+ * by it) and handing everything read to sinks[0..n_sinks) (the
+ * caller's; each gets begin() first and end() last, whatever happens,
+ * sink.h). hooks may be NULL (no stop but the duration or the targets'
+ * end). The recorder owns the sources from its start (freed even when it
+ * fails). Returns an exit code (common.h): EXIT_OK, EXIT_USAGE (no such
+ * PID, bad regex, command not found) or EXIT_RUNTIME (a sink failed to
+ * begin or lost what it was given). */
+int recorder_run(const struct recorder_options *o, struct probe *probe,
+		 const struct sink *sinks, size_t n_sinks,
 		 const struct recorder_hooks *hooks, struct recorder_result *r);
+
+/* The usual run (recorder_file.c): the machine's probe (o->proc_root,
+ * o->sys_root), the recording file o->output as the first sink
+ * (sink_store.h: o->append, o->commit_interval_s, o->retain_s; no file
+ * when o->output is NULL), then extra[0..n_extra) (the caller's), into
+ * recorder_run(). The sources are freed also when the probe or the file
+ * cannot be opened (EXIT_RUNTIME). */
+int recorder_run_file(const struct recorder_options *o,
+		      const struct sink *extra, size_t n_extra,
+		      const struct recorder_hooks *hooks,
+		      struct recorder_result *r);
 
 #endif

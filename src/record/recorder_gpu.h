@@ -24,7 +24,7 @@
 
 #include "probe.h"
 
-struct store;
+struct sink_set;
 struct gpu_recorder;  /* per recording: NVML, notes already given */
 struct gpu_proc;      /* per watched process incarnation */
 
@@ -42,17 +42,19 @@ void gpu_proc_free(struct gpu_proc *p);
 
 /*
  * Read p's GPU memory at t (mono: CLOCK_MONOTONIC, for the DRM rescan
- * rate), store one gpu_sample row per region under inc_id, and set
+ * rate), emit one SAMPLE_GPU_REGION event per region that changed
+ * (sample.h) under the recorder's incarnation inc_id, and set
  * m->gpu to its device-local memory (NAN when none seen), adding that to
  * m->footprint. A process without GPU memory costs nothing but a DRM fd
  * rescan every GPU_DRM_RESCAN_S (and NVML's list queries when loaded).
  */
 void gpu_proc_sample(struct gpu_recorder *g, struct gpu_proc *p,
-		     struct store *st, int64_t inc_id, double t, double mono,
-		     struct proc_mem *m);
+		     const struct sink_set *out, int64_t inc_id, double t,
+		     double mono, struct proc_mem *m);
 
-/* With the machine's figures: each NVML device's total and used. */
-void gpu_recorder_devices(struct gpu_recorder *g, struct store *st,
+/* With the machine's figures: each NVML device's total and used
+ * (SAMPLE_GPU_DEVICE), its name once (SAMPLE_META). */
+void gpu_recorder_devices(struct gpu_recorder *g, const struct sink_set *out,
 			  double t);
 
 #endif

@@ -387,3 +387,65 @@ void exporter_stop(struct exporter *e)
 	pthread_mutex_destroy(&e->mu);
 	free(e);
 }
+
+/* ---- the recorder's sink ------------------------------------------------ */
+
+/* A target's role: --all's processes are served as --listen-processes
+ * says, groups without a pid, what the user named and their trees always,
+ * with the root's pid (two roots of one name may each have a tree: the
+ * pid keeps their series apart). */
+static void sink_frame(void *ctx, const struct sample_frame *f)
+{
+	struct exporter *e = ctx;
+	for (size_t i = 0; i < f->n_procs; i++) {
+		const struct sample_proc *p = &f->procs[i];
+		if (p->child)
+			continue;
+		const struct proc_mem *m = p->mem;
+		const struct proc_identity *id = p->ident;
+		bool sum = !strcmp(p->kind, "group");
+		struct exporter_sample s = {
+			.target_id = p->target,
+			.name = p->name,
+			.kind = p->kind,
+			.role = !strcmp(p->kind, "process") ?
+				EXPORTER_PROCESS :
+				sum ? EXPORTER_SUM : EXPORTER_NAMED,
+			.pid = id ? (long)id->pid : -1,
+			.start_ticks = id ? id->start_ticks : 0,
+			.start_time = id ? id->start_time : NAN,
+			.comm = id ? id->comm : NULL,
+			.cmdline = id ? id->cmdline : NULL,
+			.t = f->t,
+			.footprint = m->footprint,
+			.anon = m->anon,
+			.swap = m->swap,
+			.shmem = m->shmem,
+			.gpu = m->gpu,
+			.gpu_dev = m->gpu_dev,
+			.gpu_total = m->gpu_total,
+			.gpu_used = m->gpu_used,
+			.rss = m->rss,
+			.file = m->file,
+		};
+		exporter_sample(e, &s);
+	}
+}
+
+static void sink_target_end(void *ctx, int64_t target, double t, bool final)
+{
+	(void)t;
+	(void)final;
+	exporter_target_end(ctx, target);
+}
+
+static const struct sink_ops exporter_sink_ops = {
+	.frame = sink_frame,
+	.target_end = sink_target_end,
+};
+
+struct sink exporter_sink(struct exporter *e)
+{
+	assert(e);
+	return (struct sink){&exporter_sink_ops, e};
+}

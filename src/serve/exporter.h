@@ -5,8 +5,9 @@
  * interval, detectable slope, verdict, time to exhaustion -- served as
  * OpenMetrics or Prometheus text (render_openmetrics.h, docs/openmetrics.md).
  *
- * Fed by the recorder's hooks (exporter_sample() from the recorder's
- * thread: O(log targets) under a mutex, never waits for an analysis or a
+ * Fed as one of the recorder's sinks (exporter_sink(), sink.h: each
+ * frame's targets through exporter_sample() in the recorder's thread:
+ * O(log targets) each under a mutex, never waits for an analysis or a
  * scrape). The analysis is updated incrementally: each target keeps a
  * bounded, thinned series (live.h, EXPORTER_POINTS points) and one
  * analysis thread re-analyses targets in turn, each at most every
@@ -39,6 +40,7 @@
 
 #include "analysis.h"
 #include "render_openmetrics.h"
+#include "sink.h"
 
 #define EXPORTER_POINTS 128       /* kept points per target */
 #define EXPORTER_CPU_SHARE 0.02   /* of one core, for the analyses */
@@ -108,5 +110,12 @@ void exporter_stop(struct exporter *e);
 void exporter_sample(struct exporter *e, const struct exporter_sample *s);
 /* The target is no longer followed: its figures leave the exposition. */
 void exporter_target_end(struct exporter *e, int64_t target_id);
+
+/* The exporter as a recorder's sink, valid until exporter_stop(): each
+ * frame's targets but --children's descendants (their tree is served)
+ * go to exporter_sample() with the role their kind gives them (a
+ * "process" of --all: EXPORTER_PROCESS; a "group": EXPORTER_SUM; the
+ * rest EXPORTER_NAMED), a target's end to exporter_target_end(). */
+struct sink exporter_sink(struct exporter *e);
 
 #endif

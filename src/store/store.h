@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "probe.h"
+#include "sample.h"
 #include "series.h"
 
 #define STORE_SCHEMA_VERSION 3

@@ -1,0 +1,393 @@
+/*
+ * recorder_host.c - `record --all`: every process of the proc root as a
+ * target of its own, found by a scan every --rescan, dropped when it ends;
+ * --cgroup's selection and --group-by's groups (the sum of their live
+ * members, a target each).
+ *
+ * What it does not do: sample (recorder.c samples the roots this file
+ * adds) or keep anything of an ended process: a dropped root's memory is
+ * freed at once, and glibc asked to give it back after many.
+ */
+#include <assert.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "recorder_internal.h"
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* A kernel thread has no memory of its own: no command line, and kthreadd
+ * (pid 2) or kthreadd's child. Nor has a zombie (its parent has not
+ * reaped it yet): left out too, or each rescan would add it again. Nor
+ * has a process caught exiting: the kernel reads an empty command line
+ * once its memory is gone, before its state turns Z (seen on a loaded
+ * machine: a curl of another test recorded with no command line). A
+ * process that blanks its own argv is left out with them, until a
+ * rescan reads it otherwise. */
+static bool has_no_memory(const struct proc_identity *id)
+{
+	return !*id->cmdline || id->state == 'Z' || id->state == 'X';
+}
+
+/* ---- --all --cgroup, --group-by ------------------------------------- */
+
+/* Is the cgroup path within want (recorder_options.cgroup): a path that
+ * is path itself or one of its ancestors, or a name that is one of its
+ * components? */
+static bool cgroup_within(const char *path, const char *want)
+{
+	size_t wlen = strlen(want);
+	if (want[0] == '/') {
+		while (wlen > 1 && want[wlen - 1] == '/')
+			wlen--;  /* "/system.slice/" is "/system.slice" */
+		if (wlen == 1)
+			return true;  /* "/": every cgroup */
+		return strncmp(path, want, wlen) == 0 &&
+		       (path[wlen] == '\0' || path[wlen] == '/');
+	}
+	for (const char *c = path; *c;) {
+		while (*c == '/')
+			c++;
+		size_t len = strcspn(c, "/");
+		if (len == wlen && memcmp(c, want, wlen) == 0)
+			return true;
+		c += len;
+	}
+	return false;
+}
+
+/* The systemd unit of a cgroup path: its last component that ends in a
+ * unit type that has a cgroup (a process of a service's sub-cgroup
+ * belongs to the service); NULL when none (the root cgroup, a container
+ * runtime's own names). Allocated. */
+static char *cgroup_unit(const char *path)
+{
+	static const char *const types[] = {
+		".service", ".scope", ".slice", ".socket", ".mount", ".swap",
+	};
+	const char *unit = NULL;
+	size_t unit_len = 0;
+	for (const char *c = path; *c;) {
+		while (*c == '/')
+			c++;
+		size_t len = strcspn(c, "/");
+		for (size_t k = 0; k < ARRAY_SIZE(types); k++) {
+			size_t tl = strlen(types[k]);
+			if (len > tl && memcmp(c + len - tl, types[k], tl) == 0) {
+				unit = c;
+				unit_len = len;
+			}
+		}
+		c += len;
+	}
+	if (!unit)
+		return NULL;
+	char *u = xmalloc(unit_len + 1);
+	memcpy(u, unit, unit_len);
+	u[unit_len] = '\0';
+	return u;
+}
+
+/* One candidate of host_scan: false when --cgroup leaves it out (or its
+ * cgroup cannot be read); otherwise *key is the key of its --group-by
+ * group (allocated), or NULL: no --group-by, or nothing to group it by
+ * (no cgroup line, no unit in its path). */
+static bool host_select(struct recorder *rec, pid_t pid,
+			const struct proc_identity *id, char **key)
+{
+	const struct recorder_options *o = rec->o;
+	*key = NULL;
+	char *path = NULL;
+	if ((o->cgroup || o->group_by == RECORDER_GROUP_CGROUP ||
+	     o->group_by == RECORDER_GROUP_UNIT) &&
+	    probe_cgroup_path(rec->probe, pid, &path) != PROBE_OK)
+		return false;  /* gone meanwhile */
+	if (o->cgroup && (!path || !cgroup_within(path, o->cgroup))) {
+		free(path);
+		return false;
+	}
+	switch (o->group_by) {
+	case RECORDER_GROUP_NAME:
+		*key = xstrdup(id->comm);
+		break;
+	case RECORDER_GROUP_CGROUP:
+		*key = path;
+		path = NULL;
+		break;
+	case RECORDER_GROUP_UNIT:
+		*key = path ? cgroup_unit(path) : NULL;
+		break;
+	case RECORDER_GROUP_NONE:
+		break;
+	}
+	free(path);
+	return true;
+}
+
+/* The group of key (owned: kept or freed), created on first sight: its
+ * target, spec "name=KEY", "cgroup=KEY" or "unit=KEY". Returns 1 + its
+ * index, or 0 (no key, or more groups than
+ * --max-targets: said once). A group's incarnations are opened and
+ * closed by recorder_groups_tick(). */
+static size_t group_join(struct recorder *rec, char *key, double t)
+{
+	if (!key)
+		return 0;
+	for (size_t i = 0; i < rec->n_groups; i++)
+		if (strcmp(rec->groups[i].key, key) == 0) {
+			free(key);
+			return i + 1;
+		}
+	if (rec->n_groups >= rec->o->max_targets) {
+		if (!rec->group_cap_noted) {
+			char msg[200];
+			snprintf(msg, sizeof(msg), "more than %zu groups: "
+				 "processes of the others are recorded, not "
+				 "their groups (--max-targets)",
+				 rec->o->max_targets);
+			note("%s", msg);
+			sink_set_note(&rec->out, t, 0, msg);
+			rec->group_cap_noted = true;
+		}
+		free(key);
+		return 0;
+	}
+	static const char *const by[] = {
+		[RECORDER_GROUP_NAME] = "name", [RECORDER_GROUP_CGROUP] = "cgroup",
+		[RECORDER_GROUP_UNIT] = "unit",
+	};
+	size_t len = strlen(key) + 8;
+	char *spec = xmalloc(len);
+	snprintf(spec, len, "%s=%s", by[rec->o->group_by], key);
+	int64_t tid = recorder_target_add(rec, "group", spec, spec, 0);
+	xgrow((void **)&rec->groups, &rec->cap_groups, rec->n_groups + 1,
+	      sizeof(*rec->groups));
+	rec->groups[rec->n_groups] = (struct group){.key = key,
+						    .spec = spec,
+						    .target_id = tid};
+	return ++rec->n_groups;
+}
+
+/*
+ * --group-by, after every root was sampled: each group's sample is the sum
+ * of its members alive at this tick (as a tree's is). A group's
+ * incarnation starts at the first tick it has a member alive, with that
+ * member's identity (and, grouped by cgroup, its cgroup); it ends
+ * ("exited") at the tick its last member is found gone, and a member
+ * appearing later starts a new one: a service whose every worker ended is
+ * a restart. Work: O(roots + groups) per tick, no allocation.
+ */
+void recorder_groups_tick(struct recorder *rec, double t)
+{
+	if (!rec->n_groups)
+		return;
+	for (size_t i = 0; i < rec->n_groups; i++) {
+		struct group *g = &rec->groups[i];
+		g->members = 0;
+		recorder_mem_clear(&g->sum);
+	}
+	for (size_t i = 0; i < rec->n_roots; i++) {
+		const struct root *r = &rec->roots[i];
+		if (!r->group || r->finished || !r->main.pp)
+			continue;
+		assert(r->group <= rec->n_groups);
+		struct group *g = &rec->groups[r->group - 1];
+		recorder_mem_add(&g->sum, &r->main.mem);
+		if (!g->members++)
+			g->first = i;
+	}
+	for (size_t i = 0; i < rec->n_groups; i++) {
+		struct group *g = &rec->groups[i];
+		if (!g->members) {
+			if (g->inc_id > 0) {
+				recorder_inc_end(rec, g->inc_id, t, "exited");
+				sink_set_target_end(&rec->out, g->target_id, t,
+						    false);
+			}
+			g->inc_id = 0;
+			continue;
+		}
+		if (!g->inc_id) {
+			const struct proc_watch *w =
+				&rec->roots[g->first].main;
+			int64_t cg = rec->o->group_by == RECORDER_GROUP_CGROUP &&
+				     w->cgroup != SIZE_MAX ?
+				     rec->cgroups[w->cgroup].id : 0;
+			const struct proc_identity *id =
+				probe_proc_identity(w->pp);
+			g->inc_id = recorder_inc_begin(rec, g->target_id, id,
+						       cg, t);
+			g->inc_first = (struct proc_identity){
+				.pid = id->pid, .ppid = id->ppid,
+				.state = id->state,
+				.start_ticks = id->start_ticks,
+				.start_time = id->start_time};
+			snprintf(g->inc_first.comm, sizeof(g->inc_first.comm),
+				 "%s", g->key);
+		}
+		recorder_frame_add(rec, g->target_id, g->inc_id, g->spec,
+				   "group", false, &g->inc_first, &g->sum,
+				   NULL);
+	}
+}
+
+/* The end of the recording: open group incarnations close with it. */
+void recorder_groups_release(struct recorder *rec, double t)
+{
+	for (size_t i = 0; i < rec->n_groups; i++) {
+		if (rec->groups[i].inc_id > 0)
+			recorder_inc_end(rec, rec->groups[i].inc_id, t,
+					 "recording ended");
+		free(rec->groups[i].key);
+		free(rec->groups[i].spec);
+	}
+	free(rec->groups);
+	rec->groups = NULL;
+	rec->n_groups = 0;
+}
+
+/*
+ * --all: every process of the proc root not followed yet becomes a root
+ * of its own (target kind "process"), unless it is memtrend itself (its
+ * ancestors, a shell or a service manager, are recorded), a kernel thread,
+ * another user's (--user), outside --cgroup (host_select), or beyond
+ * --max-targets (said once); with --group-by it joins its group. Work:
+ * O(processes log processes) per scan (and one read of /proc/PID/cgroup
+ * per process not followed yet, with --cgroup or --group-by cgroup|unit),
+ * one scan per rescan_s; a process that starts and ends between two scans
+ * is not seen (documented with --rescan).
+ */
+void recorder_host_scan(struct recorder *rec, double t, double mono)
+{
+	const struct recorder_options *o = rec->o;
+	if (!o->all || mono < rec->next_host_scan)
+		return;
+	rec->next_host_scan = mono + o->rescan_s - 1e-3;
+	pid_t *pids;
+	size_t n;
+	if (probe_list_pids(rec->probe, &pids, &n))
+		return;
+	pid_t *known = xmalloc((rec->n_roots + 1) * sizeof(*known));
+	size_t n_known = 0;
+	for (size_t i = 0; i < rec->n_roots; i++)
+		if (!rec->roots[i].finished && rec->roots[i].main.pp)
+			known[n_known++] = rec->roots[i].pid;
+	qsort(known, n_known, sizeof(*known), pid_cmp);
+	size_t active = n_known;
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid = pids[i];
+		if (bsearch(&pid, known, n_known, sizeof(*known), pid_cmp))
+			continue;
+		if (pid == rec->self)
+			continue;
+		uid_t uid;
+		if (o->have_user &&
+		    (probe_proc_uid(rec->probe, pid, &uid) || uid != o->user))
+			continue;
+		struct proc_identity id;
+		int irc = probe_identity_read(rec->probe, pid, &id);
+		if (irc == PROBE_DENIED && !rec->host_denied_noted) {
+			/* hidepid, another namespace's process, a LSM */
+			char msg[160];
+			snprintf(msg, sizeof(msg), "some processes cannot be "
+				 "read (pid %d and maybe others: no access): "
+				 "they are not recorded", (int)pid);
+			note("%s", msg);
+			sink_set_note(&rec->out, t, 0, msg);
+			rec->host_denied_noted = true;
+		}
+		if (irc != PROBE_OK)
+			continue;
+		if (has_no_memory(&id)) {
+			proc_identity_release(&id);
+			continue;
+		}
+		char *gkey;
+		if (!host_select(rec, pid, &id, &gkey)) {
+			proc_identity_release(&id);
+			continue;
+		}
+		if (active >= o->max_targets) {
+			if (!rec->host_cap_noted) {
+				char msg[200];
+				snprintf(msg, sizeof(msg), "more than %zu "
+					 "processes: the others are not "
+					 "recorded (--max-targets)",
+					 o->max_targets);
+				note("%s", msg);
+				sink_set_note(&rec->out, t, 0, msg);
+				rec->host_cap_noted = true;
+			}
+			proc_identity_release(&id);
+			free(gkey);
+			continue;
+		}
+		xgrow((void **)&rec->roots, &rec->cap_roots, rec->n_roots + 1,
+		      sizeof(*rec->roots));
+		struct root *r = &rec->roots[rec->n_roots];
+		memset(r, 0, sizeof(*r));
+		r->kind = ROOT_PID;
+		r->pid = pid;
+		snprintf(r->name, sizeof(r->name), "%s", id.comm);
+		char spec[32];
+		snprintf(spec, sizeof(spec), "%d", (int)pid);
+		r->target_kind = "process";
+		r->target_id = recorder_target_add(rec, "process", spec,
+						   r->name, 0);
+		proc_identity_release(&id);
+		recorder_root_open(rec, r, pid, t);
+		if (!r->main.pp) {
+			/* gone meanwhile, or unreadable */
+			sink_set_target_end(&rec->out, r->target_id, t, true);
+			free(gkey);
+			continue;
+		}
+		r->group = group_join(rec, gkey, t);
+		rec->n_roots++;
+		active++;
+	}
+	free(known);
+	free(pids);
+}
+
+/* --all: drop the roots whose process ended (their incarnation is closed
+ * already), so that memory follows the processes alive, not all that
+ * ever were. */
+void recorder_host_compact(struct recorder *rec, double t)
+{
+	if (!rec->o->all)
+		return;
+	size_t k = 0, dropped = 0;
+	for (size_t i = 0; i < rec->n_roots; i++) {
+		struct root *r = &rec->roots[i];
+		if (r->finished) {
+			sink_set_target_end(&rec->out, r->target_id, t, true);
+			free(r->kids);
+			free(r->conn_pids);
+			dropped++;
+			continue;
+		}
+		if (k != i)
+			rec->roots[k] = *r;
+		k++;
+	}
+	assert(k <= rec->n_roots && rec->n_roots <= rec->cap_roots);
+	rec->n_roots = k;
+	rec->dropped_since_trim += dropped;
+#ifdef __GLIBC__
+	/* A flood of short-lived processes leaves freed memory in glibc's
+	 * arenas (this thread's and the exporter's); give it back once many
+	 * have ended, so the footprint follows the processes alive. */
+	if (rec->dropped_since_trim >= 256) {
+		malloc_trim(0);
+		rec->dropped_since_trim = 0;
+	}
+#endif
+}

@@ -1,0 +1,256 @@
+/*
+ * sink_dataset.c - a recording kept in memory as a dataset
+ * (sink_dataset.h).
+ *
+ * The recorder's ids are dense (1 up), so its targets and incarnations
+ * are found through arrays indexed by id: O(1) a sample. Readings are kept
+ * per source as they come and attached once, at the end, by the reader's
+ * rule (store_read.c, source_attach()), so that a judgement from memory
+ * and one from the file agree.
+ */
+#include "sink_dataset.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+/* A reading in the order it came (row): a stable sort keeps it among
+ * readings of one stamp. */
+struct stamped {
+	double t, v;
+	size_t row;
+};
+
+struct kept_source {
+	char role[16];
+	char *name;                /* owned */
+	int64_t target;            /* the recorder's; 0: every target */
+	struct stamped *r;
+	size_t n, cap;
+	bool unordered;
+};
+
+struct target_ref {
+	size_t index;              /* in the dataset */
+	int64_t parent;            /* the recorder's id of its parent; 0 */
+};
+
+struct inc_ref {
+	size_t target;             /* index in the dataset */
+	uint32_t inc;              /* index in its series */
+};
+
+struct sink_dataset {
+	struct dataset d;
+	bool taken;
+	struct target_ref *targets; /* [recorder id] */
+	size_t n_ids, cap_targets; /* ids 1..n_ids declared */
+	struct inc_ref *incs;      /* [recorder id] */
+	size_t cap_incs;
+	struct kept_source *sources; /* [recorder id - 1] */
+	size_t n_sources, cap_sources;
+};
+
+static int sd_begin(void *ctx, const struct sink_run *run)
+{
+	struct sink_dataset *s = ctx;
+	s->d.interval_s = run->interval_s;
+	return 0;
+}
+
+static void sd_event(void *ctx, const struct sample_event *e)
+{
+	struct sink_dataset *s = ctx;
+	switch (e->kind) {
+	case SAMPLE_TARGET: {
+		const struct sample_target *x = e->u.target;
+		char buf[512];
+		const char *fmt = !strcmp(x->kind, "child") ? "%s (child)" :
+				  !strcmp(x->kind, "tree") ?
+				  "%s (with children)" :
+				  !strcmp(x->kind, "group") ? "%s (group)" :
+				  "%s";
+		snprintf(buf, sizeof(buf), fmt, x->name ? x->name : "?");
+		size_t id = (size_t)x->id;
+		assert(id == s->n_ids + 1);  /* dense, in order (sample.h) */
+		xgrow((void **)&s->targets, &s->cap_targets, id + 1,
+		      sizeof(*s->targets));
+		s->targets[id] = (struct target_ref){s->d.n_targets,
+						     x->parent};
+		s->n_ids = id;
+		struct series *se = dataset_add_target(&s->d, buf);
+		se->group = !strcmp(x->kind, "group");
+		se->quantum = (double)sysconf(_SC_PAGESIZE);
+		se->quantum_exact = se->quantum > 0;
+		break;
+	}
+	case SAMPLE_INCARNATION: {
+		const struct sample_incarnation *x = e->u.incarnation;
+		const struct proc_identity *id = x->ident;
+		assert(x->target > 0 && (size_t)x->target <= s->n_ids);
+		size_t ti = s->targets[x->target].index;
+		xgrow((void **)&s->incs, &s->cap_incs, (size_t)x->id + 1,
+		      sizeof(*s->incs));
+		s->incs[x->id] = (struct inc_ref){ti,
+			series_add_incarnation(&s->d.targets[ti], id->pid,
+					       id->start_ticks,
+					       id->start_time, id->comm,
+					       id->cmdline)};
+		break;
+	}
+	case SAMPLE_SOURCE: {
+		const struct sample_source *x = e->u.source;
+		assert((size_t)x->id == s->n_sources + 1);
+		xgrow((void **)&s->sources, &s->cap_sources,
+		      s->n_sources + 1, sizeof(*s->sources));
+		struct kept_source *k = &s->sources[s->n_sources++];
+		memset(k, 0, sizeof(*k));
+		snprintf(k->role, sizeof(k->role), "%s", x->role);
+		k->name = xstrdup(x->name ? x->name : "?");
+		k->target = x->target;
+		break;
+	}
+	case SAMPLE_NOTE:
+		dataset_add_note(&s->d, e->u.text);
+		break;
+	default:
+		break;
+	}
+}
+
+static void sd_frame(void *ctx, const struct sample_frame *f)
+{
+	struct sink_dataset *s = ctx;
+	for (size_t i = 0; i < f->n_procs; i++) {
+		const struct sample_proc *p = &f->procs[i];
+		assert(p->inc > 0 && (size_t)p->inc < s->cap_incs);
+		const struct inc_ref *r = &s->incs[p->inc];
+		struct series *se = &s->d.targets[r->target];
+		if (se->n && f->t < se->t[se->n - 1])
+			continue;  /* as the reader: time order kept */
+		double fp = p->mem->footprint;
+		/* as the store keeps it: whole bytes */
+		series_append(se, f->t, isnan(fp) ? NAN : (double)llround(fp),
+			      r->inc);
+	}
+	for (size_t i = 0; i < f->n_readings; i++) {
+		const struct sample_reading *x = &f->readings[i];
+		assert(x->source > 0 && (size_t)x->source <= s->n_sources);
+		struct kept_source *k = &s->sources[x->source - 1];
+		xgrow((void **)&k->r, &k->cap, k->n + 1, sizeof(*k->r));
+		if (k->n && x->t < k->r[k->n - 1].t)
+			k->unordered = true;
+		k->r[k->n] = (struct stamped){x->t, x->value, k->n};
+		k->n++;
+	}
+}
+
+static int stamped_cmp(const void *a, const void *b)
+{
+	const struct stamped *x = a, *y = b;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Stamp order, stable (a late reading: the source thread's). */
+static void source_sort(struct kept_source *k)
+{
+	if (!k->unordered)
+		return;
+	qsort(k->r, k->n, sizeof(*k->r), stamped_cmp);
+	k->unordered = false;
+}
+
+/* The reader's rule (store_read.c, source_attach()). */
+static void source_attach(struct series *se, const struct kept_source *k)
+{
+	if (!se->n)
+		return;
+	void (*set)(struct series *, size_t, double) = NULL;
+	if (!strcmp(k->role, "work"))
+		set = series_set_requests;
+	else if (!strcmp(k->role, "connections"))
+		set = series_set_connections;
+	else if (strcmp(k->role, "gauge") != 0)
+		return;
+	/* "recorded, all gaps" is not "not recorded" */
+	if (set)
+		set(se, 0, NAN);
+	else
+		series_set_gauge(se, k->name, 0, NAN);
+	size_t j = 0;
+	double prev = -INFINITY;
+	for (size_t i = 0; i < se->n; i++) {
+		double ti = se->t[i];
+		size_t last = SIZE_MAX;
+		while (j < k->n && k->r[j].t <= ti + 1e-6)
+			last = j++;
+		if (last != SIZE_MAX && k->r[last].t > prev + 1e-6 &&
+		    !isnan(k->r[last].v)) {
+			if (set)
+				set(se, i, k->r[last].v);
+			else
+				series_set_gauge(se, k->name, i,
+						 k->r[last].v);
+		}
+		prev = ti;
+	}
+}
+
+void sink_dataset_take(struct sink_dataset *s, struct dataset *out)
+{
+	assert(!s->taken);
+	s->taken = true;
+	for (size_t k = 0; k < s->n_sources; k++) {
+		struct kept_source *src = &s->sources[k];
+		source_sort(src);
+		for (size_t id = 1; id <= s->n_ids; id++) {
+			const struct target_ref *t = &s->targets[id];
+			if (!src->target || src->target == (int64_t)id ||
+			    src->target == t->parent)
+				source_attach(&s->d.targets[t->index], src);
+		}
+	}
+	*out = s->d;
+	memset(&s->d, 0, sizeof(s->d));
+}
+
+static const struct sink_ops dataset_ops = {
+	.begin = sd_begin,
+	.event = sd_event,
+	.frame = sd_frame,
+};
+
+struct sink_dataset *sink_dataset_new(const char *source)
+{
+	struct sink_dataset *s = xcalloc(1, sizeof(*s));
+	dataset_init(&s->d, source);
+	return s;
+}
+
+struct sink sink_dataset_sink(struct sink_dataset *s)
+{
+	return (struct sink){&dataset_ops, s};
+}
+
+void sink_dataset_free(struct sink_dataset *s)
+{
+	if (!s)
+		return;
+	if (!s->taken)
+		dataset_release(&s->d);
+	for (size_t k = 0; k < s->n_sources; k++) {
+		free(s->sources[k].name);
+		free(s->sources[k].r);
+	}
+	free(s->sources);
+	free(s->targets);
+	free(s->incs);
+	free(s);
+}

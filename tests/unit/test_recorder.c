@@ -1,0 +1,461 @@
+/*
+ * test_recorder.c - recorder_run() (src/record/recorder.h) over a fixture
+ * /proc, with counting sinks (sink.h) in place of the store: what reaches
+ * the sinks at each tick, and in what order.
+ *
+ * The fixture tree (tests/fixtures/proc-v2, sys-v2) is copied to a
+ * temporary folder, so that a test can end a process: truncating its
+ * status file is what the probe reads as gone (an empty read, the kept fd
+ * still open), as a process that exited between two ticks.
+ *
+ * Checked: one frame per tick, each with every live target's sample (by
+ * the recorder's ids, declared before their first frame); targets'
+ * incarnations begun and ended; --all's ended process told with
+ * target_end (final); a run that fails to start ends its sinks with
+ * recorded false and no frame; two sinks get the same stream. The
+ * recorder's own asserts on its state run under all of it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "probe.h"
+#include "recorder.h"
+#include "series.h"
+#include "sink.h"
+#include "sink_dataset.h"
+#include "sink_store.h"
+#include "source.h"
+#include "store.h"
+
+#define MAX_IDS 64
+#define MAX_FRAMES 64
+
+/* A sink that counts and checks what it is given. */
+struct counting {
+	int begins, ends;
+	bool recorded;
+	int events[SAMPLE_META + 1];
+	bool target_known[MAX_IDS];
+	bool inc_open[MAX_IDS];
+	int64_t last_target, last_inc;
+	int frames;                    /* but the last */
+	int last_frames;
+	size_t procs[MAX_FRAMES];      /* per frame */
+	size_t children[MAX_FRAMES];   /* per frame: --children's */
+	double footprint[MAX_FRAMES][MAX_IDS]; /* [frame][target] */
+	int sys_frames;
+	int target_ends;
+	int64_t ended[MAX_IDS];
+	bool ended_final[MAX_IDS];
+	char end_reason[MAX_IDS][32];  /* [inc] */
+	/* the test's action: after this frame, truncate this status */
+	int end_after_frame;
+	const char *end_status;
+	int stop_after_frames;
+};
+
+static int c_begin(void *ctx, const struct sink_run *run)
+{
+	struct counting *c = ctx;
+	assert_true(run->interval_s > 0);
+	assert_int_equal(c->begins, 0);
+	c->begins++;
+	return 0;
+}
+
+static void c_event(void *ctx, const struct sample_event *e)
+{
+	struct counting *c = ctx;
+	assert_int_equal(c->begins, 1);
+	assert_int_equal(c->ends, 0);
+	c->events[e->kind]++;
+	switch (e->kind) {
+	case SAMPLE_TARGET:
+		/* ids 1 up, in order, a parent declared before */
+		assert_int_equal(e->u.target->id, c->last_target + 1);
+		assert_true(e->u.target->parent == 0 ||
+			    c->target_known[e->u.target->parent]);
+		c->last_target = e->u.target->id;
+		assert_true(c->last_target < MAX_IDS);
+		c->target_known[c->last_target] = true;
+		break;
+	case SAMPLE_INCARNATION:
+		assert_int_equal(e->u.incarnation->id, c->last_inc + 1);
+		assert_int_equal(e->inc, e->u.incarnation->id);
+		assert_true(c->target_known[e->u.incarnation->target]);
+		assert_non_null(e->u.incarnation->ident);
+		c->last_inc = e->u.incarnation->id;
+		assert_true(c->last_inc < MAX_IDS);
+		c->inc_open[c->last_inc] = true;
+		break;
+	case SAMPLE_INCARNATION_END:
+		assert_true(e->inc > 0 && e->inc < MAX_IDS);
+		assert_true(c->inc_open[e->inc]);
+		c->inc_open[e->inc] = false;
+		snprintf(c->end_reason[e->inc], sizeof(c->end_reason[0]),
+			 "%s", e->u.text);
+		break;
+	default:
+		break;
+	}
+}
+
+static void c_frame(void *ctx, const struct sample_frame *f)
+{
+	struct counting *c = ctx;
+	assert_int_equal(c->begins, 1);
+	if (f->last) {
+		assert_int_equal(f->n_procs, 0);
+		c->last_frames++;
+		return;
+	}
+	assert_int_equal(c->last_frames, 0);
+	assert_true(c->frames < MAX_FRAMES);
+	c->procs[c->frames] = f->n_procs;
+	for (size_t i = 0; i < MAX_IDS; i++)
+		c->footprint[c->frames][i] = NAN;
+	for (size_t i = 0; i < f->n_procs; i++) {
+		const struct sample_proc *p = &f->procs[i];
+		assert_true(p->target > 0 && p->target < MAX_IDS);
+		assert_true(c->target_known[p->target]);
+		assert_true(c->inc_open[p->inc]);
+		assert_non_null(p->mem);
+		assert_non_null(p->ident);
+		c->footprint[c->frames][p->target] = p->mem->footprint;
+		if (p->child)
+			c->children[c->frames]++;
+	}
+	if (f->sys)
+		c->sys_frames++;
+	c->frames++;
+	if (c->frames == c->end_after_frame && c->end_status) {
+		int fd = open(c->end_status, O_WRONLY | O_TRUNC);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+}
+
+static void c_target_end(void *ctx, int64_t target, double t, bool final)
+{
+	struct counting *c = ctx;
+	(void)t;
+	assert_true(c->target_known[target]);
+	assert_true(c->target_ends < MAX_IDS);
+	c->ended_final[c->target_ends] = final;
+	c->ended[c->target_ends++] = target;
+}
+
+static int c_end(void *ctx, double t, bool recorded)
+{
+	struct counting *c = ctx;
+	(void)t;
+	assert_int_equal(c->ends, 0);
+	c->ends++;
+	c->recorded = recorded;
+	return 0;
+}
+
+static const struct sink_ops counting_ops = {
+	c_begin, c_event, c_frame, c_target_end, c_end,
+};
+
+static int stop_after(void *ctx)
+{
+	const struct counting *c = ctx;
+	return c->frames >= c->stop_after_frames;
+}
+
+static char root[256];
+
+/* A copy of the fixture tree in a temporary folder (root/proc, root/sys). */
+static int setup(void **state)
+{
+	(void)state;
+	const char *fx = getenv("FIXTURES");
+	if (!fx)
+		fx = "tests/fixtures";
+	snprintf(root, sizeof(root), "/tmp/test_recorder.XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/proc-v2' '%s/proc' && "
+		 "cp -r '%s/sys-v2' '%s/sys'", fx, root, fx, root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static struct recorder_options options(void)
+{
+	static char proc[300], sys[300];
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	return (struct recorder_options){
+		.interval_s = 0.01, .duration_s = NAN,
+		.smaps_interval_s = 60, .no_gpu = true,
+		.commit_interval_s = 1, .rescan_s = 3600,
+		.max_targets = 100, .proc_root = proc, .sys_root = sys,
+	};
+}
+
+static int run(const struct recorder_options *o, struct counting *c,
+	       size_t n_sinks)
+{
+	struct probe *p = probe_new(o->proc_root, o->sys_root);
+	assert_non_null(p);
+	struct sink sinks[2];
+	for (size_t i = 0; i < n_sinks; i++)
+		sinks[i] = (struct sink){&counting_ops, &c[i]};
+	struct recorder_hooks hooks = {.ctx = c, .should_stop = stop_after,
+				       .wake_fd = -1};
+	struct recorder_result res;
+	int rc = recorder_run(o, p, sinks, n_sinks, &hooks, &res);
+	probe_free(p);
+	return rc;
+}
+
+/* Footprint of a fixture process: RssAnon + VmSwap + RssShmem, kB. */
+#define FP_2001 ((4194304.0 + 48576.0) * 1024)
+#define FP_2002 (1024.0 * 1024)
+
+/* Two -p targets, five ticks: five frames of two samples each, then the
+ * last; every incarnation ended with the recording. Two sinks get the
+ * same. */
+static void test_frames_per_tick(void **state)
+{
+	(void)state;
+	struct recorder_options o = options();
+	pid_t pids[] = {2001, 2002};
+	o.pids = pids;
+	o.n_pids = 2;
+	struct counting c[2] = {{.stop_after_frames = 5},
+				{.stop_after_frames = 5}};
+	assert_int_equal(run(&o, c, 2), EXIT_OK);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(c[k].begins, 1);
+		assert_int_equal(c[k].ends, 1);
+		assert_true(c[k].recorded);
+		assert_int_equal(c[k].frames, 5);
+		assert_int_equal(c[k].last_frames, 1);
+		assert_int_equal(c[k].events[SAMPLE_TARGET], 2);
+		assert_int_equal(c[k].events[SAMPLE_INCARNATION], 2);
+		assert_int_equal(c[k].events[SAMPLE_INCARNATION_END], 2);
+		assert_int_equal(c[k].target_ends, 0);
+		/* the machine's figures at most once a second: the first */
+		assert_int_equal(c[k].sys_frames, 1);
+		for (int f = 0; f < 5; f++) {
+			assert_int_equal(c[k].procs[f], 2);
+			assert_float_equal(c[k].footprint[f][1], FP_2001, 0);
+			assert_float_equal(c[k].footprint[f][2], FP_2002, 0);
+		}
+		assert_string_equal(c[k].end_reason[1], "recording ended");
+		assert_string_equal(c[k].end_reason[2], "recording ended");
+	}
+}
+
+/* A -p target that exits after the second tick: its incarnation ends
+ * ("exited") and it leaves the frames; the other goes on. */
+static void test_target_exits(void **state)
+{
+	(void)state;
+	struct recorder_options o = options();
+	pid_t pids[] = {2001, 2002};
+	o.pids = pids;
+	o.n_pids = 2;
+	char status[320];
+	snprintf(status, sizeof(status), "%s/proc/2002/status", root);
+	struct counting c = {.stop_after_frames = 5, .end_after_frame = 2,
+			     .end_status = status};
+	assert_int_equal(run(&o, &c, 1), EXIT_OK);
+	assert_int_equal(c.frames, 5);
+	assert_int_equal(c.procs[0], 2);
+	assert_int_equal(c.procs[1], 2);
+	for (int f = 2; f < 5; f++) {
+		assert_int_equal(c.procs[f], 1);
+		assert_float_equal(c.footprint[f][1], FP_2001, 0);
+		assert_true(isnan(c.footprint[f][2]));
+	}
+	assert_string_equal(c.end_reason[2], "exited");
+	assert_string_equal(c.end_reason[1], "recording ended");
+	assert_int_equal(c.target_ends, 0);  /* -p's target stays */
+}
+
+/* --all: every process with memory (not kthreadd, not the test itself)
+ * is a target of its own; one that ends is told with target_end, final,
+ * after the frame of the tick that found it gone. */
+static void test_all_target_end(void **state)
+{
+	(void)state;
+	struct recorder_options o = options();
+	o.all = true;
+	char status[320];
+	snprintf(status, sizeof(status), "%s/proc/2003/status", root);
+	struct counting c = {.stop_after_frames = 4, .end_after_frame = 1,
+			     .end_status = status};
+	assert_int_equal(run(&o, &c, 1), EXIT_OK);
+	/* 2001-2004: kthreadd (pid 2) has no command line */
+	assert_int_equal(c.events[SAMPLE_TARGET], 4);
+	assert_int_equal(c.frames, 4);
+	assert_int_equal(c.procs[0], 4);
+	for (int f = 1; f < 4; f++)
+		assert_int_equal(c.procs[f], 3);
+	assert_int_equal(c.target_ends, 1);
+	assert_true(c.ended_final[0]);
+	/* targets in pid order: 2003 is the third */
+	assert_int_equal(c.ended[0], 3);
+	assert_float_equal(c.footprint[0][3], 4096.0 * 1024, 0);
+	assert_true(isnan(c.footprint[1][3]));
+}
+
+/* --children: each tree's sum is a target of its own, in the frame with
+ * its root and its descendants (fixture 2002 is 2001's child: the sum is
+ * both footprints). A child is marked so, for the live views to skip. */
+static void test_tree_sum(void **state)
+{
+	(void)state;
+	struct recorder_options o = options();
+	pid_t pids[] = {2001};
+	o.pids = pids;
+	o.n_pids = 1;
+	o.children = true;
+	struct counting c = {.stop_after_frames = 3};
+	assert_int_equal(run(&o, &c, 1), EXIT_OK);
+	/* the pid (1), its tree (2), the child (3) */
+	assert_int_equal(c.events[SAMPLE_TARGET], 3);
+	assert_int_equal(c.events[SAMPLE_INCARNATION], 3);
+	for (int f = 0; f < 3; f++) {
+		assert_int_equal(c.procs[f], 3);
+		assert_int_equal(c.children[f], 1);
+		assert_float_equal(c.footprint[f][1], FP_2001, 0);
+		assert_float_equal(c.footprint[f][2], FP_2001 + FP_2002, 0);
+		assert_float_equal(c.footprint[f][3], FP_2002, 0);
+	}
+	/* the child's target ends with its process: here the recording */
+	assert_int_equal(c.target_ends, 1);
+	assert_int_equal(c.ended[0], 3);
+	assert_true(c.ended_final[0]);
+}
+
+/* The dataset sink (what `check` judges) holds what the store's reader
+ * gives back from the file written beside it in the same run: targets,
+ * names, points (stamp, footprint, incarnation) and the work counter's
+ * readings attached to the same points. */
+static void test_dataset_matches_file(void **state)
+{
+	(void)state;
+	struct recorder_options o = options();
+	pid_t pids[] = {2001};
+	o.pids = pids;
+	o.n_pids = 1;
+	o.children = true;
+	/* a work counter: the seconds, so that it grows */
+	struct source *src = source_new_command(SOURCE_WORK, "requests",
+						"date +%s%N");
+	assert_non_null(src);
+	struct source *sources[] = {src};
+	o.sources = sources;
+	o.n_sources = 1;
+	o.source_timeout_s = 5;
+	char path[320];
+	snprintf(path, sizeof(path), "%s/run.db", root);
+	struct sink_store *file = sink_store_new(path, false, 1, NAN);
+	struct sink_dataset *live = sink_dataset_new("check");
+	assert_non_null(file);
+	struct counting c = {.stop_after_frames = 8};
+	struct sink sinks[] = {sink_store_sink(file), sink_dataset_sink(live),
+			       {&counting_ops, &c}};
+	struct probe *p = probe_new(o.proc_root, o.sys_root);
+	struct recorder_hooks hooks = {.ctx = &c, .should_stop = stop_after,
+				       .wake_fd = -1};
+	struct recorder_result res;
+	assert_int_equal(recorder_run(&o, p, sinks, 3, &hooks, &res),
+			 EXIT_OK);
+	probe_free(p);
+	sink_store_free(file);
+	struct dataset mem, disk;
+	sink_dataset_take(live, &mem);
+	sink_dataset_free(live);
+	struct store_read_options ro = {0};
+	assert_int_equal(store_read_dataset(path, &ro, &disk), 0);
+	assert_int_equal(mem.n_targets, disk.n_targets);
+	assert_int_equal(mem.n_targets, 3);
+	size_t with_work = 0;
+	for (size_t i = 0; i < mem.n_targets; i++) {
+		const struct series *a = &mem.targets[i], *b = &disk.targets[i];
+		assert_string_equal(a->name, b->name);
+		assert_int_equal(a->n, b->n);
+		assert_int_equal(a->n, 8);
+		assert_int_equal(a->n_incs, b->n_incs);
+		assert_true(a->quantum == b->quantum);
+		assert_true((a->requests != NULL) == (b->requests != NULL));
+		for (size_t k = 0; k < a->n; k++) {
+			assert_float_equal(a->t[k], b->t[k], 1e-6);
+			assert_true(a->footprint[k] == b->footprint[k]);
+			assert_int_equal(a->inc[k], b->inc[k]);
+			if (!a->requests)
+				continue;
+			assert_true(a->requests[k] == b->requests[k] ||
+				    (isnan(a->requests[k]) &&
+				     isnan(b->requests[k])));
+			with_work += !isnan(a->requests[k]);
+		}
+	}
+	assert_true(with_work > 0);
+	assert_string_equal(mem.targets[1].name, "llama-server (with children)");
+	dataset_release(&mem);
+	dataset_release(&disk);
+}
+
+/* No such process: EXIT_USAGE before any tick; the sinks were begun and
+ * are ended with recorded false (a new file would be removed). */
+static void test_setup_fails(void **state)
+{
+	(void)state;
+	struct recorder_options o = options();
+	pid_t pids[] = {2001, 999999};
+	o.pids = pids;
+	o.n_pids = 2;
+	struct counting c = {.stop_after_frames = 5};
+	assert_int_equal(run(&o, &c, 1), EXIT_USAGE);
+	assert_int_equal(c.begins, 1);
+	assert_int_equal(c.ends, 1);
+	assert_false(c.recorded);
+	assert_int_equal(c.frames, 0);
+	assert_int_equal(c.last_frames, 0);
+}
+
+int main(void)
+{
+	diag_set_quiet(true);
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_frames_per_tick, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_target_exits, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_all_target_end, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_tree_sum, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_setup_fails, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_dataset_matches_file,
+						setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
