@@ -19,7 +19,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "probe.h"
+#include "machine.h"
+#include "sample.h"
 #include "series.h"
 
 #define STORE_SCHEMA_VERSION 3
