@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "cli_options.h"
 #include "exporter.h"
+#include "fleet.h"
 #include "recorder.h"
 #include "render.h"
 #include "series.h"
@@ -70,18 +71,7 @@ enum {
 	FLEET_OPT_BY, FLEET_OPT_AUTH_FILE, FLEET_OPT_QUERY_TIMEOUT,
 	FLEET_OPT_MAX_RESPONSE, FLEET_OPT_PARALLEL, FLEET_OPT_MAX_SERIES,
 };
-struct fleet_options {
-	const char *url;           /* --prometheus; NULL: not a fleet report */
-	const char *query, *work_query;
-	double range_s, start, end, step_s; /* NAN when not given */
-	char **by;                 /* --by, split at commas; owned */
-	size_t n_by;
-	const char *auth_file;
-	double timeout_s;          /* NAN: the default */
-	double max_response;       /* bytes; NAN: the default */
-	long parallel;             /* 0: the default */
-	size_t max_series;         /* 0: the default */
-};
+/* struct fleet_options: remote/fleet.h. */
 void cli_fleet_init(struct fleet_options *fo);
 void cli_fleet_release(struct fleet_options *fo);
 /* An option of report's table: 1 when it was a fleet option (handled), 0
