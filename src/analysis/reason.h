@@ -6,7 +6,13 @@
  *
  * verdict.c fills them in; no text is built here or there. The one place
  * that turns a reason into English is the render layer (render_reason.c,
- * render.h), so that text, JSON and HTML say the same sentence. A reason
+ * render.h), and the one place that builds a target's rows of {code,
+ * figures, sentence} for every format is render/findings_view.c, so that
+ * text, JSON and HTML say the same thing. Each reason and each piece of
+ * advice also has a stable name (reason_code_name(), settle_code_name():
+ * reason.c), the "code" of `report --json` that a script keys on; every
+ * name is listed in docs/json.md, and test_findings fails when a value
+ * is added here without a name or without its line there. A reason
  * owns no memory: its strings point to static text or to what the
  * findings already hold (cap names from the options), and the few lists a
  * reason cites (the gauges of an attribution) are read from the findings
@@ -17,6 +23,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "plateau.h"
 #include "slope.h"
@@ -77,6 +84,7 @@ enum reason_code {
 	REASON_POOLED,             /* pooled: the incarnations together */
 	/* issue 28: growth seen, below anything that matters */
 	REASON_IMMATERIAL,         /* immaterial */
+	REASON_CODE_COUNT          /* keep last: not a reason, the count */
 };
 
 /* The steps a reason lists by name; the rest are counted. */
@@ -222,6 +230,7 @@ enum settle_code {
 	SETTLE_STEP,         /* report --prometheus: the step (step_s)
 				starved it; --step data_step_s (the data's
 				own interval; NAN: unknown, a finer one) */
+	SETTLE_CODE_COUNT    /* keep last: not advice, the count */
 };
 
 struct settle {
@@ -251,5 +260,13 @@ struct reason_list {
  * in (valid until the next append). */
 struct reason *reason_list_add(struct reason_list *l, enum reason_code c);
 void reason_list_release(struct reason_list *l);
+
+/* The stable name of a reason or of a piece of advice: lower case,
+ * digits and '_' ("plateau_below_concern"), unique within its enum,
+ * static text. Never renamed once released (docs/json.md lists them); a
+ * new value gets a new name. NULL for a value out of range and for
+ * SETTLE_NONE (nothing to settle). */
+const char *reason_code_name(enum reason_code c);
+const char *settle_code_name(enum settle_code c);
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * cli_fleet.c - the options of `memtrend report --prometheus URL --query
- * PROMQL` (docs/fleet.md) and the command's run: the options checked, the
+ * PROMQL` (docs/fleet.md): their defaults and --by's reading (the options
+ * themselves are rows of report's table, cmd_report.c, typed and parsed
+ * by cli_options.h); and the command's run: the options checked, the
  * fleet read (remote/fleet.h: the series a Prometheus holds, analysed,
  * as a dataset of targets) and rendered as any report's.
  *
@@ -40,103 +42,28 @@ void cli_fleet_release(struct fleet_options *fo)
 	fo->n_by = 0;
 }
 
-static int parse_dur(const char *opt, const char *arg, double *out)
+int cli_fleet_by(const struct cli_option *row, const char *arg, void *field)
 {
-	if (units_parse_duration(arg, out) || !(*out > 0))
-		return error("%s: cannot read '%s' as a duration (e.g. 7d, "
-			     "60s)", opt, arg);
+	(void)row;
+	struct fleet_options *fo = field;
+	char *copy = xstrdup(arg), *save = NULL;
+	for (char *tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		while (*tok == ' ')
+			tok++;
+		size_t n = strlen(tok);
+		while (n && tok[n - 1] == ' ')
+			tok[--n] = '\0';
+		if (!n)
+			continue;
+		fo->by = xrealloc(fo->by, (fo->n_by + 1) * sizeof(*fo->by));
+		fo->by[fo->n_by++] = xstrdup(tok);
+	}
+	free(copy);
+	if (!fo->n_by)
+		return error("--by: which labels? (e.g. --by "
+			     "namespace,container)");
 	return 0;
-}
-
-static int parse_time(const char *opt, const char *arg, double *out)
-{
-	if (units_parse_time(arg, out))
-		return error("%s: cannot read '%s' as a time (RFC 3339 with a "
-			     "zone, e.g. 2026-05-01T00:00:00Z, or Unix "
-			     "seconds)", opt, arg);
-	return 0;
-}
-
-int cli_fleet_option(struct fleet_options *fo, int id, const char *arg)
-{
-	switch (id) {
-	case FLEET_OPT_PROMETHEUS:
-		fo->url = arg;
-		return 1;
-	case FLEET_OPT_QUERY:
-		fo->query = arg;
-		return 1;
-	case FLEET_OPT_WORK_QUERY:
-		fo->work_query = arg;
-		return 1;
-	case FLEET_OPT_RANGE:
-		return parse_dur("--range", arg, &fo->range_s) ? -1 : 1;
-	case FLEET_OPT_STEP:
-		return parse_dur("--step", arg, &fo->step_s) ? -1 : 1;
-	case FLEET_OPT_QUERY_TIMEOUT:
-		return parse_dur("--query-timeout", arg, &fo->timeout_s) ? -1
-									 : 1;
-	case FLEET_OPT_START:
-		return parse_time("--start", arg, &fo->start) ? -1 : 1;
-	case FLEET_OPT_END:
-		return parse_time("--end", arg, &fo->end) ? -1 : 1;
-	case FLEET_OPT_BY: {
-		char *copy = xstrdup(arg), *save = NULL;
-		for (char *tok = strtok_r(copy, ",", &save); tok;
-		     tok = strtok_r(NULL, ",", &save)) {
-			while (*tok == ' ')
-				tok++;
-			size_t n = strlen(tok);
-			while (n && tok[n - 1] == ' ')
-				tok[--n] = '\0';
-			if (!n)
-				continue;
-			fo->by = xrealloc(fo->by, (fo->n_by + 1) *
-					  sizeof(*fo->by));
-			fo->by[fo->n_by++] = xstrdup(tok);
-		}
-		free(copy);
-		if (!fo->n_by)
-			return error("--by: which labels? (e.g. --by "
-				     "namespace,container)");
-		return 1;
-	}
-	case FLEET_OPT_AUTH_FILE:
-		fo->auth_file = arg;
-		return 1;
-	case FLEET_OPT_MAX_RESPONSE: {
-		double q;
-		if (units_parse_size(arg, &fo->max_response, &q) ||
-		    fo->max_response < 1048576)
-			return error("--max-response: '%s' is not a size of "
-				     "at least 1MiB", arg);
-		return 1;
-	}
-	case FLEET_OPT_MAX_SERIES: {
-		char *end;
-		errno = 0;
-		unsigned long long v = strtoull(arg, &end, 10);
-		if (*end || end == arg || errno || v < 1 || *arg == '-' ||
-		    v > 100000000ull)
-			return error("--max-series: '%s' is not a count from 1 "
-				     "to 100000000", arg);
-		fo->max_series = (size_t)v;
-		return 1;
-	}
-	case FLEET_OPT_PARALLEL: {
-		char *end;
-		errno = 0;
-		long v = strtol(arg, &end, 10);
-		if (*end || end == arg || errno || v < 1 ||
-		    v > FLEET_PARALLEL_MAX)
-			return error("--parallel: '%s' is not a count from 1 "
-				     "to %d", arg, FLEET_PARALLEL_MAX);
-		fo->parallel = v;
-		return 1;
-	}
-	default:
-		return 0;
-	}
 }
 
 /* ---- the run ------------------------------------------------------------- */

@@ -64,19 +64,15 @@ int cli_report_findings(const struct dataset *d,
 			const struct report_options *o, struct report_html *h);
 
 /* `report --prometheus URL --query PROMQL` (cli_fleet.c, docs/fleet.md):
- * the options, rows of report_options with these ids. */
-enum {
-	FLEET_OPT_PROMETHEUS = 0x1000, FLEET_OPT_QUERY, FLEET_OPT_WORK_QUERY,
-	FLEET_OPT_RANGE, FLEET_OPT_START, FLEET_OPT_END, FLEET_OPT_STEP,
-	FLEET_OPT_BY, FLEET_OPT_AUTH_FILE, FLEET_OPT_QUERY_TIMEOUT,
-	FLEET_OPT_MAX_RESPONSE, FLEET_OPT_PARALLEL, FLEET_OPT_MAX_SERIES,
-};
-/* struct fleet_options: remote/fleet.h. */
+ * the options, rows of report_options (cmd_report.c) into fleet_options
+ * (remote/fleet.h, with FLEET_PARALLEL_MAX), and their bounds. */
+#define FLEET_MAX_SERIES_MAX 100000000.0
+#define FLEET_BODY_MIN 1048576.0   /* --max-response: at least 1 MiB */
 void cli_fleet_init(struct fleet_options *fo);
 void cli_fleet_release(struct fleet_options *fo);
-/* An option of report's table: 1 when it was a fleet option (handled), 0
- * when not, -1 after a message. */
-int cli_fleet_option(struct fleet_options *fo, int id, const char *arg);
+/* --by LABEL,...: field is the struct fleet_options; its labels appended
+ * (a callback of cli_options.h). */
+int cli_fleet_by(const struct cli_option *row, const char *arg, void *field);
 /* Fetch, analyse and report (file: a FILE argument given as well, which
  * is an error; may be NULL). Returns an exit code. */
 int cli_fleet_report(const struct fleet_options *fo, const char *file,

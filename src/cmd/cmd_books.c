@@ -15,7 +15,6 @@
  * O(processes x caps) to bind caps; the recordings are read whole.
  * Exit codes: 0 ok, 2 bad usage or no such process, 3 run-time failure.
  */
-#include <getopt.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
@@ -36,47 +35,58 @@
 
 #define BOOKS_DEFAULT_TOP 20
 
-enum { OPT_NAME = 256, OPT_CAP, OPT_FROM, OPT_TOP, OPT_ALL, OPT_JSON };
+struct cap_arg;
+/* What books' options are parsed into (defaults in cmd_books()). */
+struct books_args {
+	struct cli_strings names, froms;  /* --name, --from */
+	struct cap_arg *caps;             /* --cap, owned */
+	size_t n_caps, caps_cap;
+	size_t top;
+	bool all, json;
+};
+#define BA struct books_args
 
-/* books' options: getopt_long, --help and the man page check all read
- * this table (cli_options.h). */
+static int parse_cap_arg(const struct cli_option *row, const char *arg,
+			 void *field);
+
+/* books' options: getopt_long, the parser, --help and the man page check
+ * all read this table (cli_options.h). */
 const struct cli_option books_options[] = {
 	CLI_SECTION("options"),
-	CLI_OPT(0, "name", OPT_NAME, "REGEX", "processes whose name or "
-		"command line matches (POSIX ERE); repeatable"),
-	CLI_OPT(0, "cap", OPT_CAP, "PID=SIZE|NAME=SIZE|SIZE", "the cap of "
-		"that process; of every process whose name (comm) is NAME; of "
-		"every process given by PID or --name (repeatable; PID= "
-		"before NAME= before a bare SIZE)"),
-	CLI_OPT(0, "from", OPT_FROM, "FILE", "a recording (or CSV): the "
+	CLI_STRINGS(0, "name", BA, names, "REGEX", "processes whose name or "
+		"command line matches (POSIX ERE); repeatable", 0),
+	CLI_CALLBACK(0, "cap", "PID=SIZE|NAME=SIZE|SIZE", "the cap of that "
+		"process; of every process whose name (comm) is NAME; of every "
+		"process given by PID or --name (repeatable; PID= before NAME= "
+		"before a bare SIZE)", parse_cap_arg, 0),
+	CLI_STRINGS(0, "from", BA, froms, "FILE", "a recording (or CSV): the "
 		"plateau level of a target whose PID (same start time) or "
 		"name matches a live process is its cap, unless --cap gives "
-		"one; repeatable"),
-	CLI_OPT(0, "top", OPT_TOP, "N", "list the N largest (default 20); "
-		"sums count all"),
-	CLI_OPT(0, "all", OPT_ALL, NULL, "list every process"),
-	CLI_OPT(0, "json", OPT_JSON, NULL, "print JSON (fields: "
-		"docs/books.md)"),
-	CLI_OPT('h', "help", 'h', NULL, "this help"),
+		"one; repeatable", 0),
+	CLI_COUNT(0, "top", BA, top, "N", "list the N largest (default 20); "
+		"sums count all", 1, CLI_COUNT_MAX, "a positive count"),
+	CLI_FLAG(0, "all", BA, all, "list every process"),
+	CLI_FLAG(0, "json", BA, json, "print JSON (fields: docs/books.md)"),
+	CLI_HELP_ROW,
 	CLI_END_ROW,
 };
 
-static void books_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command books_command = {
+	.name = "books",
+	.usage =
 "usage: memtrend books [PID... | --name REGEX...] [options]\n"
 "\n"
 "Do the books: each process's footprint (anon + swap + shmem) and the most\n"
 "it is expected to claim (its cap), summed against the machine's memory,\n"
 "with swap used beside MemAvailable. Without PID or --name: every process\n"
-"you can read.\n");
-	cli_options_help(out, books_options);
-	fprintf(out,
+"you can read.\n",
+	.options = books_options,
+	.notes =
 "\n"
 "A process without a cap counts with its current footprint; one above its\n"
 "cap counts with its footprint. SIZE: 60.8GiB, 21GB, 4096 (bytes).\n"
-"Exit codes: 0 ok, 2 usage or no such process, 3 run-time failure.\n");
-}
+"Exit codes: 0 ok, 2 usage or no such process, 3 run-time failure.\n",
+};
 
 /* ---- caps ------------------------------------------------------------- */
 
@@ -98,15 +108,23 @@ static bool all_digits(const char *s, size_t n)
 	return true;
 }
 
-static int parse_cap_arg(const char *arg, struct cap_arg *c)
+/* --cap PID=SIZE|NAME=SIZE|SIZE, repeatable (field: the struct
+ * books_args). */
+static int parse_cap_arg(const struct cli_option *row, const char *arg,
+			 void *field)
 {
+	static const struct cli_option size_row = {.kind = CLI_OPTION,
+		.name = "cap", .type = CLI_T_SIZE, .lo = 0, .lo_open = true,
+		.hi = INFINITY, .what = "a size (e.g. 60.8GiB)"};
+	(void)row;
+	struct books_args *a = field;
+	xgrow((void **)&a->caps, &a->caps_cap, a->n_caps + 1,
+	      sizeof(*a->caps));
+	struct cap_arg *c = &a->caps[a->n_caps];
 	memset(c, 0, sizeof(*c));
 	const char *eq = strchr(arg, '=');
-	const char *size = eq ? eq + 1 : arg;
-	double q;
-	if (units_parse_size(size, &c->bytes, &q) || !(c->bytes > 0))
-		return error("--cap: cannot read '%s' as a size (e.g. "
-			     "60.8GiB)", size);
+	if (cli_value(&size_row, eq ? eq + 1 : arg, &c->bytes))
+		return -1;
 	if (!eq) {
 		c->kind = BOOKS_CAP_ALL;
 	} else if (eq == arg) {
@@ -128,6 +146,7 @@ static int parse_cap_arg(const char *arg, struct cap_arg *c)
 		memcpy(c->name, arg, len);
 		c->name[len] = '\0';
 	}
+	a->n_caps++;
 	return 0;
 }
 
@@ -354,75 +373,28 @@ static void bind_cap(struct books_process *bp, const struct proc_identity *id,
 int cmd_books(int argc, char **argv)
 {
 	_Static_assert(BOOKS_DEFAULT_TOP == 20, "books_options' help says 20");
-	/* Built once, kept for the process's life. */
-	static struct option *longopts;
-	static char *shortopts;
-	if (!longopts)
-		cli_options_getopt(books_options, "", &longopts, &shortopts);
-	char **names = NULL, **froms = NULL;
-	size_t n_names = 0, names_cap = 0, n_froms = 0, froms_cap = 0;
-	struct cap_arg *caps = NULL;
-	size_t n_caps = 0, caps_cap = 0;
-	size_t top = BOOKS_DEFAULT_TOP;
-	bool all = false, json = false;
+	struct books_args a = {.top = BOOKS_DEFAULT_TOP};
 	struct pid_set sel = {0};
 	struct plateaus pl = {0};
 	struct books_process *procs = NULL;
 	size_t n_procs = 0;
 	struct probe *probe = NULL;
-	int rc = EXIT_USAGE, c;
-
-	optind = 1;
-	opterr = 0;  /* our own message, naming the command */
-	while ((c = cli_getopt(argc, argv, shortopts, longopts)) !=
-	       -1) {
-		switch (c) {
-		case OPT_NAME:
-			xgrow((void **)&names, &names_cap, n_names + 1,
-			      sizeof(*names));
-			names[n_names++] = optarg;
-			break;
-		case OPT_CAP:
-			xgrow((void **)&caps, &caps_cap, n_caps + 1,
-			      sizeof(*caps));
-			if (parse_cap_arg(optarg, &caps[n_caps]))
-				goto out;
-			n_caps++;
-			break;
-		case OPT_FROM:
-			xgrow((void **)&froms, &froms_cap, n_froms + 1,
-			      sizeof(*froms));
-			froms[n_froms++] = optarg;
-			break;
-		case OPT_TOP: {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v <= 0) {
-				error("--top: '%s' is not a positive count",
-				      optarg);
-				goto out;
-			}
-			top = (size_t)v;
-			break;
-		}
-		case OPT_ALL:
-			all = true;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case 'h':
-			books_usage(stdout);
-			rc = EXIT_OK;
-			goto out;
-		default:
-			error("books: unknown option or missing value: '%s' "
-			      "(see 'memtrend books --help')",
-			      argv[optind - 1]);
-			goto out;
-		}
+	int rc = EXIT_USAGE;
+	int first = cli_parse(&books_command, "", argc, argv, &a);
+	/* what the parse gathered is freed at out */
+	char **names = (char **)a.names.v, **froms = (char **)a.froms.v;
+	size_t n_names = a.names.n, n_froms = a.froms.n;
+	struct cap_arg *caps = a.caps;
+	size_t n_caps = a.n_caps;
+	size_t top = a.top;
+	bool all = a.all, json = a.json;
+	if (first == CLI_PARSE_HELP) {
+		rc = EXIT_OK;
+		goto out;
 	}
-	for (int i = optind; i < argc; i++) {
+	if (first < 0)
+		goto out;
+	for (int i = first; i < argc; i++) {
 		size_t len = strlen(argv[i]);
 		long v = all_digits(argv[i], len) && len < 11 ?
 				 strtol(argv[i], NULL, 10) : 0;

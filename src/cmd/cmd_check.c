@@ -16,8 +16,8 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -41,13 +41,6 @@
 #include "units.h"
 
 
-enum { OPT_LOAD = 256, OPT_WARMUP, OPT_REQUESTS, OPT_MAX_PER_REQUEST,
-       OPT_MAX_GROWTH, OPT_ALLOW_INCONCLUSIVE, OPT_JUNIT, OPT_JSON,
-       /* record's rows, handed to cli_record_parse() by name */
-       OPT_FWD = 512, OPT_FWD_NAME, OPT_FWD_CHILDREN, OPT_FWD_WORK_CMD,
-       OPT_FWD_WORK, OPT_FWD_WORK_LOG, OPT_FWD_MATCH, OPT_FWD_WORK_TIMEOUT,
-       OPT_FWD_NO_GPU };
-
 #define CHECK_DEFAULT_INTERVAL "1s"
 /* How long check waits for a first sample of the service (a --name that
  * matches nothing yet) before it gives up: a gate must end, not hang
@@ -62,74 +55,19 @@ enum { OPT_LOAD = 256, OPT_WARMUP, OPT_REQUESTS, OPT_MAX_PER_REQUEST,
  * asked for after it (a reading still in flight, a slow counter). */
 #define CHECK_FINAL_TICKS 3
 
-/* check's options: getopt_long, --help and the man page check all read
- * this table (cli_options.h). Rows from OPT_FWD on are record's, with
- * record's meaning (cli_record.c). */
-const struct cli_option check_options[] = {
-	CLI_SECTION("the gate"),
-	CLI_OPT(0, "load", OPT_LOAD, "CMD", "the load: a shell command run "
-		"once the service is sampled; recording stops when it exits "
-		"(required)"),
-	CLI_OPT(0, "max-per-request", OPT_MAX_PER_REQUEST, "SIZE",
-		"budget per request (needs a work counter): pass when the "
-		"95 % interval's upper end is below it, fail when its lower "
-		"end is above"),
-	CLI_OPT(0, "max-growth", OPT_MAX_GROWTH, "RATE", "budget per time, "
-		"e.g. 10MiB/h (no work counter needed)"),
-	CLI_OPT(0, "warmup", OPT_WARMUP, "N|DUR", "leave out the first N "
-		"requests (a bare number) or the first DUR (30s, 2m) of the "
-		"run (default: nothing)"),
-	CLI_OPT(0, "requests", OPT_REQUESTS, "N", "stop after N requests "
-		"past the warm-up (the load is then stopped)"),
-	CLI_OPT('d', "duration", 'd', "DUR", "stop DUR after the warm-up "
-		"(the load is then stopped)"),
-	CLI_OPT(0, "allow-inconclusive", OPT_ALLOW_INCONCLUSIVE, NULL,
-		"exit 0 with a warning when the run cannot decide"),
-	CLI_OPT(0, "junit", OPT_JUNIT, "FILE", "also write a JUnit XML "
-		"report (one testcase per target) to FILE"),
-	CLI_OPT(0, "json", OPT_JSON, NULL, "print JSON instead of text"),
-	CLI_OPT('o', "output", 'o', "FILE", "keep the recording in FILE "
-		"(for 'memtrend report FILE --html page.html'); must not "
-		"exist"),
-	CLI_SECTION("the service (as for record)"),
-	CLI_OPT('p', "pid", 'p', "PID", "attach to a running process"),
-	CLI_OPT(0, "name", OPT_FWD_NAME, "REGEX", "attach to the oldest "
-		"process whose name or command line matches"),
-	CLI_TEXT("  -- SERVICE ARGS...     start SERVICE, stop it (SIGTERM) "
-		 "when the run ends"),
-	CLI_OPT(0, "children", OPT_FWD_CHILDREN, NULL, "also record every "
-		"descendant and their sum (each judged)"),
-	CLI_OPT(0, "work-cmd", OPT_FWD_WORK_CMD, "CMD", "the work counter: "
-		"a shell command printing a cumulative count"),
-	CLI_OPT(0, "work", OPT_FWD_WORK, "URL#METRIC", "the work counter: "
-		"a Prometheus/OpenMetrics counter"),
-	CLI_OPT(0, "work-log", OPT_FWD_WORK_LOG, "FILE", "the work counter: "
-		"lines appended to FILE that match --match"),
-	CLI_OPT(0, "match", OPT_FWD_MATCH, "REGEX", "... this extended "
-		"regex"),
-	CLI_OPT(0, "work-timeout", OPT_FWD_WORK_TIMEOUT, "DUR", "limit per "
-		"reading of the counter (default: the interval)"),
-	CLI_OPT('i', "interval", 'i', "DUR", "time between samples (default "
-		CHECK_DEFAULT_INTERVAL ")"),
-	CLI_OPT(0, "no-gpu", OPT_FWD_NO_GPU, NULL, "do not read GPU memory"),
-	CLI_OPT('q', "quiet", 'q', NULL, "no notes"),
-	CLI_OPT('h', "help", 'h', NULL, "this help"),
-	CLI_END_ROW,
-};
-
-static void check_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command check_command = {
+	.name = "check",
+	.usage =
 "usage: memtrend check (--max-per-request SIZE | --max-growth RATE)\n"
 "         --load 'CMD' [--warmup N|DUR] [--requests N | --duration DUR]\n"
 "         [options] (-p PID | --name REGEX | -- SERVICE ARGS...)\n"
 "\n"
 "A CI gate on memory growth: run the load against the service, record its\n"
-"memory and work, leave the warm-up out, and judge the slope's 95 %%\n"
+"memory and work, leave the warm-up out, and judge the slope's 95 %\n"
 "interval against the budget: pass when it lies below, fail when above,\n"
-"inconclusive (with how many more requests would decide) otherwise.\n");
-	cli_options_help(out, check_options);
-	fprintf(out,
+"inconclusive (with how many more requests would decide) otherwise.\n",
+	.options = check_options,
+	.notes =
 "\n"
 "What check starts (the service, the load) ends with all it started, also\n"
 "what left its process group (setsid), on every way out: the run's end, an\n"
@@ -138,8 +76,8 @@ static void check_usage(FILE *out)
 "\n"
 "SIZE: 1KiB, 512 (bytes). RATE: SIZE/h, SIZE/min. DUR: 30s, 5m, 250ms.\n"
 "Exit codes: 0 pass, 1 fail or inconclusive, 2 usage or bad input,\n"
-"3 the run failed (the load command failed, the service died).\n");
-}
+"3 the run failed (the load command failed, the service died).\n",
+};
 
 /* ---- the run --------------------------------------------------------- */
 
@@ -526,60 +464,121 @@ struct check_args {
 	double budget;             /* 0: not given */
 	bool json, allow;
 	const char *junit, *output;
-	bool has_interval, has_work;
-	char **fwd;                /* argv for cli_record_parse() */
-	int n_fwd;
-	char **owned;              /* the "--NAME" strings of fwd */
-	int n_owned;
+	struct cli_strings fwd;    /* argv for cli_record_parse(): "check",
+				      record's rows as given (FORWARD), then
+				      -o, -i, -- and the service */
+};
+#define CA struct check_args
+
+static int parse_budget(const struct cli_option *row, const char *arg,
+			void *field);
+static int parse_warmup(const struct cli_option *row, const char *arg,
+			void *field);
+
+/* check's options: getopt_long, the parser, --help and the man page check
+ * all read this table (cli_options.h). The FORWARD rows are record's,
+ * with record's meaning: handed to cli_record_parse() (cli_record.c). */
+const struct cli_option check_options[] = {
+	CLI_SECTION("the gate"),
+	CLI_STRING(0, "load", CA, run.load, "CMD", "the load: a shell command "
+		"run once the service is sampled; recording stops when it "
+		"exits (required)", "an empty command"),
+	CLI_CALLBACK(0, "max-per-request", "SIZE", "budget per request (needs "
+		"a work counter): pass when the 95 % interval's upper end is "
+		"below it, fail when its lower end is above", parse_budget, 0),
+	CLI_CALLBACK(0, "max-growth", "RATE", "budget per time, e.g. "
+		"10MiB/h (no work counter needed)", parse_budget, 0),
+	CLI_CALLBACK(0, "warmup", "N|DUR", "leave out the first N requests "
+		"(a bare number) or the first DUR (30s, 2m) of the run "
+		"(default: nothing)", parse_warmup, offsetof(CA, run)),
+	CLI_COUNT(0, "requests", CA, run.requests, "N", "stop after N "
+		"requests past the warm-up (the load is then stopped)", 1,
+		CLI_COUNT_MAX, "a positive count"),
+	CLI_DURATION('d', "duration", CA, run.duration_s, "DUR", "stop DUR "
+		"after the warm-up (the load is then stopped)", 0, true,
+		DBL_MAX, "a duration (e.g. 60s, 5m)", NULL),
+	CLI_FLAG(0, "allow-inconclusive", CA, allow, "exit 0 with a warning "
+		"when the run cannot decide"),
+	CLI_STRING(0, "junit", CA, junit, "FILE", "also write a JUnit XML "
+		"report (one testcase per target) to FILE", "which file?"),
+	CLI_FLAG(0, "json", CA, json, "print JSON instead of text"),
+	CLI_STRING('o', "output", CA, output, "FILE", "keep the recording in "
+		"FILE (for 'memtrend report FILE --html page.html'); must not "
+		"exist", NULL),
+	CLI_SECTION("the service (as for record)"),
+	CLI_FORWARD('p', "pid", CA, fwd, "PID", "attach to a running "
+		"process"),
+	CLI_FORWARD(0, "name", CA, fwd, "REGEX", "attach to the oldest "
+		"process whose name or command line matches"),
+	CLI_TEXT("  -- SERVICE ARGS...     start SERVICE, stop it (SIGTERM) "
+		 "when the run ends"),
+	CLI_FORWARD(0, "children", CA, fwd, NULL, "also record every "
+		"descendant and their sum (each judged)"),
+	CLI_FORWARD(0, "work-cmd", CA, fwd, "CMD", "the work counter: a shell "
+		"command printing a cumulative count"),
+	CLI_FORWARD(0, "work", CA, fwd, "URL#METRIC", "the work counter: a "
+		"Prometheus/OpenMetrics counter"),
+	CLI_FORWARD(0, "work-log", CA, fwd, "FILE", "the work counter: lines "
+		"appended to FILE that match --match"),
+	CLI_FORWARD(0, "match", CA, fwd, "REGEX", "... this extended regex"),
+	CLI_FORWARD(0, "work-timeout", CA, fwd, "DUR", "limit per reading of "
+		"the counter (default: the interval)"),
+	CLI_FORWARD('i', "interval", CA, fwd, "DUR", "time between samples "
+		"(default " CHECK_DEFAULT_INTERVAL ")"),
+	CLI_FORWARD(0, "no-gpu", CA, fwd, NULL, "do not read GPU memory"),
+	CLI_FORWARD('q', "quiet", CA, fwd, NULL, "no notes"),
+	CLI_HELP_ROW,
+	CLI_END_ROW,
 };
 
-static const struct cli_option *row_of(int id)
+/* Whether the FORWARD row named name was given: its "--NAME" is the
+ * row's own string in fwd (an argument that reads the same is not). */
+static bool forwarded(const struct check_args *a, const char *name)
 {
 	for (const struct cli_option *r = check_options; r->kind != CLI_END;
-	     r++)
-		if (r->kind == CLI_OPTION && r->id == id)
-			return r;
-	return NULL;
+	     r++) {
+		if (r->kind != CLI_OPTION || r->type != CLI_T_FORWARD ||
+		    strcmp(r->name, name) != 0)
+			continue;
+		for (size_t i = 0; i < a->fwd.n; i++)
+			if (a->fwd.v[i] == r->forward)
+				return true;
+	}
+	return false;
 }
 
-static void fwd_add(struct check_args *a, const char *s)
+/* --warmup N|DUR into the check_run: a bare number counts requests; with
+ * a unit it is a time. */
+static int parse_warmup(const struct cli_option *row, const char *arg,
+			void *field)
 {
-	a->fwd[a->n_fwd++] = (char *)s;
-}
-
-static int parse_count(const char *opt, const char *arg, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (end == arg || *end || errno || !(v > 0) || !isfinite(v) ||
-	    v != floor(v))
-		return error("%s: '%s' is not a positive count", opt, arg);
-	*out = v;
-	return 0;
-}
-
-/* --warmup: a bare number counts requests; with a unit it is a time. */
-static int parse_warmup(const char *arg, struct check_run *c)
-{
+	static const struct cli_option count = {.kind = CLI_OPTION,
+		.name = "warmup", .type = CLI_T_COUNT, .width = CLI_W_DOUBLE,
+		.lo = 1, .hi = CLI_COUNT_MAX, .what = "a positive count"};
+	static const struct cli_option dur = {.kind = CLI_OPTION,
+		.name = "warmup", .type = CLI_T_DURATION, .lo = 0,
+		.hi = DBL_MAX, .what = "a count of requests (2000) or a "
+		"duration (30s, 2m)"};
+	(void)row;
+	struct check_run *c = field;
 	const char *p = arg;
 	while (*p >= '0' && *p <= '9')
 		p++;
 	if (p != arg && !*p)
-		return parse_count("--warmup", arg, &c->warmup_requests);
-	if (units_parse_duration(arg, &c->warmup_s) || !(c->warmup_s >= 0) ||
-	    !isfinite(c->warmup_s))
-		return error("--warmup: cannot read '%s' as a count of "
-			     "requests (2000) or a duration (30s, 2m)", arg);
-	return 0;
+		return cli_value(&count, arg, &c->warmup_requests);
+	return cli_value(&dur, arg, &c->warmup_s);
 }
 
-static int parse_budget(int opt, const char *arg, struct check_args *a)
+/* --max-per-request SIZE and --max-growth RATE: one budget (field: the
+ * struct check_args). */
+static int parse_budget(const struct cli_option *row, const char *arg,
+			void *field)
 {
+	struct check_args *a = field;
 	if (a->budget > 0)
 		return error("check: one budget: --max-per-request or "
 			     "--max-growth");
-	if (opt == OPT_MAX_PER_REQUEST) {
+	if (strcmp(row->name, "max-per-request") == 0) {
 		struct rate r;
 		double q;
 		if (!units_parse_size(arg, &a->budget, &q)) {
@@ -615,97 +614,21 @@ static int parse_budget(int opt, const char *arg, struct check_args *a)
 }
 
 /* Parse argv into *a; record's rows go to a->fwd. EXIT_OK, EXIT_USAGE
- * (after a message) or CLI_RECORD_HELP. */
-static int check_parse(int argc, char **argv, struct check_args *a)
+ * (after a message) or CLI_RECORD_HELP; *first: the first operand (the
+ * service). */
+static int check_parse(int argc, char **argv, struct check_args *a,
+		       int *first)
 {
-	static struct option *longopts;
-	static char *shortopts;
-	if (!longopts)
-		cli_options_getopt(check_options, "+", &longopts, &shortopts);
-	/* at most each argument twice, plus "-o FILE -i DUR --" */
-	a->fwd = xcalloc((size_t)argc * 2 + 8, sizeof(char *));
-	a->owned = xcalloc((size_t)argc + 1, sizeof(char *));
-	fwd_add(a, "check");
+	cli_strings_add(&a->fwd, "check");
 	a->run.w_start = a->run.w_last = NAN;
 	a->run.t_sampled = NAN;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = cli_getopt(argc, argv, shortopts, longopts)) !=
-	       -1) {
-		switch (c) {
-		case OPT_LOAD:
-			if (!*optarg)
-				return error("--load: an empty command"),
-				       EXIT_USAGE;
-			a->run.load = optarg;
-			break;
-		case OPT_MAX_PER_REQUEST:
-		case OPT_MAX_GROWTH:
-			if (parse_budget(c, optarg, a))
-				return EXIT_USAGE;
-			break;
-		case OPT_WARMUP:
-			if (parse_warmup(optarg, &a->run))
-				return EXIT_USAGE;
-			break;
-		case OPT_REQUESTS:
-			if (parse_count("--requests", optarg, &a->run.requests))
-				return EXIT_USAGE;
-			break;
-		case 'd':
-			if (units_parse_duration(optarg, &a->run.duration_s) ||
-			    !(a->run.duration_s > 0) ||
-			    !isfinite(a->run.duration_s))
-				return error("--duration: cannot read '%s' as "
-					     "a duration (e.g. 60s, 5m)",
-					     optarg), EXIT_USAGE;
-			break;
-		case OPT_ALLOW_INCONCLUSIVE:
-			a->allow = true;
-			break;
-		case OPT_JUNIT:
-			if (!*optarg)
-				return error("--junit: which file?"),
-				       EXIT_USAGE;
-			a->junit = optarg;
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'h':
-			check_usage(stdout);
-			return CLI_RECORD_HELP;
-		case 'i':
-			a->has_interval = true;
-			/* fall through */
-		case 'p': case 'q':
-		case OPT_FWD_NAME: case OPT_FWD_CHILDREN: case OPT_FWD_WORK_CMD:
-		case OPT_FWD_WORK: case OPT_FWD_WORK_LOG: case OPT_FWD_MATCH:
-		case OPT_FWD_WORK_TIMEOUT: case OPT_FWD_NO_GPU: {
-			const struct cli_option *r = row_of(c);
-			assert(r); /* every case label is a row of the table */
-			if (c == OPT_FWD_WORK_CMD || c == OPT_FWD_WORK ||
-			    c == OPT_FWD_WORK_LOG)
-				a->has_work = true;
-			char *opt = xmalloc(strlen(r->name) + 3);
-			sprintf(opt, "--%s", r->name);
-			a->owned[a->n_owned++] = opt;
-			fwd_add(a, opt);
-			if (r->arg)
-				fwd_add(a, optarg);
-			break;
-		}
-		default:
-			error("check: unknown option or missing value: '%s' "
-			      "(see 'memtrend check --help')",
-			      argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
+	*first = cli_parse(&check_command, "+", argc, argv, a);
+	if (*first == CLI_PARSE_HELP)
+		return CLI_RECORD_HELP;
+	if (*first < 0)
+		return EXIT_USAGE;
+	bool has_work = forwarded(a, "work-cmd") || forwarded(a, "work") ||
+			forwarded(a, "work-log");
 	if (!a->run.load)
 		return error("check: --load 'CMD' is required: the load to "
 			     "run against the service"), EXIT_USAGE;
@@ -713,13 +636,13 @@ static int check_parse(int argc, char **argv, struct check_args *a)
 		return error("check: give a budget: --max-per-request SIZE "
 			     "(with a work counter) or --max-growth RATE"),
 		       EXIT_USAGE;
-	if (a->basis == GATE_PER_REQUEST && !a->has_work)
+	if (a->basis == GATE_PER_REQUEST && !has_work)
 		return error("--max-per-request needs a work counter "
 			     "(--work-cmd, --work or --work-log); without one, "
 			     "judge the time slope with --max-growth"),
 		       EXIT_USAGE;
-	if (!a->has_work && (a->run.requests > 0 ||
-			     a->run.warmup_requests > 0))
+	if (!has_work && (a->run.requests > 0 ||
+			  a->run.warmup_requests > 0))
 		return error("check: --requests and a --warmup in requests "
 			     "need a work counter (--work-cmd, --work or "
 			     "--work-log); give --duration or --warmup DUR"),
@@ -727,7 +650,7 @@ static int check_parse(int argc, char **argv, struct check_args *a)
 	if (a->run.requests > 0 && a->run.duration_s > 0)
 		return error("check: --requests or --duration, not both"),
 		       EXIT_USAGE;
-	a->run.has_work = a->has_work;
+	a->run.has_work = has_work;
 	return EXIT_OK;
 }
 
@@ -770,7 +693,8 @@ int cmd_check(int argc, char **argv)
 {
 	struct check_args a = {0};
 	char *dir = NULL, *path = NULL;
-	int rc = check_parse(argc, argv, &a);
+	int first;
+	int rc = check_parse(argc, argv, &a, &first);
 	if (rc != EXIT_OK) {
 		rc = rc == CLI_RECORD_HELP ? EXIT_OK : rc;
 		goto out;
@@ -781,19 +705,24 @@ int cmd_check(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
-	fwd_add(&a, "-o");
-	fwd_add(&a, path);
-	if (!a.has_interval) {
-		fwd_add(&a, "-i");
-		fwd_add(&a, CHECK_DEFAULT_INTERVAL);
+	cli_strings_add(&a.fwd, "-o");
+	cli_strings_add(&a.fwd, path);
+	if (!forwarded(&a, "interval")) {
+		cli_strings_add(&a.fwd, "-i");
+		cli_strings_add(&a.fwd, CHECK_DEFAULT_INTERVAL);
 	}
-	if (optind < argc) {
-		fwd_add(&a, "--");
-		for (int i = optind; i < argc; i++)
-			fwd_add(&a, argv[i]);
+	if (first < argc) {
+		cli_strings_add(&a.fwd, "--");
+		for (int i = first; i < argc; i++)
+			cli_strings_add(&a.fwd, argv[i]);
 	}
+	/* argv[argc] is NULL, as main()'s: the service is exec'd from it */
+	cli_strings_add(&a.fwd, NULL);
+	/* cli_record_parse() reads argv as getopt does, without writing to
+	 * it: the strings stay const. */
 	struct cli_record cli;
-	rc = cli_record_parse(a.n_fwd, a.fwd, "check", &cli);
+	rc = cli_record_parse((int)a.fwd.n - 1, (char **)a.fwd.v, "check",
+			      &cli);
 	if (rc != EXIT_OK) {
 		rc = rc == CLI_RECORD_HELP ? EXIT_OK : rc;
 		goto out;
@@ -833,9 +762,6 @@ out:
 	}
 	free(path);
 	free(dir);
-	for (int i = 0; i < a.n_owned; i++)
-		free(a.owned[i]);
-	free(a.owned);
-	free(a.fwd);
+	cli_strings_release(&a.fwd);
 	return rc;
 }

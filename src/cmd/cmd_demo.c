@@ -14,7 +14,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,31 +38,42 @@
  * (a machine far too busy) still ends the demo. */
 #define DEMO_MAX_FACTOR 4
 
-/* demo's options: getopt_long, --help and the man page check all read
- * this table (cli_options.h). */
+/* What demo's options are parsed into (defaults in cmd_demo()). */
+struct demo_args {
+	const char *output;
+	double duration, interval;
+	bool json;
+};
+#define DEMO_DUR(s, l, f, h) CLI_DURATION(s, l, struct demo_args, f, "DUR", \
+	h, 0, true, INFINITY, "a duration (e.g. 40s, 250ms)", NULL)
+
+/* demo's options: getopt_long, the parser, --help and the man page check
+ * all read this table (cli_options.h). */
 const struct cli_option demo_options[] = {
 	CLI_SECTION("options"),
-	CLI_OPT('o', "output", 'o', "FILE", "keep the recording in FILE "
-		"(default: a temporary file, removed afterwards)"),
-	CLI_OPT('d', "duration", 'd', "DUR", "how long to record at least "
+	CLI_STRING('o', "output", struct demo_args, output, "FILE", "keep the "
+		"recording in FILE (default: a temporary file, removed "
+		"afterwards)", NULL),
+	DEMO_DUR('d', "duration", duration, "how long to record at least "
 		"(default 40s; longer while the cache fills late)"),
-	CLI_OPT('i', "interval", 'i', "DUR", "sampling interval (default "
+	DEMO_DUR('i', "interval", interval, "sampling interval (default "
 		"250ms)"),
-	CLI_OPT(0, "json", 'j', NULL, "print the report as JSON"),
-	CLI_OPT('h', "help", 'h', NULL, "this help"),
+	CLI_FLAG(0, "json", struct demo_args, json, "print the report as "
+		"JSON"),
+	CLI_HELP_ROW,
 	CLI_END_ROW,
 };
 
-static void demo_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command demo_command = {
+	.name = "demo",
+	.usage =
 "usage: memtrend demo [options]\n"
 "\n"
 "Start three small built-in services -- one that leaks per request, one\n"
 "whose cache fills up to a cap, one that is steady -- record them, and\n"
-"print the report. Needs nothing but memtrend itself.\n");
-	cli_options_help(out, demo_options);
-}
+"print the report. Needs nothing but memtrend itself.\n",
+	.options = demo_options,
+};
 
 /* Start workload k, its requests logged to log_path (one line each: its
  * work counter); *full_fd (when not NULL) gets the read end of its
@@ -232,48 +242,16 @@ static void stop_workloads(const pid_t *pids, size_t n)
 
 int cmd_demo(int argc, char **argv)
 {
-	/* Built once, kept for the process's life. */
-	static struct option *longopts;
-	static char *shortopts;
-	if (!longopts)
-		cli_options_getopt(demo_options, "", &longopts, &shortopts);
-	const char *output = NULL;
-	double duration = 40, interval = 0.25;
-	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;  /* our own message, naming the command */
-	while ((c = cli_getopt(argc, argv, shortopts, longopts)) !=
-	       -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'd':
-		case 'i': {
-			double *v = c == 'd' ? &duration : &interval;
-			if (units_parse_duration(optarg, v) || !(*v > 0)) {
-				error("%s: cannot read '%s' as a duration "
-				      "(e.g. 40s, 250ms)", c == 'd' ?
-				      "--duration" : "--interval", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		}
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			demo_usage(stdout);
-			return EXIT_OK;
-		default:
-			error("demo: unknown option or missing value: '%s' "
-			      "(see 'memtrend demo --help')",
-			      argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
+	struct demo_args a = {.duration = 40, .interval = 0.25};
+	int first = cli_parse(&demo_command, "", argc, argv, &a);
+	if (first == CLI_PARSE_HELP)
+		return EXIT_OK;
+	if (first < 0)
+		return EXIT_USAGE;
+	const char *output = a.output;
+	double duration = a.duration, interval = a.interval;
+	bool json = a.json;
+	if (first != argc) {
 		error("demo takes no arguments");
 		return EXIT_USAGE;
 	}

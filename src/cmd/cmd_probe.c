@@ -22,9 +22,9 @@
  * What it does not do: judge a service (record and report do), or run
  * arms in parallel (on two cores they would measure each other).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -53,12 +53,6 @@
 #include "store.h"
 #include "units.h"
 
-enum {
-	OPT_THREADS = 256, OPT_ROUNDS, OPT_SIZES, OPT_IDLE, OPT_CAP,
-	OPT_ALLOCATOR, OPT_LIKE, OPT_JSON, OPT_ARM_CHILD, OPT_ARM_FDS,
-	OPT_SEED, OPT_ARM_TIMEOUT, OPT_ARM_PRELOAD,
-};
-
 #define PROBE_MAX_THREADS 256
 #define PROBE_MAX_ROUNDS 100000
 #define PROBE_MAX_SIZE (1024.0 * 1024 * 1024)
@@ -71,41 +65,73 @@ enum {
 #define PROBE_ARM_TIMEOUT_S 300.0
 #define PROBE_MAX_ARM_TIMEOUT_S 86400.0
 
+struct probe_cfg {
+	int threads;
+	long rounds;
+	double min_size, max_size, idle_s, cap;
+	uint64_t seed;
+	double arm_timeout_s;      /* each arm's limit, idle not included */
+	const char *preload;       /* the child: --arm-preload, or NULL */
+};
+
+/* What probe's options are parsed into (defaults in cmd_probe()). */
+struct probe_args {
+	struct probe_cfg cfg;
+	const char *output, *arm_child, *arm_fds;
+	struct cli_strings allocators;
+	long like;                 /* -1: not given */
+	long seed;                 /* cfg.seed */
+	bool json;
+};
+#define PA struct probe_args
+
+static int parse_range(const struct cli_option *row, const char *s,
+		       void *field);
+
+/* probe's options: getopt_long, the parser, --help and the man page check
+ * all read this table (cli_options.h). Rows without help are the arm's
+ * (`memtrend probe --arm-child KIND ...`), and the seed for tests. */
 const struct cli_option probe_options[] = {
 	CLI_SECTION("the experiment"),
-	CLI_OPT(0, "threads", OPT_THREADS, "N", "threads allocating in "
-		"parallel in each arm (default 4)"),
-	CLI_OPT(0, "rounds", OPT_ROUNDS, "N", "rounds of allocate, touch, "
-		"free (default 40)"),
-	CLI_OPT(0, "size-range", OPT_SIZES, "SIZE-SIZE", "buffer sizes "
-		"(default 1MiB-4MiB); the fixed arm uses the middle"),
-	CLI_OPT(0, "idle", OPT_IDLE, "DUR", "idle period after the rounds "
-		"(default 3s)"),
-	CLI_OPT(0, "cap", OPT_CAP, "SIZE", "the capped arm's pool cap "
-		"(default 64MiB)"),
-	CLI_OPT(0, "allocator", OPT_ALLOCATOR, "PATH", "also run the varying "
-		"arm with this allocator preloaded (an ELF shared object); "
-		"may be repeated"),
-	CLI_OPT(0, "like", OPT_LIKE, "PID", "set the arms up like this "
-		"process: its thread count and its allocator"),
-	CLI_OPT(0, "arm-timeout", OPT_ARM_TIMEOUT, "DUR", "the most an arm "
-		"may take, --idle not included (default 5m); one that takes "
-		"longer is killed and its row says so"),
+	CLI_COUNT(0, "threads", PA, cfg.threads, "N", "threads allocating in "
+		"parallel in each arm (default 4)", 1, PROBE_MAX_THREADS, NULL),
+	CLI_COUNT(0, "rounds", PA, cfg.rounds, "N", "rounds of allocate, "
+		"touch, free (default 40)", 1, PROBE_MAX_ROUNDS, NULL),
+	CLI_CALLBACK(0, "size-range", "SIZE-SIZE", "buffer sizes (default "
+		"1MiB-4MiB); the fixed arm uses the middle", parse_range,
+		offsetof(PA, cfg)),
+	CLI_DURATION(0, "idle", PA, cfg.idle_s, "DUR", "idle period after the "
+		"rounds (default 3s)", 0, false, 86400,
+		"a duration up to 1d (e.g. 3s, 500ms)", NULL),
+	CLI_SIZE_UNITS(0, "cap", PA, cfg.cap, "SIZE", "the capped arm's pool "
+		"cap (default 64MiB)", 1, false, 64 * PROBE_MAX_SIZE,
+		"a size up to 64GiB"),
+	CLI_STRINGS(0, "allocator", PA, allocators, "PATH", "also run the "
+		"varying arm with this allocator preloaded (an ELF shared "
+		"object); may be repeated", PROBE_MAX_ALLOCATORS),
+	CLI_COUNT(0, "like", PA, like, "PID", "set the arms up like this "
+		"process: its thread count and its allocator", 1, 1L << 30,
+		NULL),
+	CLI_DURATION(0, "arm-timeout", PA, cfg.arm_timeout_s, "DUR", "the "
+		"most an arm may take, --idle not included (default 5m); one "
+		"that takes longer is killed and its row says so", 0, true,
+		PROBE_MAX_ARM_TIMEOUT_S, "a duration above 0 and up to 1d "
+		"(e.g. 5m, 30s)", NULL),
 	CLI_SECTION("output"),
-	CLI_OPT('o', "output", 'o', "FILE", "keep the recording (one target "
-		"per arm) in FILE, for memtrend report"),
-	CLI_OPT(0, "json", OPT_JSON, NULL, "print the table as JSON"),
-	CLI_OPT('h', "help", 'h', NULL, "this help"),
-	CLI_HIDDEN("arm-child", OPT_ARM_CHILD, "KIND"),
-	CLI_HIDDEN("arm-fds", OPT_ARM_FDS, "EV,ACK"),
-	CLI_HIDDEN("seed", OPT_SEED, "N"),
-	CLI_HIDDEN("arm-preload", OPT_ARM_PRELOAD, "PATH"),
+	CLI_STRING('o', "output", PA, output, "FILE", "keep the recording (one "
+		"target per arm) in FILE, for memtrend report", NULL),
+	CLI_FLAG(0, "json", PA, json, "print the table as JSON"),
+	CLI_HELP_ROW,
+	CLI_STRING(0, "arm-child", PA, arm_child, "KIND", NULL, NULL),
+	CLI_STRING(0, "arm-fds", PA, arm_fds, "EV,ACK", NULL, NULL),
+	CLI_COUNT(0, "seed", PA, seed, "N", NULL, 0, 1L << 62, NULL),
+	CLI_STRING(0, "arm-preload", PA, cfg.preload, "PATH", NULL, NULL),
 	CLI_END_ROW,
 };
 
-static void probe_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command probe_command = {
+	.name = "probe",
+	.usage =
 "usage: memtrend probe [options]\n"
 "\n"
 "Is it the allocator? Allocate and free buffers of varying sizes, of one\n"
@@ -117,20 +143,11 @@ static void probe_usage(FILE *out)
 "An arm whose preloaded allocator is not in use (the loader refused it,\n"
 "or it supplies no malloc), that runs past --arm-timeout or whose process\n"
 "ends early is killed and its row says why; the others go on, and the\n"
-"exit status is then 3. What an arm prints goes to stderr.\n");
-	cli_options_help(out, probe_options);
-}
+"exit status is then 3. What an arm prints goes to stderr.\n",
+	.options = probe_options,
+};
 
 /* ---- the arms ---------------------------------------------------------- */
-
-struct probe_cfg {
-	int threads;
-	long rounds;
-	double min_size, max_size, idle_s, cap;
-	uint64_t seed;
-	double arm_timeout_s;      /* each arm's limit, idle not included */
-	const char *preload;       /* the child: --arm-preload, or NULL */
-};
 
 struct arm {
 	char name[96];
@@ -661,22 +678,14 @@ static int run_child(const struct probe_cfg *cfg, const char *kind,
 
 /* ---- options ------------------------------------------------------------ */
 
-static int parse_count(const char *opt, const char *s, long lo, long hi,
-		       long *out)
+/* --size-range "1MiB-4MiB": two sizes, the first <= the second, into
+ * probe_cfg's min_size and max_size. */
+static int parse_range(const struct cli_option *row, const char *s,
+		       void *field)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return error("%s: '%s' is not a whole number from %ld to %ld",
-			     opt, s, lo, hi);
-	*out = v;
-	return 0;
-}
-
-/* "1MiB-4MiB": two sizes, the first <= the second. */
-static int parse_range(const char *s, double *lo, double *hi)
-{
+	(void)row;
+	struct probe_cfg *cfg = field;
+	double *lo = &cfg->min_size, *hi = &cfg->max_size;
 	const char *dash = strchr(s + (*s ? 1 : 0), '-');
 	if (!dash)
 		return error("--size-range: '%s' is not SIZE-SIZE (e.g. "
@@ -798,113 +807,34 @@ static void allocator_arm(struct arm **v, size_t *n, size_t *cap,
 
 int cmd_probe(int argc, char **argv)
 {
-	static struct option *longopts;
-	static char *shortopts;
-	if (!longopts)
-		cli_options_getopt(probe_options, "", &longopts, &shortopts);
-	struct probe_cfg cfg = {
-		.threads = 4, .rounds = 40,
-		.min_size = 1024.0 * 1024, .max_size = 4096.0 * 1024,
-		.idle_s = 3, .cap = 64.0 * 1024 * 1024, .seed = 1,
-		.arm_timeout_s = PROBE_ARM_TIMEOUT_S,
+	struct probe_args a = {
+		.cfg = {
+			.threads = 4, .rounds = 40,
+			.min_size = 1024.0 * 1024, .max_size = 4096.0 * 1024,
+			.idle_s = 3, .cap = 64.0 * 1024 * 1024, .seed = 1,
+			.arm_timeout_s = PROBE_ARM_TIMEOUT_S,
+		},
+		.like = -1,
+		.seed = 1,
 	};
-	const char *output = NULL, *arm_child = NULL, *arm_fds = NULL;
+	int first = cli_parse(&probe_command, "", argc, argv, &a);
 	const char *allocators[PROBE_MAX_ALLOCATORS];
-	size_t n_allocators = 0;
-	long like = -1;
-	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = cli_getopt(argc, argv, shortopts, longopts)) !=
-	       -1) {
-		long v;
-		double q;
-		switch (c) {
-		case OPT_THREADS:
-			if (parse_count("--threads", optarg, 1,
-					PROBE_MAX_THREADS, &v))
-				return EXIT_USAGE;
-			cfg.threads = (int)v;
-			break;
-		case OPT_ROUNDS:
-			if (parse_count("--rounds", optarg, 1,
-					PROBE_MAX_ROUNDS, &cfg.rounds))
-				return EXIT_USAGE;
-			break;
-		case OPT_SIZES:
-			if (parse_range(optarg, &cfg.min_size, &cfg.max_size))
-				return EXIT_USAGE;
-			break;
-		case OPT_IDLE:
-			if (units_parse_duration(optarg, &cfg.idle_s) ||
-			    !(cfg.idle_s >= 0 && cfg.idle_s <= 86400)) {
-				error("--idle: cannot read '%s' as a duration "
-				      "up to 1d (e.g. 3s, 500ms)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_CAP:
-			if (units_parse_size(optarg, &cfg.cap, &q) ||
-			    !(cfg.cap >= 1 && cfg.cap <= 64 * PROBE_MAX_SIZE)) {
-				error("--cap: cannot read '%s' as a size up to "
-				      "64GiB (%s)", optarg, units_size_help());
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_ALLOCATOR:
-			if (n_allocators == PROBE_MAX_ALLOCATORS) {
-				error("--allocator: at most %d",
-				      PROBE_MAX_ALLOCATORS);
-				return EXIT_USAGE;
-			}
-			allocators[n_allocators++] = optarg;
-			break;
-		case OPT_LIKE:
-			if (parse_count("--like", optarg, 1, 1L << 30, &like))
-				return EXIT_USAGE;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_ARM_CHILD:
-			arm_child = optarg;
-			break;
-		case OPT_ARM_FDS:
-			arm_fds = optarg;
-			break;
-		case OPT_ARM_PRELOAD:
-			cfg.preload = optarg;
-			break;
-		case OPT_ARM_TIMEOUT:
-			if (units_parse_duration(optarg, &cfg.arm_timeout_s) ||
-			    !(cfg.arm_timeout_s > 0 &&
-			      cfg.arm_timeout_s <= PROBE_MAX_ARM_TIMEOUT_S)) {
-				error("--arm-timeout: cannot read '%s' as a "
-				      "duration above 0 and up to 1d (e.g. 5m, "
-				      "30s)", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case OPT_SEED:
-			if (parse_count("--seed", optarg, 0, 1L << 62, &v))
-				return EXIT_USAGE;
-			cfg.seed = (uint64_t)v;
-			break;
-		case 'h':
-			probe_usage(stdout);
-			return EXIT_OK;
-		default:
-			error("probe: unknown option or missing value: '%s' "
-			      "(see 'memtrend probe --help')",
-			      argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (optind != argc) {
+	size_t n_allocators = a.allocators.n;
+	assert(n_allocators <= PROBE_MAX_ALLOCATORS); /* the row's bound */
+	for (size_t i = 0; i < n_allocators; i++)
+		allocators[i] = a.allocators.v[i];
+	cli_strings_release(&a.allocators);
+	if (first == CLI_PARSE_HELP)
+		return EXIT_OK;
+	if (first < 0)
+		return EXIT_USAGE;
+	struct probe_cfg cfg = a.cfg;
+	cfg.seed = (uint64_t)a.seed;
+	const char *output = a.output, *arm_child = a.arm_child,
+		   *arm_fds = a.arm_fds;
+	long like = a.like;
+	bool json = a.json;
+	if (first != argc) {
 		error("probe takes no arguments");
 		return EXIT_USAGE;
 	}

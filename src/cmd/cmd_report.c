@@ -6,7 +6,6 @@
  * cli_report_dataset() in cli.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -27,100 +26,129 @@
 #include "units.h"
 #include "vmmap.h"
 
-enum { OPT_JSON = 256, OPT_HTML, OPT_CAP, OPT_LIMIT, OPT_RESOLUTION,
-       OPT_SUSPECT, OPT_NO_COLOR, OPT_IDLE_MIN, OPT_WARMUP, OPT_NO_PLOT,
-       OPT_TOP, OPT_FAIL_ON, OPT_WORK_IS_COUNTER };
+/* What report's options are parsed into (defaults in cmd_report()). */
+struct report_args {
+	struct report_options o;
+	bool json;                 /* --json: o.format */
+	struct analysis_cap *caps; /* --cap, owned (and their names) */
+	size_t n_caps, cap_caps;
+	struct report_html html;   /* --html: html.path */
+	struct fleet_options fleet;
+};
+#define RA struct report_args
 
-/* report's options: getopt_long, --help and the man page check all read
- * this table (cli_options.h). */
+static int parse_fail_on(const struct cli_option *row, const char *arg,
+			 void *field);
+static int parse_cap(const struct cli_option *row, const char *arg,
+		     void *field);
+
+/* Durations of the fleet report: above 0. */
+#define FLEET_DUR(l, f, h) CLI_DURATION(0, l, RA, fleet.f, "DUR", h, 0, \
+	true, INFINITY, "a duration (e.g. 7d, 60s)", NULL)
+#define FLEET_TIME(l, f, h) CLI_TIME(0, l, RA, fleet.f, "TIME", h, \
+	"a time (RFC 3339 with a zone, e.g. 2026-05-01T00:00:00Z, or Unix " \
+	"seconds)")
+
+/* report's options: getopt_long, the parser, --help and the man page
+ * check all read this table (cli_options.h). */
 const struct cli_option report_options[] = {
 	CLI_SECTION("options"),
-	CLI_OPT(0, "json", OPT_JSON, NULL, "print JSON (schema: "
-		"docs/json.md) instead of text"),
-	CLI_OPT(0, "html", OPT_HTML, "FILE", "also write an HTML report "
-		"with plots to FILE (docs/html.md); - writes it to stdout "
-		"instead of the text"),
-	CLI_OPT(0, "top", OPT_TOP, "N", "show only the worst N targets "
+	CLI_FLAG(0, "json", RA, json, "print JSON (schema: docs/json.md) "
+		"instead of text"),
+	CLI_STRING(0, "html", RA, html.path, "FILE", "also write an HTML "
+		"report with plots to FILE (docs/html.md); - writes it to "
+		"stdout instead of the text", "which file? (FILE, or - for "
+		"stdout)"),
+	CLI_COUNT(0, "top", RA, o.top, "N", "show only the worst N targets "
 		"(ranked: growing, plateau, inconclusive, stable) in the text "
-		"and the HTML page; --json always has every target"),
-	CLI_OPT(0, "fail-on", OPT_FAIL_ON, "VERDICTS", "exit 1 when a "
-		"target's verdict is one of VERDICTS, a comma list of growing, "
-		"plateau, inconclusive (a gate for recordings made elsewhere; "
-		"e.g. growing,plateau)"),
-	CLI_OPT(0, "cap", OPT_CAP, "[NAME=]SIZE", "a known cap (allocator "
-		"or cache limit); repeatable"),
-	CLI_OPT(0, "limit", OPT_LIMIT, "SIZE", "memory limit for exhaustion "
-		"and the slope of concern (default: the cgroup limit, else "
-		"MemTotal)"),
-	CLI_OPT(0, "resolution", OPT_RESOLUTION, "SIZE", "smallest step the "
-		"readings can show (default: inferred from the readings)"),
-	CLI_OPT(0, "suspect", OPT_SUSPECT, "RATE", "the slope that matters, "
-		"e.g. 50MiB/h or 4KiB/req (default: the slope that reaches "
-		"the limit in 30 days)"),
-	CLI_OPT(0, "idle-min", OPT_IDLE_MIN, "DUR", "shortest idle window "
-		"(default 60s)"),
-	CLI_OPT(0, "warmup", OPT_WARMUP, "DUR", "start-up ramp excluded from "
-		"idle windows (default: until the first request, at most 10 "
-		"minutes)"),
-	CLI_OPT(0, "work-is-counter", OPT_WORK_IS_COUNTER, NULL, "analyse "
-		"the requests column as a counter even when it goes down too "
-		"often to be one (by default such a gauge is set aside: no "
-		"per-request slope, no idle windows; docs/verdicts.md)"),
-	CLI_OPT(0, "no-color", OPT_NO_COLOR, NULL, "no colour even on a "
-		"terminal"),
-	CLI_OPT(0, "no-plot", OPT_NO_PLOT, NULL, "no text plot of the "
-		"footprint (drawn only on a terminal)"),
-	CLI_OPT('h', "help", 'h', NULL, "this help"),
+		"and the HTML page; --json always has every target", 1,
+		CLI_COUNT_MAX, "a positive count"),
+	CLI_CALLBACK(0, "fail-on", "VERDICTS", "exit 1 when a target's "
+		"verdict is one of VERDICTS, a comma list of growing, plateau, "
+		"inconclusive (a gate for recordings made elsewhere; e.g. "
+		"growing,plateau)", parse_fail_on, offsetof(RA, o.fail_on)),
+	CLI_CALLBACK(0, "cap", "[NAME=]SIZE", "a known cap (allocator or "
+		"cache limit); repeatable", parse_cap, 0),
+	CLI_SIZE(0, "limit", RA, o.analysis.limit, "SIZE", "memory limit for "
+		"exhaustion and the slope of concern (default: the cgroup "
+		"limit, else MemTotal)", 0, true, INFINITY, "a size", NULL),
+	CLI_SIZE(0, "resolution", RA, o.analysis.resolution, "SIZE",
+		"smallest step the readings can show (default: inferred from "
+		"the readings)", 0, true, INFINITY, "a size", NULL),
+	CLI_RATE(0, "suspect", RA, o.analysis.suspect, "RATE", "the slope "
+		"that matters, e.g. 50MiB/h or 4KiB/req (default: the slope "
+		"that reaches the limit in 30 days)",
+		"a rate (e.g. 50MiB/h)"),
+	CLI_DURATION(0, "idle-min", RA, o.analysis.idle_min_s, "DUR",
+		"shortest idle window (default 60s)", 0, true, INFINITY,
+		"a duration (e.g. 60s, 5m)", NULL),
+	CLI_DURATION(0, "warmup", RA, o.analysis.warmup_s, "DUR", "start-up "
+		"ramp excluded from idle windows (default: until the first "
+		"request, at most 10 minutes)", 0, false, INFINITY,
+		"a duration (e.g. 10m, 0)", NULL),
+	CLI_FLAG(0, "work-is-counter", RA, o.analysis.work_is_counter,
+		"analyse the requests column as a counter even when it goes "
+		"down too often to be one (by default such a gauge is set "
+		"aside: no per-request slope, no idle windows; "
+		"docs/verdicts.md)"),
+	CLI_CLEAR(0, "no-color", RA, o.color, "no colour even on a terminal"),
+	CLI_CLEAR(0, "no-plot", RA, o.plot, "no text plot of the footprint "
+		"(drawn only on a terminal)"),
+	CLI_HELP_ROW,
 	CLI_SECTION("Prometheus (docs/fleet.md)"),
-	CLI_OPT(0, "prometheus", FLEET_OPT_PROMETHEUS, "URL", "read the "
-		"series from this Prometheus (or Thanos, Mimir, "
-		"VictoriaMetrics) instead of a FILE"),
-	CLI_OPT(0, "query", FLEET_OPT_QUERY, "PROMQL", "the memory series, "
-		"in bytes: each series a target, named by its labels"),
-	CLI_OPT(0, "work-query", FLEET_OPT_WORK_QUERY, "PROMQL", "a work "
-		"counter per target (requests), matched on its labels"),
-	CLI_OPT(0, "range", FLEET_OPT_RANGE, "DUR", "how far back (default "
-		"7d, up to now or --end), or forward from --start"),
-	CLI_OPT(0, "start", FLEET_OPT_START, "TIME", "the start (RFC 3339 or "
-		"Unix seconds)"),
-	CLI_OPT(0, "end", FLEET_OPT_END, "TIME", "the end (default now)"),
-	CLI_OPT(0, "step", FLEET_OPT_STEP, "DUR", "seconds between points "
-		"(default: the data's own interval, read from its sample "
-		"times, no finer than the range in 11,000 points; 60s when "
-		"it cannot be read)"),
-	CLI_OPT(0, "by", FLEET_OPT_BY, "LABEL,...", "one target per value of "
-		"these labels; the series of a target are its incarnations "
-		"(e.g. --by namespace,container across pods)"),
-	CLI_OPT(0, "auth-file", FLEET_OPT_AUTH_FILE, "FILE", "credentials: "
-		"'bearer TOKEN', 'basic USER:PASSWORD' or a bare token"),
-	CLI_OPT(0, "query-timeout", FLEET_OPT_QUERY_TIMEOUT, "DUR", "give up "
-		"on a request after this (default 2m; retried up to 3 times)"),
-	CLI_OPT(0, "max-response", FLEET_OPT_MAX_RESPONSE, "SIZE", "the "
-		"largest response read (default 64MiB)"),
-	CLI_OPT(0, "parallel", FLEET_OPT_PARALLEL, "N", "requests in flight "
-		"(default 2)"),
-	CLI_OPT(0, "max-series", FLEET_OPT_MAX_SERIES, "N", "refuse a query "
+	CLI_STRING(0, "prometheus", RA, fleet.url, "URL", "read the series "
+		"from this Prometheus (or Thanos, Mimir, VictoriaMetrics) "
+		"instead of a FILE", NULL),
+	CLI_STRING(0, "query", RA, fleet.query, "PROMQL", "the memory "
+		"series, in bytes: each series a target, named by its labels",
+		NULL),
+	CLI_STRING(0, "work-query", RA, fleet.work_query, "PROMQL", "a work "
+		"counter per target (requests), matched on its labels", NULL),
+	FLEET_DUR("range", range_s, "how far back (default 7d, up to now or "
+		"--end), or forward from --start"),
+	FLEET_TIME("start", start, "the start (RFC 3339 or Unix seconds)"),
+	FLEET_TIME("end", end, "the end (default now)"),
+	FLEET_DUR("step", step_s, "seconds between points (default: the "
+		"data's own interval, read from its sample times, no finer "
+		"than the range in 11,000 points; 60s when it cannot be "
+		"read)"),
+	CLI_CALLBACK(0, "by", "LABEL,...", "one target per value of these "
+		"labels; the series of a target are its incarnations (e.g. "
+		"--by namespace,container across pods)", cli_fleet_by,
+		offsetof(RA, fleet)),
+	CLI_STRING(0, "auth-file", RA, fleet.auth_file, "FILE", "credentials: "
+		"'bearer TOKEN', 'basic USER:PASSWORD' or a bare token", NULL),
+	FLEET_DUR("query-timeout", timeout_s, "give up on a request after "
+		"this (default 2m; retried up to 3 times)"),
+	CLI_SIZE(0, "max-response", RA, fleet.max_response, "SIZE", "the "
+		"largest response read (default 64MiB)", FLEET_BODY_MIN, false,
+		INFINITY, "a size of at least 1MiB",
+		"is not a size of at least 1MiB"),
+	CLI_COUNT(0, "parallel", RA, fleet.parallel, "N", "requests in "
+		"flight (default 2)", 1, FLEET_PARALLEL_MAX,
+		"a count from 1 to 8"),
+	CLI_COUNT(0, "max-series", RA, fleet.max_series, "N", "refuse a query "
 		"of more series than this (default 10000; memory grows with "
-		"them)"),
+		"them)", 1, FLEET_MAX_SERIES_MAX, "a count from 1 to 100000000"),
 	CLI_END_ROW,
 };
 
-static void report_usage(FILE *out)
-{
-	fprintf(out,
+static const struct cli_command report_command = {
+	.name = "report",
+	.usage =
 "usage: memtrend report FILE [options]\n"
 "       memtrend report --prometheus URL --query PROMQL [options]\n"
 "\n"
 "Analyse a recording made by 'memtrend record' (it may still be recording)\n"
 "or a CSV (columns time, footprint[, pid, requests, ...]; see memtrend(1)),\n"
-"or a macOS 'vmmap --summary' output (where that process's memory sits).\n");
-	cli_options_help(out, report_options);
-	fprintf(out,
+"or a macOS 'vmmap --summary' output (where that process's memory sits).\n",
+	.options = report_options,
+	.notes =
 "\n"
 "SIZE: 512MiB, 21GB, 4096 (bytes). RATE: SIZE/h, SIZE/min, SIZE/req.\n"
 "Exit codes: 0 ok, 1 a verdict named by --fail-on, 2 usage or bad input,\n"
-"3 run-time failure.\n");
-}
+"3 run-time failure.\n",
+};
 
 /* A vmmap --summary file: where that process's memory sat, as text or
  * JSON on stdout. */
@@ -144,11 +172,15 @@ static int report_vmmap_file(const char *path, bool json)
 	return EXIT_OK;
 }
 
-/* --fail-on growing,plateau: a bit per verdict (1 << enum verdict). */
-static int parse_fail_on(const char *arg, unsigned *mask)
+/* --fail-on growing,plateau into an unsigned: a bit per verdict (1 <<
+ * enum verdict). */
+static int parse_fail_on(const struct cli_option *row, const char *arg,
+			 void *field)
 {
 	static const enum verdict allowed[] = {
 		VERDICT_GROWING, VERDICT_PLATEAU, VERDICT_INCONCLUSIVE};
+	(void)row;
+	unsigned *mask = field;
 	const char *p = arg;
 	*mask = 0;
 	while (*p) {
@@ -174,14 +206,23 @@ static int parse_fail_on(const char *arg, unsigned *mask)
 	return 0;
 }
 
-static int parse_cap(const char *arg, struct analysis_cap *cap)
+/* --cap [NAME=]SIZE, repeatable (field: the struct report_args). */
+static int parse_cap(const struct cli_option *row, const char *arg,
+		     void *field)
 {
+	static const struct cli_option size_row = {.kind = CLI_OPTION,
+		.name = "cap", .type = CLI_T_SIZE, .lo = 0, .lo_open = true,
+		.hi = INFINITY, .what = "a size"};
+	(void)row;
+	struct report_args *a = field;
 	const char *eq = strchr(arg, '=');
-	const char *size = eq ? eq + 1 : arg;
-	double q;
-	if (units_parse_size(size, &cap->bytes, &q) || cap->bytes <= 0)
-		return error("--cap: cannot read '%s' as a size", size);
-	cap->name = eq ? strndup(arg, (size_t)(eq - arg)) : strdup("cap");
+	struct analysis_cap cap;
+	if (cli_value(&size_row, eq ? eq + 1 : arg, &cap.bytes))
+		return -1;
+	cap.name = eq ? strndup(arg, (size_t)(eq - arg)) : strdup("cap");
+	xgrow((void **)&a->caps, &a->cap_caps, a->n_caps + 1,
+	      sizeof(*a->caps));
+	a->caps[a->n_caps++] = cap;
 	return 0;
 }
 
@@ -202,142 +243,45 @@ static void heap_keep_for_analysis(void)
 
 int cmd_report(int argc, char **argv)
 {
-	/* Built once, kept for the process's life. */
-	static struct option *longopts;
-	static char *shortopts;
-	if (!longopts)
-		cli_options_getopt(report_options, "", &longopts, &shortopts);
-	struct report_options o = {
-		.format = REPORT_TEXT,
-		.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
-		.plot = isatty(STDOUT_FILENO),
+	struct report_args a = {
+		.o = {
+			.format = REPORT_TEXT,
+			.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+			.plot = isatty(STDOUT_FILENO),
+		},
 	};
 	heap_keep_for_analysis();
-	analysis_options_init(&o.analysis);
-	struct analysis_cap *caps = NULL;
-	size_t n_caps = 0, cap_cap = 0;
-	struct report_html html = {0};
-	struct fleet_options fleet;
-	cli_fleet_init(&fleet);
-	int rc = EXIT_USAGE, c, fc;
-	double q;
-	optind = 1;
-	opterr = 0;  /* our own message, naming the command */
-	while ((c = cli_getopt(argc, argv, shortopts, longopts)) !=
-	       -1) {
-		switch (c) {
-		case OPT_JSON:
-			o.format = REPORT_JSON;
-			break;
-		case OPT_HTML:
-			if (!*optarg) {
-				error("--html: which file? (FILE, or - for "
-				      "stdout)");
-				goto out;
-			}
-			html.path = optarg;
-			break;
-		case OPT_TOP: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v <= 0 || errno) {
-				error("--top: '%s' is not a positive count",
-				      optarg);
-				goto out;
-			}
-			o.top = (size_t)v;
-			html.opt.top = (size_t)v;
-			break;
-		}
-		case OPT_FAIL_ON:
-			if (parse_fail_on(optarg, &o.fail_on))
-				goto out;
-			break;
-		case OPT_CAP:
-			xgrow((void **)&caps, &cap_cap, n_caps + 1,
-			      sizeof(*caps));
-			if (parse_cap(optarg, &caps[n_caps]))
-				goto out;
-			n_caps++;
-			break;
-		case OPT_LIMIT:
-			if (units_parse_size(optarg, &o.analysis.limit, &q) ||
-			    o.analysis.limit <= 0) {
-				error("--limit: cannot read '%s' as a size",
-				      optarg);
-				goto out;
-			}
-			break;
-		case OPT_RESOLUTION:
-			if (units_parse_size(optarg, &o.analysis.resolution,
-					     &q) ||
-			    o.analysis.resolution <= 0) {
-				error("--resolution: cannot read '%s' as a "
-				      "size", optarg);
-				goto out;
-			}
-			break;
-		case OPT_SUSPECT:
-			if (units_parse_rate(optarg, &o.analysis.suspect) ||
-			    o.analysis.suspect.bytes <= 0) {
-				error("--suspect: cannot read '%s' as a rate "
-				      "(e.g. 50MiB/h)", optarg);
-				goto out;
-			}
-			o.analysis.has_suspect = true;
-			break;
-		case OPT_IDLE_MIN:
-			if (units_parse_duration(optarg, &o.analysis.idle_min_s) ||
-			    !(o.analysis.idle_min_s > 0)) {
-				error("--idle-min: cannot read '%s' as a "
-				      "duration (e.g. 60s, 5m)", optarg);
-				goto out;
-			}
-			break;
-		case OPT_WARMUP:
-			if (units_parse_duration(optarg, &o.analysis.warmup_s) ||
-			    !(o.analysis.warmup_s >= 0)) {
-				error("--warmup: cannot read '%s' as a "
-				      "duration (e.g. 10m, 0)", optarg);
-				goto out;
-			}
-			break;
-		case OPT_WORK_IS_COUNTER:
-			o.analysis.work_is_counter = true;
-			break;
-		case OPT_NO_PLOT:
-			o.plot = false;
-			break;
-		case OPT_NO_COLOR:
-			o.color = false;
-			break;
-		case 'h':
-			report_usage(stdout);
-			rc = EXIT_OK;
-			goto out;
-		default:
-			if ((fc = cli_fleet_option(&fleet, c, optarg)) < 0)
-				goto out;
-			if (fc > 0)
-				break;
-			error("report: unknown option or missing value: '%s' "
-			      "(see 'memtrend report --help')",
-			      argv[optind - 1]);
-			goto out;
-		}
+	analysis_options_init(&a.o.analysis);
+	cli_fleet_init(&a.fleet);
+	int rc = EXIT_USAGE;
+	int first = cli_parse(&report_command, "", argc, argv, &a);
+	/* The run below reads these; what they own is freed at out. */
+	struct report_options o = a.o;
+	struct analysis_cap *caps = a.caps;
+	size_t n_caps = a.n_caps;
+	struct report_html html = a.html;
+	struct fleet_options fleet = a.fleet;
+	if (first == CLI_PARSE_HELP) {
+		rc = EXIT_OK;
+		goto out;
 	}
+	if (first < 0)
+		goto out;
+	if (a.json)
+		o.format = REPORT_JSON;
+	html.opt.top = o.top;
+	o.analysis.has_suspect = o.analysis.suspect.bytes > 0;
 	if (fleet.url || fleet.query) {
 		o.analysis.caps = caps;
 		o.analysis.n_caps = n_caps;
 		html.opt.caps = caps;
 		html.opt.n_caps = n_caps;
-		rc = cli_fleet_report(&fleet, optind < argc ? argv[optind] :
+		rc = cli_fleet_report(&fleet, first < argc ? argv[first] :
 				      NULL, &o, html.path ? &html : NULL);
 		goto out;
 	}
-	if (optind != argc - 1) {
-		error(optind >= argc ? "report: which file? (a recording or a "
+	if (first != argc - 1) {
+		error(first >= argc ? "report: which file? (a recording or a "
 		      "CSV)" : "report: one file at a time");
 		goto out;
 	}
@@ -351,8 +295,8 @@ int cmd_report(int argc, char **argv)
 	struct stat in_st, html_st;
 	if (html.path && strcmp(html.path, "-") &&
 	    stat(html.path, &html_st) == 0) {
-		if (strcmp(argv[optind], "-") &&
-		    stat(argv[optind], &in_st) == 0 &&
+		if (strcmp(argv[first], "-") &&
+		    stat(argv[first], &in_st) == 0 &&
 		    in_st.st_dev == html_st.st_dev &&
 		    in_st.st_ino == html_st.st_ino) {
 			error("--html: '%s' is the file being reported; name "
@@ -369,7 +313,7 @@ int cmd_report(int argc, char **argv)
 	o.analysis.n_caps = n_caps;
 	html.opt.caps = caps;
 	html.opt.n_caps = n_caps;
-	const char *path = argv[optind];
+	const char *path = argv[first];
 	struct dataset d;
 	if (strcmp(path, "-") && access(path, R_OK)) {
 		error("cannot read '%s': %m", path);

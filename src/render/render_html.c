@@ -52,12 +52,18 @@ static void target_section(struct ctx *c)
 		put_esc(out, f->plateau.cap_name);
 	}
 	fputs("</span></h2>\n", out);
+	/* the reasons and figures in the words every format shares */
+	struct findings_view view;
+	findings_view_init(&view, f);
+	c->view = &view;
 	render_html_summary(c);
 	if (s->n)
 		render_html_figures(c);
 	fputs("<div class=\"findings\">\n", out);
 	render_html_findings(c);
 	fputs("</div>\n</section>\n", out);
+	c->view = NULL;
+	findings_view_release(&view);
 }
 
 static void setup_ctx(struct ctx *c, const struct target_findings *f)

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "findings_view.h"
 #include "render.h"
 #include "svg.h"
 #include "units.h"
@@ -32,6 +33,8 @@ struct ctx {
 	const struct dataset *d;
 	const struct render_html_options *o;
 	const struct target_findings *f;
+	const struct findings_view *view; /* f's (findings_view.h), while
+					     its section is written */
 	const struct series *s;
 	size_t ti;                 /* target index (ids) */
 	bool decimal;

@@ -6,15 +6,22 @@
  * exhaustion, restarts with what each gave back, steps, attribution to
  * gauges, GPU memory, incarnations).
  *
- * What it does not do: compute or decide anything; every value comes
- * from the findings (analysis.h) or the series, formatted by the helpers
- * in render_html_internal.h. Every string a process or a file controls
+ * What it does not do: compute or decide anything, or word a finding
+ * its own way: the reasons, the advice and the figures' lines (window,
+ * slope, plateau, requests, idle windows, ...) are the findings view's
+ * (findings_view.h, built once per target by render_html.c), in the
+ * words of the text report; the tables' cells come from the findings
+ * (analysis.h) or the series, formatted by the helpers in
+ * render_html_internal.h. Every string a process or a file controls
  * (comm, command line, gauge names, reasons, floor rules, GPU sources)
  * goes through put_esc().
  *
  * Bounds: tables list at most TABLE_ROWS_MAX rows and say how many more
  * --json has.
  */
+#include <assert.h>
+#include <ctype.h>
+
 #include "render_html_internal.h"
 
 #define TABLE_ROWS_MAX 200
@@ -29,113 +36,33 @@ static void kv_row(FILE *out, const char *key, const char *value)
 
 /* ---- tables -------------------------------------------------------------- */
 
-static void verdict_block(struct ctx *c)
+static void verdict_block(struct ctx *c, const struct findings_view *v)
 {
-	const struct target_findings *f = c->f;
 	FILE *out = c->out;
+	/* the reasons and the advice as every format says them */
 	fputs("<ul class=\"reasons\">\n", out);
-	for (size_t i = 0; i < f->reasons.n; i++) {
-		char *r = render_reason_string(f, &f->reasons.r[i]);
+	for (size_t i = 0; i < v->n_reasons; i++) {
 		fputs("<li>", out);
-		put_esc(out, r);
+		put_esc(out, v->reasons[i].text);
 		fputs("</li>\n", out);
-		free(r);
 	}
 	fputs("</ul>\n", out);
-	char *settle = render_settle_string(f);
-	if (settle) {
+	if (v->settle.code) {
 		fputs("<p class=\"settle\">To settle it: ", out);
-		put_esc(out, settle);
+		put_esc(out, v->settle.text);
 		fputs("</p>\n", out);
-		free(settle);
 	}
 }
 
-static void figures_table(struct ctx *c)
+static void figures_table(struct ctx *c, const struct findings_view *fv)
 {
-	const struct target_findings *f = c->f;
 	FILE *out = c->out;
-	char v[400], b1[64], b2[64], b3[64], b4[64], b5[64];
+	char v[400], b1[64];
 	fputs("<table class=\"kv\">\n", out);
-	if (f->samples) {
-		snprintf(v, sizeof(v), "%s to %s (%s), %zu samples, %zu "
-			 "incarnation%s", time_s(b1, sizeof(b1), f->start),
-			 time_s(b2, sizeof(b2), f->end),
-			 dur_s(b3, sizeof(b3), f->span_s), f->samples,
-			 f->n_incarnations, f->n_incarnations == 1 ? "" : "s");
-		kv_row(out, "window", v);
-	} else {
-		kv_row(out, "window", "no samples");
-	}
-	snprintf(v, sizeof(v), "first %s, last %s, min %s, max %s",
-		 size_s(c, b1, sizeof(b1), f->fp_first),
-		 size_s(c, b2, sizeof(b2), f->fp_last),
-		 size_s(c, b3, sizeof(b3), f->fp_min),
-		 size_s(c, b4, sizeof(b4), f->fp_max));
-	kv_row(out, "footprint", v);
-	snprintf(v, sizeof(v), "%s (%s)", size_s(c, b1, sizeof(b1),
-						 f->resolution),
-		 analysis_resolution_basis_text(f) ? analysis_resolution_basis_text(f) :
-		 "inferred from the readings");
-	kv_row(out, "resolution", v);
-	if (f->has_trend) {
-		snprintf(v, sizeof(v), "%s (95 %% interval %s to %s)%s, over "
-			 "%s from %s",
-			 slope_s(c, b1, sizeof(b1), f->slope.estimate),
-			 slope_s(c, b2, sizeof(b2), f->slope.low),
-			 slope_s(c, b3, sizeof(b3), f->slope.high),
-			 f->trend.bucketed ? " [bucket medians]" : "",
-			 dur_s(b4, sizeof(b4), f->an_span_s),
-			 time_s(b5, sizeof(b5), f->an_start));
-		kv_row(out, "slope", v);
-		double vi = f->trend.variance_inflation;
-		char vs[96];
-		if (vi >= 1)
-			snprintf(vs, sizeof(vs), " (autocorrelation-aware: "
-				 "interval x%.2f wider than for independent "
-				 "readings)", sqrt(vi));
-		else    /* no noise to measure: nothing to state */
-			vs[0] = '\0';
-		snprintf(v, sizeof(v), "p = %s%s%s",
-			 p_s(b1, sizeof(b1), f->slope.p), vs,
-			 f->trend_on_floors ? "; on the cycles' floors" :
-			 f->trend_between_steps ? "; between the steps" : "");
-		kv_row(out, "trend test", v);
-		kv_row(out, "detectable",
-		       slope_s(c, b1, sizeof(b1), f->detectable_bph));
-	}
-	snprintf(v, sizeof(v), "%s (%s)", slope_s(c, b1, sizeof(b1),
-						  f->concern_bph),
-		 f->concern_source);
-	kv_row(out, "slope of concern", v);
-	if (f->has_trend) {
-		snprintf(v, sizeof(v), "%s for the %s slope; %s for the slope "
-			 "of concern", render_min_watch(b1, sizeof(b1),
-						       f->min_observation_s),
-			 f->concern_is_suspect ? "suspected" : "measured",
-			 render_min_watch(b2, sizeof(b2), f->needed_span_s));
-		kv_row(out, "minimum observation", v);
-	}
-	if (f->plateau.found) {
-		snprintf(v, sizeof(v), "%s since %s", size_s(c, b1, sizeof(b1),
-							    f->plateau.level),
-			 time_s(b2, sizeof(b2), f->plateau.since));
-		if (f->plateau.cap_name)
-			snprintf(v + strlen(v), sizeof(v) - strlen(v),
-				 ", at the %s (%s)", f->plateau.cap_name,
-				 size_s(c, b3, sizeof(b3),
-					f->plateau.cap_bytes));
-		kv_row(out, "plateau", v);
-	}
-	if (f->plateau.approaching) {
-		snprintf(v, sizeof(v), "slowing from %s to %s: levels off near "
-			 "%s", slope_s(c, b1, sizeof(b1),
-				       f->plateau.approach_early_bph),
-			 slope_s(c, b2, sizeof(b2),
-				 f->plateau.approach_late_bph),
-			 size_s(c, b3, sizeof(b3), f->plateau.approach_level));
-		kv_row(out, "approach", v);
-	}
+	/* the figures in the words of the text report (findings_view.h) */
+	for (int k = FLINE_WINDOW; k <= FLINE_APPROACH; k++)
+		if (fv->lines[k])
+			kv_row(out, findings_line_title[k], fv->lines[k]);
 	/* Components at the last sample. */
 	v[0] = '\0';
 	for (int k = 0; k < COMP_COUNT; k++) {
@@ -157,25 +84,16 @@ static void figures_table(struct ctx *c)
 	fputs("</table>\n", out);
 }
 
-static void per_request_table(struct ctx *c)
+static void per_request_table(struct ctx *c, const struct findings_view *fv)
 {
 	const struct per_request_finding *pr = &c->f->per_request;
 	FILE *out = c->out;
-	const struct counter_check *w = &c->f->work;
 	char v[400], b1[64], b2[64], b3[64], b4[64];
-	if (w->recorded && !w->is_counter) {
-		snprintf(v, sizeof(v), "went down in %s of %s readings "
-			 "(%.1f %%) outside restarts: not a counter; %s",
-			 units_format_count(b1, sizeof(b1),
-					    (double)w->decreases),
-			 units_format_count(b2, sizeof(b2),
-					    (double)w->readings),
-			 100 * w->decreasing_share, pr->recorded ?
-			 "read as one all the same (--work-is-counter)" :
-			 "set aside (--work-is-counter reads it as one)");
+	if (fv->lines[FLINE_WORK]) {
 		fprintf(out, "<h3>%s</h3>\n<table class=\"kv\">\n",
 			pr->recorded ? "Per request" : "Work");
-		kv_row(out, "work series", v);
+		kv_row(out, findings_line_title[FLINE_WORK],
+		       fv->lines[FLINE_WORK]);
 		if (!pr->recorded) {
 			fputs("</table>\n", out);
 			return;
@@ -185,15 +103,12 @@ static void per_request_table(struct ctx *c)
 	}
 	if (!pr->recorded)
 		return;
+	kv_row(out, findings_line_title[FLINE_REQUESTS],
+	       fv->lines[FLINE_REQUESTS]);
 	if (!pr->known) {
-		kv_row(out, "requests", "no readings in the window");
 		fputs("</table>\n", out);
 		return;
 	}
-	snprintf(v, sizeof(v), "%s in the analysed window (%s/h)",
-		 units_format_count(b1, sizeof(b1), pr->requests),
-		 units_format_count(b2, sizeof(b2), pr->rate_per_h));
-	kv_row(out, "requests", v);
 	if (pr->found) {
 		snprintf(v, sizeof(v), "%s (95 %% interval %s to %s), p = %s",
 			 per_req_s(c, b1, sizeof(b1), pr->slope.estimate),
@@ -220,7 +135,18 @@ static void per_request_table(struct ctx *c)
 	fputs("</table>\n", out);
 }
 
-static void idle_tables(struct ctx *c)
+/* A line of the findings view as a paragraph: its first letter upper
+ * case, a full stop after it. */
+static void line_paragraph(FILE *out, const char *text)
+{
+	char first[2] = {(char)toupper((unsigned char)text[0]), '\0'};
+	fputs("<p>", out);
+	put_esc(out, first);
+	put_esc(out, text + 1);
+	fputs(".</p>\n", out);
+}
+
+static void idle_tables(struct ctx *c, const struct findings_view *fv)
 {
 	const struct target_findings *f = c->f;
 	const struct idle_findings *id = &f->idle;
@@ -229,18 +155,8 @@ static void idle_tables(struct ctx *c)
 	if (!id->work_known)
 		return;
 	fputs("<h3>Idle windows</h3>\n", out);
-	if (!id->n) {
-		fprintf(out, "<p>No idle window of at least %s.</p>\n",
-			dur_s(b1, sizeof(b1), f->idle_min_s));
-	} else {
-		fprintf(out, "<p>%zu window%s, %s in all, longest %s; %s "
-			"(largest decline %s).</p>\n", id->n,
-			id->n == 1 ? "" : "s",
-			dur_s(b1, sizeof(b1), id->idle_s),
-			dur_s(b2, sizeof(b2), id->longest_s),
-			id->released ? "memory was released" :
-			"nothing was released",
-			size_s(c, b3, sizeof(b3), id->largest_decline));
+	line_paragraph(out, fv->lines[FLINE_IDLE]);
+	if (id->n) {
 		fputs("<table class=\"idle-windows\">\n<thead><tr><th>start"
 		      "</th><th>end</th><th class=\"n\">duration</th>"
 		      "<th class=\"n\">footprint at start</th><th class=\"n\">"
@@ -540,7 +456,7 @@ static void gpu_table(struct ctx *c)
 			 size_s(c, b3, sizeof(b3), g->max));
 		kv_row(out, "device-local", v);
 		if (isfinite(g->share_last)) {
-			snprintf(v, sizeof(v), "%.1f %%", 100 * g->share_last);
+			snprintf(v, sizeof(v), "%.0f %%", 100 * g->share_last);
 			kv_row(out, "share of the footprint", v);
 		}
 		snprintf(v, sizeof(v), "%s of the footprint's %s",
@@ -590,14 +506,16 @@ static void gpu_table(struct ctx *c)
 
 void render_html_summary(struct ctx *c)
 {
-	verdict_block(c);
-	figures_table(c);
+	assert(c->view);
+	verdict_block(c, c->view);
+	figures_table(c, c->view);
 }
 
 void render_html_findings(struct ctx *c)
 {
-	per_request_table(c);
-	idle_tables(c);
+	assert(c->view);
+	per_request_table(c, c->view);
+	idle_tables(c, c->view);
 	exhaustion_table(c);
 	pools_table(c);
 	restarts_table(c);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "findings_view.h"
 #include "rank.h"
 #include "regions.h"
 #include "render.h"
@@ -44,15 +45,42 @@ static json_t *safe_string(const char *s)
 }
 
 /* A string of any length made valid UTF-8 (U+FFFD, 3 bytes, for each
- * invalid byte at most), and freed. */
-static json_t *owned_string(char *s)
+ * invalid byte at most); s stays the caller's. */
+static json_t *text_json(const char *s)
 {
 	size_t cap = 3 * strlen(s) + 4;
 	char *b = xmalloc(cap);
 	json_t *j = json_string(render_escape_utf8(b, cap, s));
 	free(b);
-	free(s);
 	return j;
+}
+
+/* A row of the findings view: {code, text, figures: {NAME: value}}, each
+ * figure as its kind says (findings_view.h): bytes and counts as
+ * integers, times as ISO 8601, unknown as null. */
+static json_t *finding_row_json(const struct finding_row *row)
+{
+	json_t *o = json_object(), *figs = json_object();
+	json_object_set_new(o, "code", json_string(row->code));
+	json_object_set_new(o, "text", text_json(row->text));
+	for (size_t i = 0; i < row->n_figures; i++) {
+		const struct finding_figure *g = &row->figures[i];
+		json_t *x;
+		switch (g->kind) {
+		case FIGURE_BYTES:
+		case FIGURE_COUNT: x = bytes_or_null(g->value); break;
+		case FIGURE_TIME: x = time_or_null(g->value); break;
+		case FIGURE_BOOL: x = json_boolean(g->value != 0); break;
+		case FIGURE_TEXT:
+			x = g->text ? safe_string(g->text) : json_null();
+			break;
+		case FIGURE_NUMBER:
+		default: x = num_or_null(g->value); break;
+		}
+		json_object_set_new(figs, g->name, x);
+	}
+	json_object_set_new(o, "figures", figs);
+	return o;
 }
 
 /* DESIGN.md's {bytes_per_request, ci95_low, ci95_high, requests} plus the
@@ -505,14 +533,23 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 	/* growth was seen and set aside as below anything that matters
 	 * (docs/verdicts.md, "Materiality"): a key scripts can test */
 	json_object_set_new(t, "immaterial", json_boolean(f->immaterial));
-	json_t *reasons = json_array();
-	for (size_t i = 0; i < f->reasons.n; i++)
-		json_array_append_new(reasons, owned_string(
-			render_reason_string(f, &f->reasons.r[i])));
+	/* The reasons and the advice from the one findings view: the
+	 * sentences as they always were, and beside them each row's stable
+	 * code and figures (docs/json.md, "Reason codes"). */
+	struct findings_view v;
+	findings_view_init(&v, f);
+	json_t *reasons = json_array(), *detail = json_array();
+	for (size_t i = 0; i < v.n_reasons; i++) {
+		json_array_append_new(reasons, text_json(v.reasons[i].text));
+		json_array_append_new(detail, finding_row_json(&v.reasons[i]));
+	}
 	json_object_set_new(t, "reasons", reasons);
-	char *settle = render_settle_string(f);
-	json_object_set_new(t, "settle", settle ? owned_string(settle) :
-			    json_null());
+	json_object_set_new(t, "reasons_detail", detail);
+	json_object_set_new(t, "settle", v.settle.code ?
+			    text_json(v.settle.text) : json_null());
+	json_object_set_new(t, "settle_detail", v.settle.code ?
+			    finding_row_json(&v.settle) : json_null());
+	findings_view_release(&v);
 	json_object_set_new(t, "resolution_bytes", num_or_null(f->resolution));
 	static const char *const basis[] = {"given", "steps", "source",
 					    "shared", "unknown"};

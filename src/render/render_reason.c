@@ -725,6 +725,9 @@ int render_reason(FILE *out, const struct target_findings *f,
 	case REASON_POOLED:
 		say_pooled(out, &w, r);
 		break;
+	case REASON_CODE_COUNT:    /* the count, never a reason */
+		assert(!"REASON_CODE_COUNT is no reason");
+		break;
 	}
 	return ferror(out) ? -1 : 0;
 }
@@ -735,6 +738,7 @@ int render_settle(FILE *out, const struct target_findings *f)
 	struct words w = {.f = f, .dec = f->decimal_units};
 	switch (st->code) {
 	case SETTLE_NONE:
+	case SETTLE_CODE_COUNT:    /* the count, never advice */
 		return 0;
 	case SETTLE_NO_CONCERN:
 		fputs("record longer; give --limit or --suspect so the slope "

@@ -3,7 +3,9 @@
  * One block per target: what was watched, the figures, the verdict and
  * its reasons. With several targets, they come worst first (rank.h)
  * after an overview, a row each. Formats findings only; escapes every
- * process-controlled string for the terminal.
+ * process-controlled string for the terminal. The reasons, the advice
+ * and the figures' lines are the findings view's (findings_view.h): the
+ * same words as the HTML page and the JSON document.
  */
 #include <math.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "findings_view.h"
 #include "rank.h"
 #include "regions.h"
 #include "render.h"
@@ -130,33 +133,39 @@ static char *per_req(char *buf, size_t n, double v)
 
 #define IDLE_ROWS_SHOWN 10
 
+/* A line of the findings view (findings_view.h), "  LABEL       TEXT",
+ * escaped for the terminal; nothing when the target has no such
+ * figure. */
+static void print_line(FILE *out, const struct findings_view *v,
+		       enum findings_line k)
+{
+	const char *text = v->lines[k];
+	if (!text)
+		return;
+	size_t cap = 4 * strlen(text) + 4; /* \xNN per byte at most */
+	char *esc = xmalloc(cap);
+	fprintf(out, "  %-12s%s\n", findings_line_label[k],
+		render_escape_terminal(esc, cap, text));
+	free(esc);
+}
+
 /* Work (and whether it is a counter), per-request slope, idle windows
  * (the largest declines first when there are many) and where the growth
  * happened. */
-static void print_work(FILE *out, const struct target_findings *f)
+static void print_work(FILE *out, const struct target_findings *f,
+		       const struct findings_view *v)
 {
 	const struct per_request_finding *pr = &f->per_request;
 	const struct idle_findings *id = &f->idle;
-	const struct counter_check *w = &f->work;
 	char b1[64], b2[64], b3[64], b4[64], b5[64], p[32];
-	if (w->recorded && !w->is_counter)
-		fprintf(out, "  work        not a counter: down in %s of %s "
-			"readings (%.1f %%) outside restarts; %s\n",
-			units_format_count(b1, sizeof(b1), (double)w->decreases),
-			units_format_count(b2, sizeof(b2), (double)w->readings),
-			100 * w->decreasing_share, pr->recorded ?
-			"read as one (--work-is-counter)" : "set aside");
+	print_line(out, v, FLINE_WORK);
 	if (!pr->recorded)
 		return;
-	if (!pr->known) {
-		fprintf(out, "  requests    no readings in the window\n");
+	print_line(out, v, FLINE_REQUESTS);
+	if (!pr->known)
 		return;
-	}
-	fprintf(out, "  requests    %s in the window (%s/h)\n",
-		units_format_count(b1, sizeof(b1), pr->requests),
-		units_format_count(b2, sizeof(b2), pr->rate_per_h));
 	if (pr->found)
-		fprintf(out, "  per request %s  (95 %% interval %s to %s), "
+		fprintf(out, "  per request %s (95 %% interval %s to %s), "
 			"p = %s; detectable %s\n",
 			per_req(b1, sizeof(b1), pr->slope.estimate),
 			per_req(b2, sizeof(b2), pr->slope.low),
@@ -169,17 +178,8 @@ static void print_work(FILE *out, const struct target_findings *f)
 			per_req(b2, sizeof(b2), pr->concern));
 	if (!id->work_known)
 		return;
-	if (!id->n) {
-		fprintf(out, "  idle        no window of >= %s\n",
-			dur_or_na(b1, sizeof(b1), f->idle_min_s));
-	} else {
-		fprintf(out, "  idle        %zu window%s, %s in all, longest "
-			"%s; %s (largest decline %s)\n", id->n,
-			id->n == 1 ? "" : "s",
-			dur_or_na(b1, sizeof(b1), id->idle_s),
-			dur_or_na(b2, sizeof(b2), id->longest_s),
-			id->released ? "released memory" : "released nothing",
-			size_or_na(b3, sizeof(b3), id->largest_decline));
+	print_line(out, v, FLINE_IDLE);
+	if (id->n) {
 		for (size_t i = 0; i < id->n && i < IDLE_ROWS_SHOWN; i++) {
 			const struct idle_window *w = &id->windows[i];
 			fprintf(out, "              %s  %-8s %s -> %s "
@@ -359,6 +359,16 @@ static void print_diagnosis(FILE *out, const struct target_findings *f)
 		size_or_na(b3, sizeof(b3), at->unattributed));
 }
 
+/* One row of the findings view (findings_view.h): its sentence after
+ * lead, escaped for the terminal. */
+static void print_finding(FILE *out, const char *lead, const char *text)
+{
+	size_t cap = 4 * strlen(text) + 4; /* \xNN per byte at most */
+	char *esc = xmalloc(cap);
+	fprintf(out, "%s%s\n", lead, render_escape_terminal(esc, cap, text));
+	free(esc);
+}
+
 static void print_target(FILE *out, const struct target_findings *f,
 			 const struct render_options *o)
 {
@@ -373,19 +383,13 @@ static void print_target(FILE *out, const struct target_findings *f,
 			verdict_colour(f->verdict), vn);
 	else
 		fprintf(out, "  verdict     %s\n", vn);
-	for (size_t i = 0; i < f->reasons.n; i++) {
-		char *r = render_reason_string(f, &f->reasons.r[i]);
-		size_t cap = 4 * strlen(r) + 4; /* \xNN per byte at most */
-		char *esc = xmalloc(cap);
-		fprintf(out, "    - %s\n", render_escape_terminal(esc, cap, r));
-		free(esc);
-		free(r);
-	}
-	if (f->settle.code != SETTLE_NONE) {
-		fputs("    => to settle it: ", out);
-		render_settle(out, f);
-		fputs("\n", out);
-	}
+	/* the reasons and the advice as every format says them */
+	struct findings_view v;
+	findings_view_init(&v, f);
+	for (size_t i = 0; i < v.n_reasons; i++)
+		print_finding(out, "    - ", v.reasons[i].text);
+	if (v.settle.code)
+		print_finding(out, "    => to settle it: ", v.settle.text);
 
 	fprintf(out, "\n");
 	if (s->n_incs) {
@@ -408,84 +412,16 @@ static void print_target(FILE *out, const struct target_findings *f,
 			fprintf(out, "; ... %zu more", s->n_incs - 8);
 		fprintf(out, "\n");
 	}
-	if (f->samples) {
-		fprintf(out, "  window      %s to %s (%s), %zu samples, %zu "
-			"incarnation%s\n",
-			units_format_time(b1, sizeof(b1), f->start),
-			units_format_time(b2, sizeof(b2), f->end),
-			units_format_duration(b3, sizeof(b3), f->span_s),
-			f->samples, f->n_incarnations,
-			f->n_incarnations == 1 ? "" : "s");
-	} else {
-		fprintf(out, "  window      no samples\n");
-	}
-	fprintf(out, "  footprint   first %s, last %s, min %s, max %s\n",
-		size_or_na(b1, sizeof(b1), f->fp_first),
-		size_or_na(b2, sizeof(b2), f->fp_last),
-		size_or_na(b3, sizeof(b3), f->fp_min),
-		size_or_na(b4, sizeof(b4), f->fp_max));
+	print_line(out, &v, FLINE_WINDOW);
+	print_line(out, &v, FLINE_FOOTPRINT);
 	print_resident(out, s);
 	print_components(out, s);
 	if (o && o->plot && s->n)
 		render_plot_footprint(out, s, f, o->width > 20 ? o->width : 80,
 				      12, o->utf8);
-	fprintf(out, "  resolution  %s (%s)\n",
-		size_or_na(b1, sizeof(b1), f->resolution),
-		analysis_resolution_basis_text(f) ? analysis_resolution_basis_text(f) :
-		"inferred from the readings");
-	if (f->has_trend) {
-		fprintf(out, "  slope       %s  (95 %% interval %s to %s)%s\n",
-			rate(b1, sizeof(b1), f->slope.estimate),
-			rate(b2, sizeof(b2), f->slope.low),
-			rate(b3, sizeof(b3), f->slope.high),
-			f->trend.bucketed ? "  [bucket medians]" : "");
-		/* no inflation to state when the readings leave no noise
-		 * (stats_trend_noise_figures()) */
-		double vi = f->trend.variance_inflation;
-		fprintf(out, "  trend test  p = %s",
-			render_p_value(b1, sizeof(b1), f->slope.p, 3));
-		if (vi >= 1)
-			fprintf(out, " (autocorrelation-aware: interval x%.2f "
-				"wider than for independent readings)",
-				sqrt(vi));
-		fprintf(out, "%s\n",
-			f->trend_on_floors ? "; on the cycles' floors" :
-			f->trend_between_steps ? "; between the steps (their "
-			"levels taken out: they give back what they take)" : "");
-		if (f->periodic.found)
-			fprintf(out, "  cycles      every %s, swinging %s; %.1f "
-				"watched\n",
-				dur_or_na(b1, sizeof(b1), f->periodic.period_s),
-				size_or_na(b2, sizeof(b2), f->periodic.amplitude),
-				f->periodic.cycles);
-		fprintf(out, "  detectable  %s in this window\n",
-			rate(b1, sizeof(b1), f->detectable_bph));
-	}
-	char esc[192];
-	fprintf(out, "  concern     %s (%s)\n",
-		rate(b1, sizeof(b1), f->concern_bph),
-		render_escape_terminal(esc, sizeof(esc), f->concern_source));
-	if (f->has_trend)
-		fprintf(out, "  min. watch  %s for the %s slope; %s for "
-			"the slope of concern%s\n",
-			render_min_watch(b1, sizeof(b1), f->min_observation_s),
-			f->concern_is_suspect ? "suspected" : "measured",
-			render_min_watch(b2, sizeof(b2), f->needed_span_s),
-			f->min_observation_s < 1 && f->needed_span_s < 1 ?
-			" (fine readings: the resolution is no limit)" : "");
-	if (f->plateau.found)
-		fprintf(out, "  plateau     %s since %s%s%s\n",
-			size_or_na(b1, sizeof(b1), f->plateau.level),
-			units_format_time(b2, sizeof(b2), f->plateau.since),
-			f->plateau.cap_name ? ", at the " : "",
-			f->plateau.cap_name ? f->plateau.cap_name : "");
-	if (f->plateau.approaching)
-		fprintf(out, "  approach    slowing from %s to %s: levels off "
-			"near %s if it keeps slowing (an estimate)\n",
-			rate(b1, sizeof(b1), f->plateau.approach_early_bph),
-			rate(b2, sizeof(b2), f->plateau.approach_late_bph),
-			size_or_na(b3, sizeof(b3), f->plateau.approach_level));
-	print_work(out, f);
+	for (int k = FLINE_RESOLUTION; k <= FLINE_APPROACH; k++)
+		print_line(out, &v, (enum findings_line)k);
+	print_work(out, f, &v);
 	print_incarnations(out, f);
 	print_diagnosis(out, f);
 	print_gpu(out, f);
@@ -517,6 +453,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 			isinf(f->exhaustion.requests_left_high) ? "never" :
 			units_format_count(b3, sizeof(b3),
 					   f->exhaustion.requests_left_high));
+	findings_view_release(&v);
 }
 
 /* One row of the overview, its cells formatted before the columns are

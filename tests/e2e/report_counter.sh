@@ -32,9 +32,13 @@ echo "gauge: work=$w"
 [ "$(jget "$T/g.json" 'len(d["targets"][0]["idle_windows"])')" = 0 ] || fail "idle windows listed"
 jget "$T/g.json" '"\n".join(d["targets"][0]["reasons"])' | grep -q "not a counter: it went down in 240 of 480 readings (50.0 %)" ||
 	fail "the reason: $(jget "$T/g.json" 'd["targets"][0]["reasons"]')"
+# beside the sentence, its code and figures (docs/json.md, "Reason codes")
+[ "$(jget "$T/g.json" '[(r["code"], r["figures"]["decreases"], r["figures"]["readings"], r["figures"]["used"]) for r in d["targets"][0]["reasons_detail"] if r["code"] == "work_not_counter"]')" = "[('work_not_counter', 240, 480, False)]" ] ||
+	fail "the reason's code: $(jget "$T/g.json" 'd["targets"][0]["reasons_detail"]')"
 "$MEMTREND" report "$T/gauge.csv" --no-plot > "$T/g.txt" || fail "gauge text: exit $?"
 cat "$T/g.txt"
-grep -q "work        not a counter: down in 240 of 480 readings (50.0 %)" "$T/g.txt" || fail "text: no work line"
+# the same words in the text and on the page (the findings view)
+grep -q "work        went down in 240 of 480 readings (50.0 %) outside restarts: not a counter; set aside (--work-is-counter reads it as one)" "$T/g.txt" || fail "text: no work line"
 ! grep -q "per request" "$T/g.txt" || fail "text: a per-request slope from a gauge"
 ! grep -Eq "requests +[0-9]" "$T/g.txt" || fail "text: a request count from a gauge"
 ! grep -Eq "^  idle |idle windows? \(|idle window \(>=" "$T/g.txt" || fail "text: idle windows from a gauge"

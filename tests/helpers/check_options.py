@@ -6,8 +6,10 @@ For every visible option of every command:
   - `memtrend CMD --help` names it ("--name", and "-x" for a short form);
   - the man page's section of that command (".SS CMD"; watch may rely on
     record's, which its section says it shares) documents it ("\\-\\-name").
-And the other way: every option a ".TP" item of a command's section
-names exists in that command's table. Prints each problem; exits 1 if any.
+And the other way: every option that a line of `memtrend CMD --help`
+starts with ("  -o, --output FILE", "  --json") and every option a ".TP"
+item of a command's section names exists in that command's table.
+Prints each problem; exits 1 if any.
 """
 import re
 import subprocess
@@ -69,6 +71,10 @@ for cmd, names in opts.items():
         if name not in anywhere and name != "--help":
             problems.append(f"man page, section {cmd}: {name} undocumented")
     known = {n for n, _ in names}
+    listed_in_help = set(re.findall(r"^  (?:-[A-Za-z], )?(--[a-z][a-z0-9-]*)",
+                                    helptext, re.M))
+    for name in sorted(listed_in_help - known):
+        problems.append(f"{cmd} --help: {name} is not an option of {cmd}")
     for name in sorted(items - known):
         problems.append(f"man page, section {cmd}: {name} is not an "
                         f"option of {cmd}")

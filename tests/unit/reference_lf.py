@@ -87,13 +87,15 @@ def interval(t, x, y, slope, work=False, level=0.95, clip=CLIP,
     prior = [MASS[m[1]] / cnt[m[1]] for m in models]
     base = len(models)
     if work:
+        # as much mass with the work's walk as without, evenly over the
+        # shares 1/4, 1/2, 3/4 and alone; each share's copies as their
+        # models are weighted without it
+        mass = sum(prior); per = 1 / 4
         for ws in [0.25, 0.5, 0.75]:
             for k in range(base):
                 w = {c: v * (1 - ws) for c, v in models[k][0].items()}; w['work'] = ws
-                models.append((w, models[k][1], ws)); prior.append(prior[k])
-        models.append(({'work': 1.0}, 0, 1.0)); prior.append(prior[0])
-        for k in range(base, len(models)):
-            prior[k] = base / (len(models) - base)
+                models.append((w, models[k][1], ws)); prior.append(prior[k] * per)
+        models.append(({'work': 1.0}, 0, 1.0)); prior.append(mass * per)
     zscale = math.sqrt(zz / q); Zs = Z / zscale
     ll = []; ce = []; se = []
     for w, _, _ in models:
