@@ -1,6 +1,6 @@
 /*
  * prom_parse.c - the speed and peak memory of reading a Prometheus
- * query_range response (probe/prometheus.c, yajl's event parser), as
+ * query_range response (remote/prometheus.c, yajl's event parser), as
  * `report --prometheus` pays them per response. Generate a response with
  * bench/prom_gen.py (1,000 series x 10,080 points is about 250 MB).
  *

@@ -10,6 +10,7 @@
 #include "analysis.h"
 #include "cli_options.h"
 #include "exporter.h"
+#include "fleet.h"
 #include "recorder.h"
 #include "render.h"
 #include "series.h"
@@ -63,23 +64,10 @@ int cli_report_findings(const struct dataset *d,
 			const struct report_options *o, struct report_html *h);
 
 /* `report --prometheus URL --query PROMQL` (cli_fleet.c, docs/fleet.md):
- * the options, rows of report_options (cmd_report.c) into fleet_options,
- * and their bounds. */
-#define FLEET_PARALLEL_MAX 8
+ * the options, rows of report_options (cmd_report.c) into fleet_options
+ * (remote/fleet.h, with FLEET_PARALLEL_MAX), and their bounds. */
 #define FLEET_MAX_SERIES_MAX 100000000.0
 #define FLEET_BODY_MIN 1048576.0   /* --max-response: at least 1 MiB */
-struct fleet_options {
-	const char *url;           /* --prometheus; NULL: not a fleet report */
-	const char *query, *work_query;
-	double range_s, start, end, step_s; /* NAN when not given */
-	char **by;                 /* --by, split at commas; owned */
-	size_t n_by;
-	const char *auth_file;
-	double timeout_s;          /* NAN: the default */
-	double max_response;       /* bytes; NAN: the default */
-	long parallel;             /* 0: the default */
-	size_t max_series;         /* 0: the default */
-};
 void cli_fleet_init(struct fleet_options *fo);
 void cli_fleet_release(struct fleet_options *fo);
 /* --by LABEL,...: field is the struct fleet_options; its labels appended

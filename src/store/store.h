@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "machine.h"
 #include "sample.h"
 #include "series.h"
 

@@ -1,6 +1,6 @@
 /*
  * test_prom_group.c - series into targets for report --prometheus
- * (probe/prom_group.c): with --by, the series with the same values of
+ * (remote/prom_group.c): with --by, the series with the same values of
  * its labels are adjacent and form one group; without, each series is
  * its own; a group's name is the labels its series share (__name__ only
  * when asked), an incarnation's the labels it does not share.

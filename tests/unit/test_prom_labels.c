@@ -1,6 +1,6 @@
 /*
  * test_prom_labels.c - label sets of report --prometheus
- * (probe/prom_labels.c) and the string tools under them (base/strmap.c):
+ * (remote/prom_labels.c) and the string tools under them (base/strmap.c):
  * a copy sorted by name, a value looked up ("" when absent, as in
  * PromQL), the `{a="x"}` form with PromQL's string escapes (a target's
  * name and the key that finds a series again), a filter on names, and

@@ -1,6 +1,6 @@
 /*
  * test_prom_plan.c - the batches of report --prometheus
- * (probe/prom_plan.c): tables of listed series (label sets) and a batch
+ * (remote/prom_plan.c): tables of listed series (label sets) and a batch
  * size -> the batches expected, each its matchers (what is added to the
  * query's braces) and the series it holds, in order.
  *

@@ -1,6 +1,6 @@
 /*
  * test_prometheus_parse.c - the streaming reader of the Prometheus API's
- * JSON (probe/prometheus.c, on yajl): a table of responses -> result,
+ * JSON (remote/prometheus.c, on yajl): a table of responses -> result,
  * the series handed on (labels, points), the warnings and part of the
  * message; each response also cut into two chunks at every byte offset
  * and fed one byte at a time (a result must not depend on where libcurl

@@ -15,15 +15,16 @@
  * interval is the median gap between them (a missed scrape doubles one
  * gap, not the median).
  *
- * What it does not do: list or fetch the series (cli_fleet.c,
+ * What it does not do: list or fetch the series (fleet.c,
  * fleet_run.c), or any statistics beyond a median.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common.h"
-#include "fleet.h"
+#include "fleet_internal.h"
 
 #define FLEET_STEP_PROBE_S 600.0  /* seconds of sample times read */
 

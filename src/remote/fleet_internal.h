@@ -1,24 +1,23 @@
 /*
- * fleet.h - what the two files of report --prometheus share
- * (docs/fleet.md): cli_fleet.c (the options, and the run: listing,
- * batches, workers started, the report) and fleet_run.c (a worker: a
- * batch fetched, its series into targets, analysed; --work-query).
- * Internal to src/cmd/.
+ * fleet_internal.h - what the files of the fleet pipeline share
+ * (fleet.h, docs/fleet.md): fleet.c (the run: listing, batches, workers
+ * started, the dataset assembled) and fleet_run.c (a worker: a batch
+ * fetched, its series into targets, analysed; --work-query), fleet_step.c
+ * (the step). Internal to src/remote/.
  *
- * The pure parts live below: label sets (probe/prom_labels.h), the
- * batches (probe/prom_plan.h), --by groups (probe/prom_group.h), the
- * gathering of time chunks (probe/prom_fetch.h), --auth-file
- * (probe/prom_auth.h).
+ * The pure parts are beside them: label sets (prom_labels.h), the
+ * batches (prom_plan.h), --by groups (prom_group.h), the gathering of
+ * time chunks (prom_fetch.h), --auth-file (prom_auth.h).
  */
-#ifndef MEMTREND_CMD_FLEET_H
-#define MEMTREND_CMD_FLEET_H
+#ifndef MEMTREND_REMOTE_FLEET_INTERNAL_H
+#define MEMTREND_REMOTE_FLEET_INTERNAL_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cmd.h"
+#include "fleet.h"
 #include "prom_fetch.h"
 #include "prom_labels.h"
 #include "prometheus.h"
@@ -90,7 +89,7 @@ struct fleet {
 	struct prom_tally tally;
 };
 
-/* A warning from the API or ours, said once (cli_fleet.c). */
+/* A warning from the API or ours, said once (fleet.c). */
 void fleet_say_once(struct fleet *fl, const char *key, const char *text);
 
 /* fleet_step.c: */

@@ -1,19 +1,19 @@
 /*
  * fleet_run.c - the workers of report --prometheus (docs/fleet.md): each
- * takes a batch, fetches it in time chunks (probe/prom_fetch.h), turns
+ * takes a batch, fetches it in time chunks (prom_fetch.h), turns
  * its series into targets (one per series, or per --by group with an
- * incarnation per series, probe/prom_group.h), attaches the --work-query
+ * incarnation per series, prom_group.h), attaches the --work-query
  * series that match, analyses each target and drops its points, keeping
  * the findings (and, for --html, the points of the worst --top targets).
  * Also --work-query's fetch, and the sizing of an expression fetched
  * whole.
  *
- * What it does not do: list or cut the series into batches (cli_fleet.c,
- * probe/prom_plan.h), any HTTP (probe/prometheus.c), any statistics
+ * What it does not do: list or cut the series into batches (fleet.c,
+ * prom_plan.h), any HTTP (prometheus.c), any statistics
  * (analysis/), any output.
  *
  * Threads: workers share struct fleet; everything after its mutex in
- * fleet.h is taken under it. A target's series, its points and its
+ * fleet_internal.h is taken under it. A target's series, its points and its
  * analysis belong to one worker until it is added to fl->targets.
  */
 #include <errno.h>
@@ -25,7 +25,7 @@
 
 #include "common.h"
 #include "counter.h"
-#include "fleet.h"
+#include "fleet_internal.h"
 #include "prom_group.h"
 #include "rank.h"
 #include "units.h"
