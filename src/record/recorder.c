@@ -28,7 +28,7 @@
  * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
  * Around that work the loop adds four clock reads (vDSO), two
  * should_stop() calls, a few stores into the tick summary (the on_tick
- * hook's `first`) and one sleep: clock_nanosleep() to the absolute
+ * hook's) and one sleep: clock_nanosleep() to the absolute
  * deadline when there is nothing else to wait for (as bench_floor
  * sleeps), ppoll() on the wake descriptor or the command's reaper
  * socket otherwise. No getenv(), no allocation. Measured with bench section a
@@ -488,14 +488,6 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 			   r->target_kind, false,
 			   probe_proc_identity(r->main.pp), &r->main.mem,
 			   r->main.smaps_read ? &r->main.smaps : NULL);
-	if (r == &rec->roots[0]) {
-		struct recorder_first *f = &rec->first;
-		f->sampled = true;
-		f->inc_id = r->main.inc_id;
-		f->id = probe_proc_identity(r->main.pp);
-		f->mem = &r->main.mem;
-		f->smaps = r->main.smaps_read ? &r->main.smaps : NULL;
-	}
 }
 
 
@@ -510,12 +502,9 @@ static void system_tick(struct recorder *rec, double t, double mono)
 	rec->next_system = mono + SYSTEM_INTERVAL_S - 1e-3;
 	struct sys_mem sys;
 	if (probe_sys_read(rec->probe, &sys) == 0) {
-		rec->first_sys = sys;
-		rec->first.sys = &rec->first_sys;
-		rec->frame_sys = &rec->first_sys;
+		rec->sys = sys;
+		rec->frame_sys = &rec->sys;
 	}
-	const struct proc_watch *w0 = rec->n_roots && rec->roots[0].main.pp ?
-				      &rec->roots[0].main : NULL;
 	for (size_t i = 0; i < rec->n_samplers; i++)
 		if (rec->samplers[i].ops->tick)
 			rec->samplers[i].ops->tick(rec->samplers[i].ctx,
@@ -528,10 +517,6 @@ static void system_tick(struct recorder *rec, double t, double mono)
 		      rec->n_frame_cgroups + 1, sizeof(*rec->frame_cgroups));
 		rec->frame_cgroups[rec->n_frame_cgroups++] =
 			(struct sample_cgroup){rec->cgroups[i].id, cm};
-		if (w0 && w0->cgroup == i) {
-			rec->first.cgroup_read = true;
-			rec->first.cgroup_limit = cm.max;
-		}
 	}
 }
 
@@ -577,10 +562,6 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 		rec->conn_unrestricted_noted = true;
 	}
 	reading_add(rec, r->conn_source_id, t, count);
-	if (r == &rec->roots[0]) {
-		rec->first.conn_read = true;
-		rec->first.conn = count;
-	}
 }
 
 /* Print the sources' events[0..n) (a note or a warning) and keep them in
@@ -611,10 +592,6 @@ static void sources_collect(struct recorder *rec, bool wait)
 	size_t n = source_set_count(rec->sources);
 	for (size_t i = 0; i < n; i++)
 		reading_add(rec, rec->source_ids[i], t, rec->source_values[i]);
-	rec->first.sources_read = true;
-	rec->first.source_t = t;
-	rec->first.source_values = rec->source_values;
-	rec->first.n_sources = n;
 	source_events_say(rec, t, rec->source_events, n_events);
 }
 
@@ -659,12 +636,6 @@ static double tick_stamp(struct recorder *rec, double deadline, double mono)
 
 static void tick(struct recorder *rec, double t, double mono)
 {
-	struct recorder_first *f = &rec->first;
-	f->sampled = f->conn_read = f->sources_read = f->cgroup_read = false;
-	f->id = NULL;
-	f->mem = NULL;
-	f->smaps = NULL;
-	f->sys = NULL;
 	assert(rec->n_roots <= rec->cap_roots && !rec->n_procs);
 	recorder_host_scan(rec, t, mono);
 	for (size_t i = 0; i < rec->n_roots; i++)
@@ -706,7 +677,6 @@ static void tick_report(struct recorder *rec, double t, double mono)
 		.samples = rec->samples,
 		.targets = rec->n_roots,
 		.target_rows = rec->target_rows,
-		.first = rec->n_roots ? &rec->first : NULL,
 		.all = rec->o->all,
 	};
 	rec->hooks->on_tick(rec->hooks->ctx, &tick);
@@ -1017,10 +987,6 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	int rc = setup_roots(&rec, t);
 	if (rc == EXIT_OK)
 		rc = setup_sources(&rec);
-	if (rc == EXIT_OK && rec.n_roots) {
-		rec.first.target_id = rec.roots[0].target_id;
-		rec.first.name = rec.roots[0].name;
-	}
 	if (rc != EXIT_OK) {
 		recorder_command_finish(&rec, true);
 		recorder_release(&rec, t, false);

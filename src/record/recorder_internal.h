@@ -164,9 +164,7 @@ struct recorder {
 	size_t n_samplers;
 	struct stamp_clock clock;  /* the samples' stamps (tick_stamp) */
 	double last_stamp;         /* the newest tick's stamp; NAN before */
-	/* The first root target at this tick, for the on_tick hook. */
-	struct recorder_first first;
-	struct sys_mem first_sys;
+	struct sys_mem sys;        /* the machine's latest figures */
 	size_t target_rows;        /* targets added to the file */
 };
 
