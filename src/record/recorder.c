@@ -2,7 +2,10 @@
  * recorder.c - the sampling loop (recorder.h).
  *
  * Shape of one tick: each root target (its process, its descendants and
- * their sum) -> each --group-by group's sum -> the sources' readings ->
+ * their sum; each process's samplers after its status, sampler.h) ->
+ * each --group-by group's sum -> the readings the samplers finished
+ * between ticks (the work counter's and gauges') and the connection
+ * counts -> the samplers asked for the next ->
  * system figures and each distinct memory cgroup (at most once a second)
  * -> the frame to every sink (sink.h) -> the on_tick hook. Between
  * frames, what appears (a target, an incarnation, a cgroup, a note, a GPU
@@ -56,7 +59,6 @@
 #include "reaper.h"
 #include "regions.h"
 #include "smaps.h"
-#include "source.h"
 #include "sink_set.h"
 #include "stamp_clock.h"
 #include "target.h"
@@ -124,6 +126,62 @@ static void reading_add(struct recorder *rec, int64_t source, double t,
 	      rec->n_readings + 1, sizeof(*rec->readings));
 	rec->readings[rec->n_readings++] = (struct sample_reading){
 		source, t, value};
+}
+
+/* ---- what a sampler may ask (sampler.h) ---- */
+
+void sampler_reading(struct recorder *rec, int64_t source, double t,
+		     double value)
+{
+	reading_add(rec, source, t, value);
+}
+
+int64_t sampler_root_target(const struct recorder *rec, size_t i)
+{
+	assert(i < rec->n_roots);
+	return rec->roots[i].target_id;
+}
+
+bool sampler_command_running(const struct recorder *rec)
+{
+	return rec->command_running;
+}
+
+void sampler_say(struct recorder *rec, double t, bool warn,
+		 const char *text)
+{
+	if (warn)
+		warning("%s", text);
+	else
+		note("%s", text);
+	sink_set_note(&rec->out, t, 0, text);
+}
+
+/* Is a sampler's reading in flight (sampler.h: busy)? */
+static bool samplers_busy(const struct recorder *rec)
+{
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers[i].ops->busy &&
+		    rec->samplers[i].ops->busy(rec->samplers[i].ctx))
+			return true;
+	return false;
+}
+
+/* Every sampler's readings finished since the last tick (wait: the one in
+ * flight too, bounded), into this tick's frame. */
+static void samplers_collect(struct recorder *rec, bool wait)
+{
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers_started && rec->samplers[i].ops->collect)
+			rec->samplers[i].ops->collect(rec->samplers[i].ctx,
+						      rec, wait);
+}
+
+static void samplers_cancel(struct recorder *rec)
+{
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers_started && rec->samplers[i].ops->cancel)
+			rec->samplers[i].ops->cancel(rec->samplers[i].ctx);
 }
 
 /* Hand this tick's frame to the sinks and start the next one. */
@@ -536,7 +594,7 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 	/* Never count memtrend's own probe: while a work command or a scrape
 	 * is in flight it may hold a connection to this very port; count at
 	 * a later tick instead. */
-	if (rec->sources && source_set_busy(rec->sources))
+	if (samplers_busy(rec))
 		return;
 	r->next_conn = mono + SYSTEM_INTERVAL_S - 1e-3;
 	size_t n = 0;
@@ -562,48 +620,6 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 		rec->conn_unrestricted_noted = true;
 	}
 	reading_add(rec, r->conn_source_id, t, count);
-}
-
-/* Print the sources' events[0..n) (a note or a warning) and keep them in
- * the recording's notes, stamped t. */
-static void source_events_say(struct recorder *rec, double t,
-			      const struct source_event *events, size_t n)
-{
-	for (size_t e = 0; e < n; e++) {
-		if (events[e].note)
-			note("%s", events[e].text);
-		else
-			warning("%s", events[e].text);
-		sink_set_note(&rec->out, t, 0, events[e].text);
-	}
-}
-
-/* Hand on what the source thread finished (readings of this tick's
- * frame), print its state changes and tell them to the sinks as notes.
- * With wait, the reading in flight is waited for (at the end). */
-static void sources_collect(struct recorder *rec, bool wait)
-{
-	double t;
-	size_t n_events;
-	if (!rec->sources ||
-	    !source_set_collect(rec->sources, wait, &t, rec->source_values,
-				rec->source_events, &n_events))
-		return;
-	size_t n = source_set_count(rec->sources);
-	for (size_t i = 0; i < n; i++)
-		reading_add(rec, rec->source_ids[i], t, rec->source_values[i]);
-	source_events_say(rec, t, rec->source_events, n_events);
-}
-
-/* Ask the source thread for this tick's readings; while it is still
- * busy with an earlier one (a hung endpoint), this tick gets gaps. */
-static void sources_request(struct recorder *rec, double t)
-{
-	if (!rec->sources || source_set_request(rec->sources, t))
-		return;
-	size_t n = source_set_count(rec->sources);
-	for (size_t i = 0; i < n; i++)
-		reading_add(rec, rec->source_ids[i], t, NAN);
 }
 
 /*
@@ -641,10 +657,16 @@ static void tick(struct recorder *rec, double t, double mono)
 	for (size_t i = 0; i < rec->n_roots; i++)
 		sample_root(rec, &rec->roots[i], t, mono);
 	recorder_groups_tick(rec, t);
-	sources_collect(rec, false);
+	/* The samplers' readings apart from processes (the work counter),
+	 * read in threads of their own between ticks; connections are
+	 * counted while none is in flight (busy). */
+	samplers_collect(rec, false);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		connections_tick(rec, &rec->roots[i], t, mono);
-	sources_request(rec, t);
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers_started && rec->samplers[i].ops->request)
+			rec->samplers[i].ops->request(rec->samplers[i].ctx,
+						      rec, t);
 	/* After sampling (the first sample of a command that exited at
 	 * once is of its zombie, as its reaper holds it until this): an end
 	 * heard here asks for one more tick at once, which finds it gone. */
@@ -836,10 +858,10 @@ static int setup_roots(struct recorder *rec, double t)
 	return EXIT_OK;
 }
 
-/* A source declared to the sinks: its id. */
-static int64_t source_add(struct recorder *rec, const char *role,
-			  const char *name, const char *method,
-			  const char *spec, int64_t target)
+/* A source declared to the sinks: its id (sampler.h). */
+int64_t sampler_source_declare(struct recorder *rec, const char *role,
+			       const char *name, const char *method,
+			       const char *spec, int64_t target)
 {
 	struct sample_source x = {++rec->last_source, role, name, method,
 				  spec, target};
@@ -849,8 +871,8 @@ static int64_t source_add(struct recorder *rec, const char *role,
 	return x.id;
 }
 
-/* Declare the work counter, gauges and connection counts to the sinks
- * and start the source thread. EXIT_OK or EXIT_RUNTIME. */
+/* Declare the connection counts to the sinks and start the samplers
+ * (the work counter's and gauges' thread). EXIT_OK or EXIT_RUNTIME. */
 static int setup_sources(struct recorder *rec)
 {
 	const struct recorder_options *o = rec->o;
@@ -864,39 +886,19 @@ static int setup_sources(struct recorder *rec)
 						(unsigned)o->conn_ports[k]);
 		for (size_t i = 0; i < rec->n_roots; i++) {
 			struct root *r = &rec->roots[i];
-			r->conn_source_id = source_add(rec, "connections",
+			r->conn_source_id = sampler_source_declare(rec,
+				"connections",
 				"connections", "tcp", spec, r->target_id);
 		}
 	}
-	if (!o->n_sources)
-		return EXIT_OK;
-	rec->source_ids = xcalloc(o->n_sources, sizeof(*rec->source_ids));
-	rec->source_values = xcalloc(o->n_sources,
-				     sizeof(*rec->source_values));
-	rec->source_events = xcalloc(o->n_sources,
-				     sizeof(*rec->source_events));
-	for (size_t i = 0; i < o->n_sources; i++) {
-		const struct source *src = o->sources[i];
-		/* -p's roots come first, in order (setup_roots) */
-		int64_t target = 0;
-		if (o->source_roots && o->source_roots[i] < o->n_pids) {
-			assert(o->source_roots[i] < rec->n_roots);
-			target = rec->roots[o->source_roots[i]].target_id;
-		}
-		rec->source_ids[i] = source_add(rec,
-			source_role(src) == SOURCE_WORK ? "work" : "gauge",
-			source_name(src), source_kind(src), source_spec(src),
-			target);
-	}
-	rec->source_set_taken = true;  /* it owns the sources from here */
-	rec->sources = source_set_new(o->sources, o->n_sources,
-				      o->source_timeout_s);
-	/* A service started here needs a moment before it answers on its
-	 * metrics port or to its CLI: not a failure to warn about. */
-	if (rec->sources && rec->command_running)
-		source_set_startup_grace(rec->sources, now_wall() +
-					 RECORDER_STARTUP_GRACE_S);
-	return rec->sources ? EXIT_OK : EXIT_RUNTIME;
+	/* the samplers' sources (the work counter and gauges: their
+	 * thread starts) */
+	rec->samplers_started = true;
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers[i].ops->start &&
+		    rec->samplers[i].ops->start(rec->samplers[i].ctx, rec))
+			return EXIT_RUNTIME;
+	return EXIT_OK;
 }
 
 /* The end of the run: the sources' last readings (in a last frame when
@@ -904,25 +906,14 @@ static int setup_sources(struct recorder *rec)
  * sinks are the caller's: their end() is recorder_run()'s. */
 static void recorder_release(struct recorder *rec, double t, bool started)
 {
-	if (rec->sources) {
-		/* stopping: never wait out a hung scrape or a slow command
-		 * (systemd would SIGKILL us); the reading in flight is a gap */
-		source_set_cancel(rec->sources);
-		sources_collect(rec, true);
-		source_events_say(rec, t, rec->source_events,
-				  source_set_never_answered(rec->sources,
-							    rec->source_events));
-		source_set_free(rec->sources);
-	} else if (rec->o->n_sources && !rec->source_set_taken) {
-		/* Never started: the sources are still ours to free. */
-		for (size_t i = 0; i < rec->o->n_sources; i++)
-			source_free(rec->o->sources[i]);
-	}
+	/* the samplers' last readings (stopping: never waiting out a hung
+	 * scrape or a slow command; the one in flight is a gap) */
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers_started && rec->samplers[i].ops->finish)
+			rec->samplers[i].ops->finish(rec->samplers[i].ctx, rec,
+						     t);
 	if (started)
 		frame_deliver(rec, t, now_monotonic(), true);
-	free(rec->source_ids);
-	free(rec->source_values);
-	free(rec->source_events);
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		regions_snapshot(rec, &rec->roots[i].main, t);
 		root_close_all(rec, &rec->roots[i], t, "recording ended");
@@ -968,6 +959,10 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	/* The memory sources beside /proc/PID/status: one line each. */
 	rec.samplers[rec.n_samplers++] = gpu_sampler(probe_proc_root(probe),
 						     !o->no_gpu);
+	if (o->n_sources)
+		rec.samplers[rec.n_samplers++] = sources_sampler(o->sources,
+			o->n_sources, o->source_roots, o->n_pids,
+			o->source_timeout_s);
 	assert(rec.n_samplers <= RECORDER_MAX_SAMPLERS);
 	struct sink_run run = {
 		.interval_s = o->interval_s, .all = o->all,
@@ -1034,11 +1029,11 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 			 * timeout). From then on a failing source is the
 			 * command going away, by our hand: a gap, not news. */
 			if (!(stop & RECORDER_STOP_SEEN)) {
-				sources_collect(&rec, true);
+				samplers_collect(&rec, true);
 				reaper_signal(&rec.command,
 					      stop & ~RECORDER_STOP_SEEN);
 			}
-			source_set_cancel(rec.sources);
+			samplers_cancel(&rec);
 			stop_at = mono + STOP_GRACE_S;
 		}
 		if (stopping && mono >= stop_at) {
