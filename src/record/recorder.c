@@ -206,8 +206,24 @@ static void frame_deliver(struct recorder *rec, double t, double mono,
 	rec->frame_sys = NULL;
 }
 
+/* The index of pid's memory cgroup in rec->cgroups, opened and declared
+ * when first seen; SIZE_MAX: none readable. A cgroup already held is
+ * found by its key, read from /proc/PID/cgroup alone: its files are
+ * opened once per run, not once per process (at `record --all`'s first
+ * scan, three opens and closes per process). */
 static size_t cgroup_for(struct recorder *rec, pid_t pid)
 {
+	char *known;
+	if (probe_cgroup_key_of(rec->probe, pid, &known) == PROBE_OK &&
+	    known) {
+		for (size_t i = 0; i < rec->n_cgroups; i++)
+			if (strcmp(probe_cgroup_key(rec->cgroups[i].cg),
+				   known) == 0) {
+				free(known);
+				return i;
+			}
+	}
+	free(known);
 	struct probe_cgroup *cg;
 	if (probe_cgroup_open(rec->probe, pid, &cg) || !cg)
 		return SIZE_MAX;
@@ -228,13 +244,18 @@ static size_t cgroup_for(struct recorder *rec, pid_t pid)
 	return rec->n_cgroups++;
 }
 
-/* Open a process and register its incarnation under target_id. */
+/* Open a process and register its incarnation under target_id; seen:
+ * NULL, or its identity just read by the caller (probe_proc_open_seen:
+ * its command line is not read again). */
 static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
-		      int64_t target_id, double t)
+		      const struct proc_identity *seen, int64_t target_id,
+		      double t)
 {
 	assert(target_id > 0 && target_id <= rec->last_target);
+	assert(!seen || seen->pid == pid);
 	memset(w, 0, sizeof(*w));
-	int rc = probe_proc_open(rec->probe, pid, &w->pp);
+	int rc = seen ? probe_proc_open_seen(rec->probe, seen, &w->pp) :
+		 probe_proc_open(rec->probe, pid, &w->pp);
 	if (rc != PROBE_OK)
 		return rc;
 	w->target_id = target_id;
@@ -382,7 +403,6 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 			 (int)rid->pid);
 		char name[128];
 		snprintf(name, sizeof(name), "%s[%d]", id.comm, (int)id.pid);
-		proc_identity_release(&id);
 		int64_t tid = recorder_target_add(rec, "child", spec, name,
 						  r->target_id);
 		/* Reuse a closed slot before growing the array. */
@@ -395,8 +415,9 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 			      sizeof(*r->kids));
 			r->n_kids++;
 		}
-		if (watch_open(rec, &r->kids[k], pids[i], tid, t) !=
-		    PROBE_OK) {
+		int orc = watch_open(rec, &r->kids[k], pids[i], &id, tid, t);
+		proc_identity_release(&id);
+		if (orc != PROBE_OK) {
 			r->kids[k].pp = NULL;
 			sink_set_target_end(&rec->out, tid, t, true);
 		} else {
@@ -451,9 +472,9 @@ static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 }
 
 void recorder_root_open(struct recorder *rec, struct root *r, pid_t pid,
-			double t)
+			const struct proc_identity *seen, double t)
 {
-	if (watch_open(rec, &r->main, pid, r->target_id, t) != PROBE_OK)
+	if (watch_open(rec, &r->main, pid, seen, r->target_id, t) != PROBE_OK)
 		return;
 	r->main.regions_due = rec->o->regions;
 	if (rec->o->children) {
@@ -496,7 +517,7 @@ static void name_scan(struct recorder *rec, struct root *r, double t,
 		     "(use -p or a tighter pattern for another)", matches,
 		     rec->o->name_regex, (int)found);
 	r->last_matches = matches;
-	recorder_root_open(rec, r, found, t);
+	recorder_root_open(rec, r, found, NULL, t);
 	if (r->main.pp)
 		r->matched = true;
 }
@@ -848,7 +869,7 @@ static int setup_roots(struct recorder *rec, double t)
 								r->target_id);
 		}
 		if (r->kind != ROOT_NAME) {
-			recorder_root_open(rec, r, r->pid, t);
+			recorder_root_open(rec, r, r->pid, NULL, t);
 			if (!r->main.pp) {
 				error("cannot read process %d", (int)r->pid);
 				return EXIT_USAGE;

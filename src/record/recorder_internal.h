@@ -181,9 +181,10 @@ void recorder_frame_add(struct recorder *rec, int64_t target, int64_t inc,
 			const struct proc_mem *mem,
 			const struct proc_smaps *smaps);
 /* Open a root's process (and its tree's incarnation); r->main.pp NULL
- * when it cannot be read. */
+ * when it cannot be read. seen: NULL, or pid's identity the caller has
+ * just read (its command line is then not read again). */
 void recorder_root_open(struct recorder *rec, struct root *r, pid_t pid,
-			double t);
+			const struct proc_identity *seen, double t);
 /* A sum's figures: add m (absent figures count 0), or start empty. */
 void recorder_mem_add(struct proc_mem *sum, const struct proc_mem *m);
 void recorder_mem_clear(struct proc_mem *m);
