@@ -34,7 +34,10 @@
  * chosen at load time where the CPU has it (GCC/clang target_clones, an
  * ifunc); the arithmetic is the same in both. */
 #if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__)
+/* not under ASan or TSan: their instrumented resolver would run before
+ * the sanitizer's runtime starts (a crash at load) */
+#if __has_attribute(target_clones) && !defined(__SANITIZE_ADDRESS__) && \
+	!defined(__SANITIZE_THREAD__)
 #define STATS_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #endif
 #endif

@@ -90,13 +90,14 @@ static bool in_bounds(const struct cli_option *row, double v)
 	return v <= row->hi;
 }
 
-/* The one message of a value that reads but lies outside the bounds. */
-static int out_of_bounds(const struct cli_option *row, const char *arg,
-			 const char *fmt)
+/* The one message of a value that reads but lies outside the bounds:
+ * "is not", since it was read ("cannot read '0' as a size" would say 0
+ * is no size). */
+static int out_of_bounds(const struct cli_option *row, const char *arg)
 {
 	if (row->range)
 		return error("--%s: '%s' %s", row->name, arg, row->range);
-	return error(fmt, row->name, arg, row->what);
+	return error("--%s: '%s' is not %s", row->name, arg, row->what);
 }
 
 /* Digits only, in [lo, hi]: no sign, no blanks, no exponent. Exact up to
@@ -187,7 +188,7 @@ int cli_value(const struct cli_option *row, const char *arg, void *field)
 		if (units_parse_duration(arg, &v))
 			return error(cannot, row->name, arg, row->what);
 		if (!in_bounds(row, v))
-			return out_of_bounds(row, arg, cannot);
+			return out_of_bounds(row, arg);
 		*(double *)field = v;
 		return 0;
 	case CLI_T_SIZE: {
@@ -196,17 +197,20 @@ int cli_value(const struct cli_option *row, const char *arg, void *field)
 			*(double *)field = v;
 			return 0;
 		}
+		if (readable)
+			return out_of_bounds(row, arg);
 		if (row->say_units)
 			return error("--%s: cannot read '%s' as %s (%s)",
 				     row->name, arg, row->what,
 				     units_size_help());
-		return readable ? out_of_bounds(row, arg, cannot) :
-				  error(cannot, row->name, arg, row->what);
+		return error(cannot, row->name, arg, row->what);
 	}
 	case CLI_T_RATE: {
 		struct rate r;
-		if (units_parse_rate(arg, &r) || !in_bounds(row, r.bytes))
+		if (units_parse_rate(arg, &r))
 			return error(cannot, row->name, arg, row->what);
+		if (!in_bounds(row, r.bytes))
+			return out_of_bounds(row, arg);
 		*(struct rate *)field = r;
 		return 0;
 	}

@@ -16,8 +16,9 @@
  *     DURATION, SIZE, RATE, TIME: "--OPT: cannot read 'ARG' as WHAT"
  *     COUNT, ENUM:                "--OPT: 'ARG' is not WHAT"
  * where WHAT is the row's phrase ("a duration (e.g. 15s, 500ms, 2h)");
- * a value that reads but lies outside the row's bounds gets the same
- * message, or "--OPT: 'ARG' RANGE" when the row gives RANGE. What no type
+ * a value that reads but lies outside the row's bounds gets
+ * "--OPT: 'ARG' is not WHAT", or "--OPT: 'ARG' RANGE" when the row gives
+ * RANGE. What no type
  * says (a grammar of its own: "--cap NAME=SIZE", "--retain", a list of
  * verdicts) is a CALLBACK row, which may convert its parts with
  * cli_value().

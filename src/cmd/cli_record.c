@@ -144,8 +144,9 @@ const struct cli_option record_options[] = {
 		 "sampling goes on."),
 	CLI_SECTION("options"),
 	CLI_STRING('o', "output", RA, o.output, "FILE", "the recording "
-		"(required but with --listen, which serves without a file "
-		"when it is left out; must not exist unless --append)", NULL),
+		"(required, but 'record --listen' may leave it out: the figures are "
+		"served and no file is kept; must not exist unless --append)",
+		NULL),
 	CLI_FLAG(0, "append", RA, o.append, "add to an existing recording"),
 	RECORD_DUR('i', "interval", o.interval_s, "time between samples "
 		"(default 15s; e.g. 500ms)"),
@@ -203,7 +204,9 @@ const struct cli_option record_options[] = {
 "3 run-time failure.\n"
 static const struct cli_command record_command = {
 	.name = "record",
-	.usage = RECORD_SYNOPSIS("record")
+	.usage = "usage: memtrend record -o FILE [options] (-p PID... | --name REGEX | "
+"--all | -- COMMAND ARGS...)\n"
+"       memtrend record --listen ADDR [-o FILE] [options] (-p PID... | ...)\n\n"
 "Sample a service's memory into FILE (SQLite) until Ctrl-C, --duration, or\n"
 "until every target is gone. 'memtrend report FILE' reads it, also while\n"
 "recording goes on.\n",
@@ -352,6 +355,14 @@ static int record_combine(struct record_args *a, const char *verb)
 			     "file)" : "");
 	if (!o->output && o->append)
 		return error("%s: --append needs -o FILE", verb);
+	/* what only the file keeps: without one it would be read (smaps,
+	 * regions) or asked (a rolling window) for nothing */
+	if (!o->output && o->retain_s > 0)
+		return error("%s: --retain needs -o FILE (it keeps the file's "
+			     "window)", verb);
+	if (!o->output && !strcmp(verb, "record") && (o->smaps || o->regions))
+		return error("%s: --smaps and --regions need -o FILE (the "
+			     "exporter serves neither)", verb);
 	if (o->all && (a->n_pids || o->name_regex || o->command))
 		return error("%s: --all records every process; it does not go "
 			     "with -p, --name or a command", verb);

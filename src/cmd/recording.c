@@ -5,14 +5,19 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common.h"
 
 static const int stop_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-static volatile sig_atomic_t stop_value;
-static volatile sig_atomic_t wake_fds[2] = {-1, -1};
+/* Written by a signal handler or the view thread, read by the recorder
+ * thread: atomics (lock-free, so safe in a handler), not volatile
+ * sig_atomic_t, which is only safe within one thread (C11 5.1.2.3). */
+static atomic_int stop_value;
+static atomic_int wake_fds[2] = {-1, -1};
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "a lock-free int for the handler");
 
 static void poke(int fd)
 {
@@ -25,9 +30,9 @@ static void poke(int fd)
 void recording_request_stop(int value)
 {
 	int saved = errno;
-	stop_value = value;
-	poke(wake_fds[0]);
-	poke(wake_fds[1]);
+	atomic_store(&stop_value, value);
+	poke(atomic_load(&wake_fds[0]));
+	poke(atomic_load(&wake_fds[1]));
 	errno = saved;
 }
 
@@ -43,9 +48,9 @@ void recording_signals_install(struct recording_signals *s, int wake_a,
 {
 	_Static_assert(ARRAY_SIZE(stop_sigs) == ARRAY_SIZE(s->old),
 		       "one saved action per stop signal");
-	stop_value = 0;
-	wake_fds[0] = wake_a;
-	wake_fds[1] = wake_b;
+	atomic_store(&stop_value, 0);
+	atomic_store(&wake_fds[0], wake_a);
+	atomic_store(&wake_fds[1], wake_b);
 	/* No SA_RESTART: a stop must cut the recorder's sleep short. */
 	struct sigaction sa = {.sa_sigaction = on_stop_signal,
 			       .sa_flags = SA_SIGINFO};
@@ -58,18 +63,19 @@ void recording_signals_restore(const struct recording_signals *s)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(stop_sigs); i++)
 		sigaction(stop_sigs[i], &s->old[i], NULL);
-	wake_fds[0] = wake_fds[1] = -1;
+	atomic_store(&wake_fds[0], -1);
+	atomic_store(&wake_fds[1], -1);
 }
 
 int recording_stop(void)
 {
-	return stop_value;
+	return atomic_load(&stop_value);
 }
 
 int recording_should_stop(void *ctx)
 {
 	(void)ctx;
-	return stop_value;
+	return atomic_load(&stop_value);
 }
 
 static void run_here(struct recording *r)

@@ -1,8 +1,9 @@
 /*
  * sink.h - where the recorder's samples go: one interface for every
  * consumer of a recording in progress (the store writer, the exporter of
- * `record --listen`, the live series of `watch` and `check`, the status
- * line), as atop's output table or a collector's registry.
+ * `record --listen`, `watch --all`'s live table, `check`'s run kept in
+ * memory, the status line), as atop's output table or a collector's
+ * registry.
  *
  * The recorder (record/recorder.h) calls each sink in turn, in its own
  * thread: begin() once, then event() as targets, incarnations, sources,

@@ -32,4 +32,9 @@ ok "record --listen without -o: served pid $P's footprint, wrote no file, exit 0
 [ "$rc" = 2 ] && grep -q -- "-o FILE is required (or --listen" "$T/e1" || fail "no -o, no --listen: exit $rc, $(cat "$T/e1")"
 "$MEMTREND" record -p "$P" -d 1s --append --listen 127.0.0.1:0 2> "$T/e2"; rc=$?
 [ "$rc" = 2 ] && grep -q -- "--append needs -o" "$T/e2" || fail "--append without -o: exit $rc, $(cat "$T/e2")"
-ok "-o still required without --listen; --append needs it"
+for opt in "--retain 1h" "--smaps" "--regions"; do
+	# shellcheck disable=SC2086 # the option and its value as two words
+	"$MEMTREND" record -p "$P" -d 1s $opt --listen 127.0.0.1:0 2> "$T/e3"; rc=$?
+	[ "$rc" = 2 ] && grep -q -- "need.* -o FILE" "$T/e3" || fail "$opt without -o: exit $rc, $(cat "$T/e3")"
+done
+ok "-o still required without --listen; --append, --retain, --smaps, --regions need it"
