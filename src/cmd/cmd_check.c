@@ -117,6 +117,14 @@ struct check_run {
 	enum check_stop stop;
 	const char *name_regex;             /* --name, or NULL */
 	bool wait_noted;
+	/* What the check sink (check_sink_ops) saw of the latest frame, for
+	 * on_tick right after it, in the recorder's thread: the first root
+	 * target's and its work counter's ids (the recorder's, sample.h),
+	 * whether the target was sampled, and the counter's reading the
+	 * source thread finished (stamped before the frame's tick). */
+	int64_t target, work_source;
+	bool sampled, work_read;
+	double work;
 };
 
 /* The signal that stopped the run (recording.c keeps it), 0 none. */
@@ -147,19 +155,53 @@ static void load_start(struct check_run *c, double t)
 	c->load_pid = c->load_reaper.child;
 }
 
+/* The check's sink (sink.h): the ids of the first root target and of
+ * the work counter (sources[0], the first work or gauge source the
+ * recorder declares), then at each frame whether that target was
+ * sampled and the counter's finished reading. A reading stamped at the
+ * frame's own tick is a request's gap (the source thread still busy),
+ * not an answer. */
+static void check_sink_event(void *ctx, const struct sample_event *e)
+{
+	struct check_run *c = ctx;
+	if (e->kind == SAMPLE_TARGET && !c->target && !e->u.target->parent)
+		c->target = e->u.target->id;
+	else if (e->kind == SAMPLE_SOURCE && !c->work_source &&
+		 strcmp(e->u.source->role, "connections") != 0)
+		c->work_source = e->u.source->id;
+}
+
+static void check_sink_frame(void *ctx, const struct sample_frame *f)
+{
+	struct check_run *c = ctx;
+	c->sampled = c->work_read = false;
+	for (size_t i = 0; i < f->n_procs && !c->sampled; i++)
+		c->sampled = c->target && f->procs[i].target == c->target;
+	for (size_t i = 0; i < f->n_readings; i++) {
+		const struct sample_reading *r = &f->readings[i];
+		if (r->source == c->work_source && r->t < f->t) {
+			c->work_read = true;
+			c->work = r->value;
+		}
+	}
+}
+
+static const struct sink_ops check_sink_ops = {
+	.event = check_sink_event,
+	.frame = check_sink_frame,
+};
+
 /* The load starts once the service is sampled and, with a work counter,
  * once the counter has answered: its reading before the load is where
  * the count of requests starts. */
 static void check_maybe_start(struct check_run *c,
 			      const struct recorder_tick *k)
 {
-	const struct recorder_first *f = k->first;
-	if (c->load_pid || !f || !f->sampled)
+	if (c->load_pid || !c->sampled)
 		return;
 	if (isnan(c->t_sampled))
 		c->t_sampled = k->elapsed_s;
-	bool answered = f->sources_read && f->n_sources &&
-			isfinite(f->source_values[0]);
+	bool answered = c->work_read && isfinite(c->work);
 	if (c->has_work && !answered &&
 	    k->elapsed_s - c->t_sampled < CHECK_COUNTER_WAIT_S)
 		return;
@@ -175,13 +217,12 @@ static void check_maybe_start(struct check_run *c,
 static void check_on_tick(void *ctx, const struct recorder_tick *k)
 {
 	struct check_run *c = ctx;
-	const struct recorder_first *f = k->first;
 	c->ticked = true;
 	/* The load ended: a tick that began after it, whose reading was
 	 * asked for (the previous one was collected, so the slot was
 	 * free), ends the run; the stop collects that reading. */
 	if (c->final_pending && k->t > c->t_done &&
-	    ((f && f->sources_read) || ++c->final_ticks >= CHECK_FINAL_TICKS))
+	    (c->work_read || ++c->final_ticks >= CHECK_FINAL_TICKS))
 		c->final_pending = false;
 	check_maybe_start(c, k);
 	if (!c->load_pid && k->elapsed_s >= CHECK_TARGET_WAIT_S) {
@@ -196,11 +237,10 @@ static void check_on_tick(void *ctx, const struct recorder_tick *k)
 	}
 	if (c->load_pid <= 0)
 		return;
-	if (c->has_work && f && f->sources_read && f->n_sources &&
-	    isfinite(f->source_values[0])) {
+	if (c->has_work && c->work_read && isfinite(c->work)) {
 		if (isnan(c->w_start))
-			c->w_start = f->source_values[0];
-		c->w_last = f->source_values[0];
+			c->w_start = c->work;
+		c->w_last = c->work;
 	}
 	double done = isnan(c->w_last) ? 0 : c->w_last - c->w_start;
 	if (!c->warm && k->t - c->t_load >= c->warmup_s &&
@@ -289,10 +329,11 @@ static int check_record(const struct recorder_options *o, struct check_run *c,
 	if (saved >= 0)
 		dup2(STDERR_FILENO, STDOUT_FILENO);
 	struct sink_dataset *live = sink_dataset_new("check");
-	struct sink sink = sink_dataset_sink(live);
+	struct sink sinks[] = {sink_dataset_sink(live),
+			       {&check_sink_ops, c}};
 	/* the stops and the run: recording.c, as for every command */
 	struct recording run = {
-		.o = o, .sinks = &sink, .n_sinks = 1,
+		.o = o, .sinks = sinks, .n_sinks = ARRAY_SIZE(sinks),
 		.hooks = {.ctx = c, .should_stop = check_should_stop,
 			  .on_tick = check_on_tick, .wake_fd = -1},
 		.done_fd = -1,

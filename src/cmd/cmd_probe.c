@@ -49,6 +49,7 @@
 #include "probe_arm.h"
 #include "probe_compare.h"
 #include "recorder.h"
+#include "recording.h"
 #include "render_probe.h"
 #include "store.h"
 #include "units.h"
@@ -164,29 +165,27 @@ struct arm {
 	size_t n_rounds;
 };
 
-static volatile sig_atomic_t probe_stop;
+/* A stop asked for (a signal: recording.c catches them, as for every
+ * command that records). */
+#define probe_stop (recording_stop() != 0)
 
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	probe_stop = 1;
-}
+/* The recorder's wake pipe, for every arm's run: a stop signal writes to
+ * it (recording_signals_install), and so does rec_stop(). */
+static int probe_wake[2] = {-1, -1};
 
-/* The recorder's thread: one recorder_run per arm. */
+/* An arm's recording: recording.c runs recorder_run_file() in a thread
+ * born with every signal blocked (this thread takes them). */
 struct rec_thread {
 	struct recorder_options ro;
-	struct recorder_result res;
-	int rc;
+	struct recording run;
 	atomic_uint ticks;
 	atomic_int stop;
-	int wake[2];
-	pthread_t thread;
 };
 
 static int rec_should_stop(void *ctx)
 {
 	struct rec_thread *rt = ctx;
-	return atomic_load(&rt->stop) ? SIGTERM : 0;
+	return atomic_load(&rt->stop) ? SIGTERM : recording_stop();
 }
 
 static void rec_on_tick(void *ctx, const struct recorder_tick *k)
@@ -196,23 +195,10 @@ static void rec_on_tick(void *ctx, const struct recorder_tick *k)
 	atomic_fetch_add(&rt->ticks, 1);
 }
 
-static void *rec_main(void *arg)
-{
-	struct rec_thread *rt = arg;
-	struct recorder_hooks hooks = {
-		.ctx = rt,
-		.should_stop = rec_should_stop,
-		.on_tick = rec_on_tick,
-		.wake_fd = rt->wake[0],
-	};
-	rt->rc = recorder_run_file(&rt->ro, NULL, 0, &hooks, &rt->res);
-	return NULL;
-}
-
 static void rec_stop(struct rec_thread *rt)
 {
 	atomic_store(&rt->stop, 1);
-	ssize_t w = write(rt->wake[1], "s", 1);
+	ssize_t w = write(probe_wake[1], "s", 1);
 	(void)w;
 }
 
@@ -468,7 +454,7 @@ static int run_arm(const struct probe_cfg *cfg, struct arm *a,
 	int rc = EXIT_RUNTIME;
 	bool failed = false;       /* the arm's own failure: a->failed */
 	struct probe_proc *pp = NULL;
-	struct rec_thread rt = {.rc = EXIT_OK, .wake = {-1, -1}};
+	struct rec_thread rt = {.run.rc = EXIT_OK};
 	bool rec_started = false;
 	a->n_rounds = 0;
 	uint32_t e[2];
@@ -522,10 +508,6 @@ static int run_arm(const struct probe_cfg *cfg, struct arm *a,
 		goto out;
 	}
 	/* The recorder, in a thread that takes no signals. */
-	if (pipe2(rt.wake, O_CLOEXEC)) {
-		error("cannot create a pipe: %m");
-		goto out;
-	}
 	const char *name = a->name;
 	rt.ro = (struct recorder_options){
 		.output = output,
@@ -540,15 +522,16 @@ static int run_arm(const struct probe_cfg *cfg, struct arm *a,
 		.commit_interval_s = 1,
 		.invocation = invocation,
 	};
-	sigset_t all, old;
+	rt.run = (struct recording){
+		.o = &rt.ro,
+		.hooks = {.ctx = &rt, .should_stop = rec_should_stop,
+			  .on_tick = rec_on_tick, .wake_fd = probe_wake[0]},
+		.done_fd = -1,
+	};
+	sigset_t all;
 	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int err = pthread_create(&rt.thread, NULL, rec_main, &rt);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		error("cannot start a thread: %s", strerror(err));
+	if (recording_start(&rt.run, &all))
 		goto out;
-	}
 	rec_started = true;
 	/* The baseline once the recording has it too. */
 	if (!rec_wait_tick(&rt, 0)) {
@@ -633,15 +616,13 @@ out:
 		 * makes sure. */
 		if (!a->ran)
 			rec_stop(&rt);
-		pthread_join(rt.thread, NULL);
-		if (rt.rc != EXIT_OK && rc == EXIT_OK) {
+		recording_join(&rt.run);
+		if (rt.run.rc != EXIT_OK && rc == EXIT_OK) {
 			error("probe: recording the %s arm failed", a->name);
-			rc = rt.rc;
+			rc = rt.run.rc;
 			a->ran = false;
 		}
 	}
-	if (rt.wake[0] >= 0)
-		close(rt.wake[0]), close(rt.wake[1]);
 	probe_proc_close(pp);
 	a->elapsed_s = now_monotonic() - t_start;
 	return rc;
@@ -959,18 +940,22 @@ int cmd_probe(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 		goto out;
 	}
-	/* The stops set probe_stop; SIGPIPE is ignored while the arms run
-	 * (an arm that died closes its acknowledgement pipe: an error to
-	 * handle, not memtrend's death; exec_arm() restores it in arms). */
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
-	struct sigaction old[ARRAY_SIZE(sigs)];
-	struct sigaction sa = {.sa_handler = on_stop_signal};
+	/* The stops (recording.c, as for every command that records) wake
+	 * the arm's recorder through probe_wake; SIGPIPE is ignored while
+	 * the arms run (an arm that died closes its acknowledgement pipe: an
+	 * error to handle, not memtrend's death; exec_arm() restores it in
+	 * arms). */
+	if (pipe2(probe_wake, O_CLOEXEC | O_NONBLOCK)) {
+		error("cannot create a pipe: %m");
+		rc = EXIT_RUNTIME;
+		goto out;
+	}
+	struct recording_signals stops;
+	recording_signals_install(&stops, probe_wake[1], -1);
+	struct sigaction old_pipe;
 	struct sigaction ign = {.sa_handler = SIG_IGN};
-	sigemptyset(&sa.sa_mask);
 	sigemptyset(&ign.sa_mask);
-	probe_stop = 0;
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], sigs[i] == SIGPIPE ? &ign : &sa, &old[i]);
+	sigaction(SIGPIPE, &ign, &old_pipe);
 	double t0 = now_monotonic();
 	size_t n_failed = 0;
 	char sz_lo[32], sz_hi[32], dur[32];
@@ -1000,8 +985,8 @@ int cmd_probe(int argc, char **argv)
 		error("probe: interrupted");
 		rc = EXIT_RUNTIME;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &old[i], NULL);
+	recording_signals_restore(&stops);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	if (rc != EXIT_OK)
 		goto out;
 
@@ -1057,6 +1042,11 @@ out:
 		rmdir(tmpdir);
 	}
 	probe_free(probe);
+	if (probe_wake[0] >= 0) {
+		close(probe_wake[0]);
+		close(probe_wake[1]);
+		probe_wake[0] = probe_wake[1] = -1;
+	}
 	free(invocation);
 	for (size_t i = 0; i < n; i++) {
 		free(arms[i].preload);

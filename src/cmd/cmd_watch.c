@@ -6,10 +6,11 @@
  *
  * Shape: the recorder (recorder_run(), a library) runs in a second
  * thread; this thread is the view. The view never reads the file while
- * recording: the recorder's on_tick hook hands it the first target's
- * figures at every tick (recorder_first: the sample, the readings of the
- * work counter, gauges and connections, the machine's limits), which the
- * hook copies into a buffer under a mutex; the view swaps the buffer out
+ * recording: a sink of the recorder's (sink.h, feed_sink_ops) picks the
+ * first root target's figures out of every frame (the sample, the
+ * readings of the work counter, gauges and connections, the machine's
+ * and the cgroup's limits), as watch --all's sink picks every target's,
+ * and copies them into a buffer under a mutex; the view swaps it out
  * (a pointer swap under the mutex, so the recorder never waits for the
  * view) and appends them to its own live series (src/analysis/live.h).
  * Every refresh -- each interval, but at least every REFRESH_MAX_S and at
@@ -289,14 +290,22 @@ static void term_size(const struct term *t, int *cols, int *rows)
 
 /* ---- the samples, from the recorder thread -------------------------------------
  *
- * The recorder's on_tick hook copies what the view needs of the first
- * target (struct tick_ev) into `pending` under a mutex; the view swaps
+ * The view's sink copies what the view needs of the first root target
+ * (struct tick_ev) into `pending` under a mutex; the view swaps
  * the whole buffer out under the same mutex (O(1)) and works on it
  * unlocked. So the recorder waits at most for a pointer swap, never for
  * an analysis or a frame. The buffer holds what arrived since the last
  * refresh (REFRESH_MAX_S, or 4 x a slow refresh's cost): a few thousand
  * small entries at a 1 ms interval; its capacity is reused.
  */
+
+/* A reading of the first target's for the view: a work counter or
+ * gauge (source, its index in cli->o.sources) or, source -1, the
+ * connection count. */
+struct tick_reading {
+	int source;
+	double t, v;
+};
 
 struct tick_ev {
 	double t;
@@ -308,11 +317,8 @@ struct tick_ev {
 	unsigned long long start_ticks;
 	double start_time;
 	char *comm, *cmdline;
-	bool conn_read;
-	double conn;
-	double *source_values;     /* owned; NULL when none this tick */
-	double source_t;
-	size_t n_sources;
+	struct tick_reading *readings; /* owned; NULL when none */
+	size_t n_readings;
 	bool sys_read;
 	struct sys_mem sys;
 	bool cgroup_read;
@@ -330,92 +336,150 @@ static void ev_buf_clear(struct ev_buf *b)
 	for (size_t i = 0; i < b->n; i++) {
 		free(b->ev[i].comm);
 		free(b->ev[i].cmdline);
-		free(b->ev[i].source_values);
+		free(b->ev[i].readings);
 	}
 	b->n = 0;
 }
 
-/* What the recorder thread alone touches, and the shared buffer. */
+/* What the recorder thread alone touches (the sink's state: the
+ * recorder's ids of what the view follows), and the shared buffer. */
 struct feed {
 	pthread_mutex_t lock;
 	struct ev_buf pending;     /* under lock */
 	char *name;                /* under lock: the target's name, once */
-	int64_t last_inc;          /* recorder thread only */
-	bool name_sent;            /* recorder thread only */
+	int64_t last_inc;          /* recorder thread only, from here */
+	bool name_sent;
+	int64_t target;            /* the first root target; 0 before */
+	char *target_name;         /* its name, owned */
+	size_t target_rows;        /* targets declared */
+	int64_t conn_source;       /* its connection count's source id */
+	int64_t cgroup;            /* its incarnation's memory cgroup */
+	/* The work and gauge sources' ids, in cli->o.sources' order (the
+	 * recorder declares them in that order). */
+	int64_t *sources;
+	size_t n_sources, cap_sources;
 };
 
-static void rec_on_tick(void *ctx, const struct recorder_tick *tick)
+/* The recorder's events: the first root target, its sources and its
+ * incarnations' cgroup, by the recorder's ids (sample.h). */
+static void feed_event(void *ctx, const struct sample_event *e)
 {
 	struct feed *fd = ctx;
-	const struct recorder_first *f = tick->first;
-	if (f) {
-		struct tick_ev e = {.t = tick->t, .target_rows =
-				    tick->target_rows};
-		if (f->sampled) {
-			const struct proc_mem *m = f->mem;
-			e.sampled = true;
-			watch_sample_of_mem(&e.x, tick->t, m);
-			e.x.comp[COMP_PAGETABLES] = m->pagetables;
-			if (f->smaps) {
-				e.x.comp[COMP_PSS] = f->smaps->pss;
-				e.x.comp[COMP_PSS_ANON] = f->smaps->pss_anon;
-				e.x.comp[COMP_PRIVATE_DIRTY] =
-					f->smaps->private_dirty;
-				e.x.comp[COMP_SWAP_PSS] = f->smaps->swap_pss;
-			}
-			/* As the store keeps them: whole bytes. */
-			for (int c = 0; c < COMP_COUNT; c++)
-				if (!isnan(e.x.comp[c]))
-					e.x.comp[c] = (double)llround(
-						e.x.comp[c]);
-			if (f->inc_id != fd->last_inc) {
-				fd->last_inc = f->inc_id;
-				e.new_inc = true;
-				e.pid = f->id->pid;
-				e.start_ticks = f->id->start_ticks;
-				e.start_time = f->id->start_time;
-				e.comm = xstrdup(f->id->comm);
-				e.cmdline = f->id->cmdline ?
-					    xstrdup(f->id->cmdline) : NULL;
-			}
+	switch (e->kind) {
+	case SAMPLE_TARGET:
+		fd->target_rows++;
+		if (!fd->target && !e->u.target->parent) {
+			fd->target = e->u.target->id;
+			fd->target_name = xstrdup(e->u.target->name ?
+						  e->u.target->name : "");
 		}
-		e.conn_read = f->conn_read;
-		e.conn = f->conn;
-		if (f->sources_read && f->n_sources) {
-			e.n_sources = f->n_sources;
-			e.source_t = f->source_t;
-			e.source_values = xmalloc(f->n_sources *
-						  sizeof(double));
-			memcpy(e.source_values, f->source_values,
-			       f->n_sources * sizeof(double));
+		break;
+	case SAMPLE_SOURCE:
+		if (strcmp(e->u.source->role, "connections") == 0) {
+			if (e->u.source->target == fd->target)
+				fd->conn_source = e->u.source->id;
+			break;
 		}
-		if (f->sys) {
-			e.sys_read = true;
-			e.sys = *f->sys;
-		}
-		e.cgroup_read = f->cgroup_read;
-		e.cgroup_limit = f->cgroup_limit;
-		char *name = !fd->name_sent && f->name ? xstrdup(f->name) :
-			     NULL;
-		fd->name_sent = fd->name_sent || name;
-		pthread_mutex_lock(&fd->lock);
-		if (name)
-			fd->name = name;
-		xgrow((void **)&fd->pending.ev, &fd->pending.cap,
-		      fd->pending.n + 1, sizeof(*fd->pending.ev));
-		fd->pending.ev[fd->pending.n++] = e;
-		pthread_mutex_unlock(&fd->lock);
-	}
-	if (!atomic_load(&rec_started)) {
-		atomic_store(&rec_started, true);
-		poke(wake_wr);
+		xgrow((void **)&fd->sources, &fd->cap_sources,
+		      fd->n_sources + 1, sizeof(*fd->sources));
+		fd->sources[fd->n_sources++] = e->u.source->id;
+		break;
+	case SAMPLE_INCARNATION:
+		if (e->u.incarnation->target == fd->target)
+			fd->cgroup = e->u.incarnation->cgroup;
+		break;
+	default:
+		break;
 	}
 }
 
-/* --all's tick: the machine's figures to the table (watch_all.c). */
-static void all_on_tick(void *ctx, const struct recorder_tick *tick)
+/* A tick's frame: what the view needs of the first root target, copied
+ * into `pending` (the frame's pointers live for this call only). */
+static void feed_frame(void *ctx, const struct sample_frame *f)
 {
-	watch_all_on_tick(ctx, tick);
+	struct feed *fd = ctx;
+	if (f->last || !fd->target)
+		return;
+	struct tick_ev e = {.t = f->t, .target_rows = fd->target_rows};
+	const struct sample_proc *p = NULL;
+	for (size_t i = 0; i < f->n_procs && !p; i++)
+		if (f->procs[i].target == fd->target)
+			p = &f->procs[i];
+	if (p) {
+		const struct proc_mem *m = p->mem;
+		e.sampled = true;
+		watch_sample_of_mem(&e.x, f->t, m);
+		e.x.comp[COMP_PAGETABLES] = m->pagetables;
+		if (p->smaps) {
+			e.x.comp[COMP_PSS] = p->smaps->pss;
+			e.x.comp[COMP_PSS_ANON] = p->smaps->pss_anon;
+			e.x.comp[COMP_PRIVATE_DIRTY] = p->smaps->private_dirty;
+			e.x.comp[COMP_SWAP_PSS] = p->smaps->swap_pss;
+		}
+		/* As the store keeps them: whole bytes. */
+		for (int c = 0; c < COMP_COUNT; c++)
+			if (!isnan(e.x.comp[c]))
+				e.x.comp[c] = (double)llround(e.x.comp[c]);
+		if (p->inc != fd->last_inc && p->ident) {
+			fd->last_inc = p->inc;
+			e.new_inc = true;
+			e.pid = p->ident->pid;
+			e.start_ticks = p->ident->start_ticks;
+			e.start_time = p->ident->start_time;
+			e.comm = xstrdup(p->ident->comm);
+			e.cmdline = p->ident->cmdline ?
+				    xstrdup(p->ident->cmdline) : NULL;
+		}
+	}
+	/* The readings of its sources, each with its own stamp (a source's
+	 * reading belongs to the sample of that stamp, sample.h). */
+	for (size_t i = 0; i < f->n_readings; i++) {
+		const struct sample_reading *r = &f->readings[i];
+		int k = -2;
+		if (r->source == fd->conn_source)
+			k = -1;
+		for (size_t s = 0; k == -2 && s < fd->n_sources; s++)
+			if (fd->sources[s] == r->source)
+				k = (int)s;
+		if (k == -2)
+			continue;
+		if (!e.readings)
+			e.readings = xmalloc(f->n_readings *
+					     sizeof(*e.readings));
+		e.readings[e.n_readings++] = (struct tick_reading){
+			k, r->t, r->value};
+	}
+	if (f->sys) {
+		e.sys_read = true;
+		e.sys = *f->sys;
+	}
+	for (size_t i = 0; i < f->n_cgroups; i++)
+		if (fd->cgroup && f->cgroups[i].id == fd->cgroup) {
+			e.cgroup_read = true;
+			e.cgroup_limit = f->cgroups[i].mem.max;
+		}
+	char *name = !fd->name_sent ? xstrdup(fd->target_name) : NULL;
+	fd->name_sent = true;
+	pthread_mutex_lock(&fd->lock);
+	if (name)
+		fd->name = name;
+	xgrow((void **)&fd->pending.ev, &fd->pending.cap,
+	      fd->pending.n + 1, sizeof(*fd->pending.ev));
+	fd->pending.ev[fd->pending.n++] = e;
+	pthread_mutex_unlock(&fd->lock);
+}
+
+/* The view's sink (sink.h): never blocks (a mutex held for a copy). */
+static const struct sink_ops feed_sink_ops = {
+	.event = feed_event,
+	.frame = feed_frame,
+};
+
+/* After every tick, either view: the first one wakes the view. */
+static void rec_on_tick(void *ctx, const struct recorder_tick *tick)
+{
+	(void)ctx;
+	(void)tick;
 	if (!atomic_load(&rec_started)) {
 		atomic_store(&rec_started, true);
 		poke(wake_wr);
@@ -564,12 +628,14 @@ static uint64_t watch_drain(struct watch *w)
 			live_append(l, &e->x);
 			w->samples++;
 		}
-		if (e->conn_read)
-			live_reading(l, LIVE_CONNECTIONS, e->t, e->conn);
-		for (size_t k = 0; e->source_values && k < e->n_sources &&
-		     k < w->n_sources; k++)
-			live_reading(l, w->source_fig[k], e->source_t,
-				     e->source_values[k]);
+		for (size_t k = 0; k < e->n_readings; k++) {
+			const struct tick_reading *r = &e->readings[k];
+			if (r->source < 0)
+				live_reading(l, LIVE_CONNECTIONS, r->t, r->v);
+			else if ((size_t)r->source < w->n_sources)
+				live_reading(l, w->source_fig[r->source],
+					     r->t, r->v);
+		}
 		if (e->sys_read)
 			live_set_machine(l, e->sys.mem_total,
 					 e->sys.swap_total, e->sys.swap_free,
@@ -855,11 +921,12 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 	size_t n_sinks = 0;
 	if (w->all)
 		sinks[n_sinks++] = watch_all_sink(w->all);
+	else
+		sinks[n_sinks++] = (struct sink){&feed_sink_ops, &w->feed};
 	struct recording rt = {
 		.o = &cli->o, .sinks = sinks, .n_sinks = n_sinks,
 		.hooks = {.should_stop = recording_should_stop,
-			  .on_tick = w->all ? all_on_tick : rec_on_tick,
-			  .ctx = w->all ? (void *)w->all : (void *)&w->feed,
+			  .on_tick = rec_on_tick,
 			  .wake_fd = recpipe[0]},
 		.done_fd = pipefd[1],
 	};
@@ -950,6 +1017,8 @@ static int watch_run(struct watch *w, struct cli_record *cli)
 	ev_buf_clear(&w->feed.pending);
 	free(w->feed.pending.ev);
 	free(w->feed.name);
+	free(w->feed.target_name);
+	free(w->feed.sources);
 	pthread_mutex_unlock(&w->feed.lock);
 	pthread_mutex_destroy(&w->feed.lock);
 	ev_buf_clear(&w->work);

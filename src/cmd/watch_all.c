@@ -7,11 +7,12 @@
  * recorder never waits for an analysis or a frame), feeds the events to
  * its live table, and analyses in turn what is due.
  *
- * Why the samples come through the sink and not on_tick's `first`: with
+ * Why the samples come through the sink and not a first target's: with
  * --all there is no first target when the recorder starts (the processes
  * are found by its first scan), and the first root is only the lowest
  * pid; watch used to wait for it and showed "waiting for samples" for the
- * whole run while the file filled with every process.
+ * whole run while the file filled with every process. The machine's
+ * figures come with the frames too (when they were read).
  *
  * What it does not do: draw (render_watch_table.c), rank (rank.c through
  * live_table.c), or handle the terminal or signals (cmd_watch.c).
@@ -145,6 +146,13 @@ static void sample_push(struct watch_all *wa, const struct sample_proc *s,
 
 static void sink_frame(void *ctx, const struct sample_frame *f)
 {
+	struct watch_all *wa = ctx;
+	if (f->sys) {
+		pthread_mutex_lock(&wa->lock);
+		wa->sys = *f->sys;
+		wa->sys_read = true;
+		pthread_mutex_unlock(&wa->lock);
+	}
 	for (size_t i = 0; i < f->n_procs; i++)
 		if (!f->procs[i].child)
 			sample_push(ctx, &f->procs[i], f->t);
@@ -167,17 +175,6 @@ static const struct sink_ops watch_all_sink_ops = {
 struct sink watch_all_sink(struct watch_all *wa)
 {
 	return (struct sink){&watch_all_sink_ops, wa};
-}
-
-void watch_all_on_tick(void *ctx, const struct recorder_tick *tick)
-{
-	struct watch_all *wa = ctx;
-	if (!tick->first || !tick->first->sys)
-		return;
-	pthread_mutex_lock(&wa->lock);
-	wa->sys = *tick->first->sys;
-	wa->sys_read = true;
-	pthread_mutex_unlock(&wa->lock);
 }
 
 uint64_t watch_all_refresh(struct watch_all *wa,

@@ -39,11 +39,9 @@ struct watch_all *watch_all_new(void);
 void watch_all_free(struct watch_all *wa);
 
 /* The recorder's sink (sink.h) for every target's samples and ends but
- * --children's descendants, and its on_tick hook (recorder.h) for the
- * machine's figures, ctx a struct watch_all *; they never block on the
- * view (a mutex held for a copy). */
+ * --children's descendants, and the machine's figures; it never blocks
+ * on the view (a mutex held for a copy). */
 struct sink watch_all_sink(struct watch_all *wa);
-void watch_all_on_tick(void *ctx, const struct recorder_tick *tick);
 
 /* The view thread: take what the recorder sent into the table, then
  * analyse targets due (live_table_analyse(): min_gap_s between two of

@@ -69,6 +69,15 @@ int probe_proc_uid(struct probe *p, pid_t pid, uid_t *uid);
 /* Open a handle for pid: reads its identity and opens status (kept open).
  * PROBE_GONE if it does not exist, PROBE_DENIED if status is unreadable. */
 int probe_proc_open(struct probe *p, pid_t pid, struct probe_proc **out);
+/* probe_proc_open() of seen->pid, whose identity the caller has just
+ * read (probe_identity_read(): a scan that chose it by it): when the
+ * process is still that incarnation (the same start time), its command
+ * line is seen's, copied, not read again -- the dearest file of the
+ * identity (the kernel reads it out of the process's memory), half of
+ * `record --all`'s first scan's /proc reads. A successor on the pid
+ * gets its own, read. */
+int probe_proc_open_seen(struct probe *p, const struct proc_identity *seen,
+			 struct probe_proc **out);
 void probe_proc_close(struct probe_proc *pp);
 const struct proc_identity *probe_proc_identity(const struct probe_proc *pp);
 /* Memory figures through the kept fd. PROBE_GONE once the incarnation has
@@ -95,6 +104,17 @@ void probe_cgroup_close(struct probe_cgroup *cg);
  * allocated (free()), NULL when the process has no cgroup line. PROBE_OK,
  * PROBE_GONE, or PROBE_ERROR with a message. */
 int probe_cgroup_path(struct probe *p, pid_t pid, char **path);
+/* The key probe_cgroup_open() gives pid's memory cgroup when it opens
+ * it ("v1:/path" or "v2:/path"), read from /proc/PID/cgroup alone:
+ * nothing is opened under the sys root. A caller that holds an open
+ * cgroup of that key already has pid's (the same key is the same
+ * folder) and need not open its files again -- `record --all`'s first
+ * scan otherwise opened and closed three files per process, most of
+ * them in one cgroup. A key that matches nothing held says nothing:
+ * open it (probe_cgroup_open() may then choose v2 when v1's files do
+ * not open). *key allocated, NULL when the process has no usable
+ * cgroup line. PROBE_OK, PROBE_GONE, or PROBE_ERROR with a message. */
+int probe_cgroup_key_of(struct probe *p, pid_t pid, char **key);
 /* "v1:/path" or "v2:/path": stable key for deduplication and storage. */
 const char *probe_cgroup_key(const struct probe_cgroup *cg);
 int probe_cgroup_read(struct probe_cgroup *cg, struct cgroup_mem *out);

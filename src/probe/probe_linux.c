@@ -680,9 +680,12 @@ struct probe_proc {
 	struct rbuf buf;
 };
 
-int probe_proc_open(struct probe *p, pid_t pid, struct probe_proc **out)
+static int proc_open(struct probe *p, pid_t pid,
+		     const struct proc_identity *seen,
+		     struct probe_proc **out)
 {
 	assert(p && out);
+	assert(!seen || seen->pid == pid);
 	*out = NULL;
 	struct probe_proc *pp = xcalloc(1, sizeof(*pp));
 	pp->dir = xfmt("%s/%d", p->proc_root, (int)pid);
@@ -704,20 +707,39 @@ int probe_proc_open(struct probe *p, pid_t pid, struct probe_proc **out)
 		goto fail;
 	}
 	free(path);
-	/* Stat is read after status was opened: see probe_identity_read. */
-	char *cmdline = read_cmdline(pp->dir);
+	/* Stat is read after status was opened: see probe_identity_read.
+	 * With seen, the command line is read after stat only when stat
+	 * says the pid is another incarnation's now; stat read through the
+	 * fd opened first still vouches that status is this one's. */
+	char *cmdline = seen ? NULL : read_cmdline(pp->dir);
 	struct stat_fields sf;
 	rc = read_stat_fd(pp->stat_fd, &pp->buf, pp->dir, &sf);
 	if (rc != PROBE_OK) {
 		free(cmdline);
 		goto fail;
 	}
+	if (seen)
+		cmdline = sf.start_ticks == seen->start_ticks ?
+			  xstrdup(seen->cmdline ? seen->cmdline : "") :
+			  read_cmdline(pp->dir);
 	fill_identity(p, pid, &sf, cmdline, &pp->id);
 	*out = pp;
 	return PROBE_OK;
 fail:
 	probe_proc_close(pp);
 	return rc;
+}
+
+int probe_proc_open(struct probe *p, pid_t pid, struct probe_proc **out)
+{
+	return proc_open(p, pid, NULL, out);
+}
+
+int probe_proc_open_seen(struct probe *p, const struct proc_identity *seen,
+			 struct probe_proc **out)
+{
+	assert(seen);
+	return proc_open(p, seen->pid, seen, out);
 }
 
 void probe_proc_close(struct probe_proc *pp)
@@ -1053,6 +1075,25 @@ int probe_cgroup_open(struct probe *p, pid_t pid, struct probe_cgroup **out)
 	free(v1);
 	free(v2);
 	*out = cg;
+	return PROBE_OK;
+}
+
+int probe_cgroup_key_of(struct probe *p, pid_t pid, char **key)
+{
+	assert(p && key);
+	*key = NULL;
+	char *v1, *v2;
+	int rc = cgroup_lines(p, pid, &v1, &v2);
+	if (rc != PROBE_OK)
+		return rc;
+	/* probe_cgroup_open()'s first choice, the key it gives when it
+	 * opens (cgroup_new()) */
+	if (v1 && path_is_safe(v1))
+		*key = xfmt("v1:%s", v1);
+	else if (v2 && path_is_safe(v2))
+		*key = xfmt("v2:%s", v2);
+	free(v1);
+	free(v2);
 	return PROBE_OK;
 }
 

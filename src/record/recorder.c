@@ -2,7 +2,10 @@
  * recorder.c - the sampling loop (recorder.h).
  *
  * Shape of one tick: each root target (its process, its descendants and
- * their sum) -> each --group-by group's sum -> the sources' readings ->
+ * their sum; each process's samplers after its status, sampler.h) ->
+ * each --group-by group's sum -> the readings the samplers finished
+ * between ticks (the work counter's and gauges') and the connection
+ * counts -> the samplers asked for the next ->
  * system figures and each distinct memory cgroup (at most once a second)
  * -> the frame to every sink (sink.h) -> the on_tick hook. Between
  * frames, what appears (a target, an incarnation, a cgroup, a note, a GPU
@@ -28,7 +31,7 @@
  * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
  * Around that work the loop adds four clock reads (vDSO), two
  * should_stop() calls, a few stores into the tick summary (the on_tick
- * hook's `first`) and one sleep: clock_nanosleep() to the absolute
+ * hook's) and one sleep: clock_nanosleep() to the absolute
  * deadline when there is nothing else to wait for (as bench_floor
  * sleeps), ppoll() on the wake descriptor or the command's reaper
  * socket otherwise. No getenv(), no allocation. Measured with bench section a
@@ -56,7 +59,6 @@
 #include "reaper.h"
 #include "regions.h"
 #include "smaps.h"
-#include "source.h"
 #include "sink_set.h"
 #include "stamp_clock.h"
 #include "target.h"
@@ -126,6 +128,62 @@ static void reading_add(struct recorder *rec, int64_t source, double t,
 		source, t, value};
 }
 
+/* ---- what a sampler may ask (sampler.h) ---- */
+
+void sampler_reading(struct recorder *rec, int64_t source, double t,
+		     double value)
+{
+	reading_add(rec, source, t, value);
+}
+
+int64_t sampler_root_target(const struct recorder *rec, size_t i)
+{
+	assert(i < rec->n_roots);
+	return rec->roots[i].target_id;
+}
+
+bool sampler_command_running(const struct recorder *rec)
+{
+	return rec->command_running;
+}
+
+void sampler_say(struct recorder *rec, double t, bool warn,
+		 const char *text)
+{
+	if (warn)
+		warning("%s", text);
+	else
+		note("%s", text);
+	sink_set_note(&rec->out, t, 0, text);
+}
+
+/* Is a sampler's reading in flight (sampler.h: busy)? */
+static bool samplers_busy(const struct recorder *rec)
+{
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers[i].ops->busy &&
+		    rec->samplers[i].ops->busy(rec->samplers[i].ctx))
+			return true;
+	return false;
+}
+
+/* Every sampler's readings finished since the last tick (wait: the one in
+ * flight too, bounded), into this tick's frame. */
+static void samplers_collect(struct recorder *rec, bool wait)
+{
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers_started && rec->samplers[i].ops->collect)
+			rec->samplers[i].ops->collect(rec->samplers[i].ctx,
+						      rec, wait);
+}
+
+static void samplers_cancel(struct recorder *rec)
+{
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers_started && rec->samplers[i].ops->cancel)
+			rec->samplers[i].ops->cancel(rec->samplers[i].ctx);
+}
+
 /* Hand this tick's frame to the sinks and start the next one. */
 static void frame_deliver(struct recorder *rec, double t, double mono,
 			  bool last)
@@ -148,8 +206,24 @@ static void frame_deliver(struct recorder *rec, double t, double mono,
 	rec->frame_sys = NULL;
 }
 
+/* The index of pid's memory cgroup in rec->cgroups, opened and declared
+ * when first seen; SIZE_MAX: none readable. A cgroup already held is
+ * found by its key, read from /proc/PID/cgroup alone: its files are
+ * opened once per run, not once per process (at `record --all`'s first
+ * scan, three opens and closes per process). */
 static size_t cgroup_for(struct recorder *rec, pid_t pid)
 {
+	char *known;
+	if (probe_cgroup_key_of(rec->probe, pid, &known) == PROBE_OK &&
+	    known) {
+		for (size_t i = 0; i < rec->n_cgroups; i++)
+			if (strcmp(probe_cgroup_key(rec->cgroups[i].cg),
+				   known) == 0) {
+				free(known);
+				return i;
+			}
+	}
+	free(known);
 	struct probe_cgroup *cg;
 	if (probe_cgroup_open(rec->probe, pid, &cg) || !cg)
 		return SIZE_MAX;
@@ -170,13 +244,18 @@ static size_t cgroup_for(struct recorder *rec, pid_t pid)
 	return rec->n_cgroups++;
 }
 
-/* Open a process and register its incarnation under target_id. */
+/* Open a process and register its incarnation under target_id; seen:
+ * NULL, or its identity just read by the caller (probe_proc_open_seen:
+ * its command line is not read again). */
 static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
-		      int64_t target_id, double t)
+		      const struct proc_identity *seen, int64_t target_id,
+		      double t)
 {
 	assert(target_id > 0 && target_id <= rec->last_target);
+	assert(!seen || seen->pid == pid);
 	memset(w, 0, sizeof(*w));
-	int rc = probe_proc_open(rec->probe, pid, &w->pp);
+	int rc = seen ? probe_proc_open_seen(rec->probe, seen, &w->pp) :
+		 probe_proc_open(rec->probe, pid, &w->pp);
 	if (rc != PROBE_OK)
 		return rc;
 	w->target_id = target_id;
@@ -324,7 +403,6 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 			 (int)rid->pid);
 		char name[128];
 		snprintf(name, sizeof(name), "%s[%d]", id.comm, (int)id.pid);
-		proc_identity_release(&id);
 		int64_t tid = recorder_target_add(rec, "child", spec, name,
 						  r->target_id);
 		/* Reuse a closed slot before growing the array. */
@@ -337,8 +415,9 @@ static void children_rescan(struct recorder *rec, struct root *r, double t)
 			      sizeof(*r->kids));
 			r->n_kids++;
 		}
-		if (watch_open(rec, &r->kids[k], pids[i], tid, t) !=
-		    PROBE_OK) {
+		int orc = watch_open(rec, &r->kids[k], pids[i], &id, tid, t);
+		proc_identity_release(&id);
+		if (orc != PROBE_OK) {
 			r->kids[k].pp = NULL;
 			sink_set_target_end(&rec->out, tid, t, true);
 		} else {
@@ -393,9 +472,9 @@ static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
 }
 
 void recorder_root_open(struct recorder *rec, struct root *r, pid_t pid,
-			double t)
+			const struct proc_identity *seen, double t)
 {
-	if (watch_open(rec, &r->main, pid, r->target_id, t) != PROBE_OK)
+	if (watch_open(rec, &r->main, pid, seen, r->target_id, t) != PROBE_OK)
 		return;
 	r->main.regions_due = rec->o->regions;
 	if (rec->o->children) {
@@ -438,7 +517,7 @@ static void name_scan(struct recorder *rec, struct root *r, double t,
 		     "(use -p or a tighter pattern for another)", matches,
 		     rec->o->name_regex, (int)found);
 	r->last_matches = matches;
-	recorder_root_open(rec, r, found, t);
+	recorder_root_open(rec, r, found, NULL, t);
 	if (r->main.pp)
 		r->matched = true;
 }
@@ -488,14 +567,6 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 			   r->target_kind, false,
 			   probe_proc_identity(r->main.pp), &r->main.mem,
 			   r->main.smaps_read ? &r->main.smaps : NULL);
-	if (r == &rec->roots[0]) {
-		struct recorder_first *f = &rec->first;
-		f->sampled = true;
-		f->inc_id = r->main.inc_id;
-		f->id = probe_proc_identity(r->main.pp);
-		f->mem = &r->main.mem;
-		f->smaps = r->main.smaps_read ? &r->main.smaps : NULL;
-	}
 }
 
 
@@ -510,12 +581,9 @@ static void system_tick(struct recorder *rec, double t, double mono)
 	rec->next_system = mono + SYSTEM_INTERVAL_S - 1e-3;
 	struct sys_mem sys;
 	if (probe_sys_read(rec->probe, &sys) == 0) {
-		rec->first_sys = sys;
-		rec->first.sys = &rec->first_sys;
-		rec->frame_sys = &rec->first_sys;
+		rec->sys = sys;
+		rec->frame_sys = &rec->sys;
 	}
-	const struct proc_watch *w0 = rec->n_roots && rec->roots[0].main.pp ?
-				      &rec->roots[0].main : NULL;
 	for (size_t i = 0; i < rec->n_samplers; i++)
 		if (rec->samplers[i].ops->tick)
 			rec->samplers[i].ops->tick(rec->samplers[i].ctx,
@@ -528,10 +596,6 @@ static void system_tick(struct recorder *rec, double t, double mono)
 		      rec->n_frame_cgroups + 1, sizeof(*rec->frame_cgroups));
 		rec->frame_cgroups[rec->n_frame_cgroups++] =
 			(struct sample_cgroup){rec->cgroups[i].id, cm};
-		if (w0 && w0->cgroup == i) {
-			rec->first.cgroup_read = true;
-			rec->first.cgroup_limit = cm.max;
-		}
 	}
 }
 
@@ -551,7 +615,7 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 	/* Never count memtrend's own probe: while a work command or a scrape
 	 * is in flight it may hold a connection to this very port; count at
 	 * a later tick instead. */
-	if (rec->sources && source_set_busy(rec->sources))
+	if (samplers_busy(rec))
 		return;
 	r->next_conn = mono + SYSTEM_INTERVAL_S - 1e-3;
 	size_t n = 0;
@@ -577,56 +641,6 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 		rec->conn_unrestricted_noted = true;
 	}
 	reading_add(rec, r->conn_source_id, t, count);
-	if (r == &rec->roots[0]) {
-		rec->first.conn_read = true;
-		rec->first.conn = count;
-	}
-}
-
-/* Print the sources' events[0..n) (a note or a warning) and keep them in
- * the recording's notes, stamped t. */
-static void source_events_say(struct recorder *rec, double t,
-			      const struct source_event *events, size_t n)
-{
-	for (size_t e = 0; e < n; e++) {
-		if (events[e].note)
-			note("%s", events[e].text);
-		else
-			warning("%s", events[e].text);
-		sink_set_note(&rec->out, t, 0, events[e].text);
-	}
-}
-
-/* Hand on what the source thread finished (readings of this tick's
- * frame), print its state changes and tell them to the sinks as notes.
- * With wait, the reading in flight is waited for (at the end). */
-static void sources_collect(struct recorder *rec, bool wait)
-{
-	double t;
-	size_t n_events;
-	if (!rec->sources ||
-	    !source_set_collect(rec->sources, wait, &t, rec->source_values,
-				rec->source_events, &n_events))
-		return;
-	size_t n = source_set_count(rec->sources);
-	for (size_t i = 0; i < n; i++)
-		reading_add(rec, rec->source_ids[i], t, rec->source_values[i]);
-	rec->first.sources_read = true;
-	rec->first.source_t = t;
-	rec->first.source_values = rec->source_values;
-	rec->first.n_sources = n;
-	source_events_say(rec, t, rec->source_events, n_events);
-}
-
-/* Ask the source thread for this tick's readings; while it is still
- * busy with an earlier one (a hung endpoint), this tick gets gaps. */
-static void sources_request(struct recorder *rec, double t)
-{
-	if (!rec->sources || source_set_request(rec->sources, t))
-		return;
-	size_t n = source_set_count(rec->sources);
-	for (size_t i = 0; i < n; i++)
-		reading_add(rec, rec->source_ids[i], t, NAN);
 }
 
 /*
@@ -659,21 +673,21 @@ static double tick_stamp(struct recorder *rec, double deadline, double mono)
 
 static void tick(struct recorder *rec, double t, double mono)
 {
-	struct recorder_first *f = &rec->first;
-	f->sampled = f->conn_read = f->sources_read = f->cgroup_read = false;
-	f->id = NULL;
-	f->mem = NULL;
-	f->smaps = NULL;
-	f->sys = NULL;
 	assert(rec->n_roots <= rec->cap_roots && !rec->n_procs);
 	recorder_host_scan(rec, t, mono);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		sample_root(rec, &rec->roots[i], t, mono);
 	recorder_groups_tick(rec, t);
-	sources_collect(rec, false);
+	/* The samplers' readings apart from processes (the work counter),
+	 * read in threads of their own between ticks; connections are
+	 * counted while none is in flight (busy). */
+	samplers_collect(rec, false);
 	for (size_t i = 0; i < rec->n_roots; i++)
 		connections_tick(rec, &rec->roots[i], t, mono);
-	sources_request(rec, t);
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers_started && rec->samplers[i].ops->request)
+			rec->samplers[i].ops->request(rec->samplers[i].ctx,
+						      rec, t);
 	/* After sampling (the first sample of a command that exited at
 	 * once is of its zombie, as its reaper holds it until this): an end
 	 * heard here asks for one more tick at once, which finds it gone. */
@@ -706,7 +720,6 @@ static void tick_report(struct recorder *rec, double t, double mono)
 		.samples = rec->samples,
 		.targets = rec->n_roots,
 		.target_rows = rec->target_rows,
-		.first = rec->n_roots ? &rec->first : NULL,
 		.all = rec->o->all,
 	};
 	rec->hooks->on_tick(rec->hooks->ctx, &tick);
@@ -856,7 +869,7 @@ static int setup_roots(struct recorder *rec, double t)
 								r->target_id);
 		}
 		if (r->kind != ROOT_NAME) {
-			recorder_root_open(rec, r, r->pid, t);
+			recorder_root_open(rec, r, r->pid, NULL, t);
 			if (!r->main.pp) {
 				error("cannot read process %d", (int)r->pid);
 				return EXIT_USAGE;
@@ -866,10 +879,10 @@ static int setup_roots(struct recorder *rec, double t)
 	return EXIT_OK;
 }
 
-/* A source declared to the sinks: its id. */
-static int64_t source_add(struct recorder *rec, const char *role,
-			  const char *name, const char *method,
-			  const char *spec, int64_t target)
+/* A source declared to the sinks: its id (sampler.h). */
+int64_t sampler_source_declare(struct recorder *rec, const char *role,
+			       const char *name, const char *method,
+			       const char *spec, int64_t target)
 {
 	struct sample_source x = {++rec->last_source, role, name, method,
 				  spec, target};
@@ -879,8 +892,8 @@ static int64_t source_add(struct recorder *rec, const char *role,
 	return x.id;
 }
 
-/* Declare the work counter, gauges and connection counts to the sinks
- * and start the source thread. EXIT_OK or EXIT_RUNTIME. */
+/* Declare the connection counts to the sinks and start the samplers
+ * (the work counter's and gauges' thread). EXIT_OK or EXIT_RUNTIME. */
 static int setup_sources(struct recorder *rec)
 {
 	const struct recorder_options *o = rec->o;
@@ -894,39 +907,19 @@ static int setup_sources(struct recorder *rec)
 						(unsigned)o->conn_ports[k]);
 		for (size_t i = 0; i < rec->n_roots; i++) {
 			struct root *r = &rec->roots[i];
-			r->conn_source_id = source_add(rec, "connections",
+			r->conn_source_id = sampler_source_declare(rec,
+				"connections",
 				"connections", "tcp", spec, r->target_id);
 		}
 	}
-	if (!o->n_sources)
-		return EXIT_OK;
-	rec->source_ids = xcalloc(o->n_sources, sizeof(*rec->source_ids));
-	rec->source_values = xcalloc(o->n_sources,
-				     sizeof(*rec->source_values));
-	rec->source_events = xcalloc(o->n_sources,
-				     sizeof(*rec->source_events));
-	for (size_t i = 0; i < o->n_sources; i++) {
-		const struct source *src = o->sources[i];
-		/* -p's roots come first, in order (setup_roots) */
-		int64_t target = 0;
-		if (o->source_roots && o->source_roots[i] < o->n_pids) {
-			assert(o->source_roots[i] < rec->n_roots);
-			target = rec->roots[o->source_roots[i]].target_id;
-		}
-		rec->source_ids[i] = source_add(rec,
-			source_role(src) == SOURCE_WORK ? "work" : "gauge",
-			source_name(src), source_kind(src), source_spec(src),
-			target);
-	}
-	rec->source_set_taken = true;  /* it owns the sources from here */
-	rec->sources = source_set_new(o->sources, o->n_sources,
-				      o->source_timeout_s);
-	/* A service started here needs a moment before it answers on its
-	 * metrics port or to its CLI: not a failure to warn about. */
-	if (rec->sources && rec->command_running)
-		source_set_startup_grace(rec->sources, now_wall() +
-					 RECORDER_STARTUP_GRACE_S);
-	return rec->sources ? EXIT_OK : EXIT_RUNTIME;
+	/* the samplers' sources (the work counter and gauges: their
+	 * thread starts) */
+	rec->samplers_started = true;
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers[i].ops->start &&
+		    rec->samplers[i].ops->start(rec->samplers[i].ctx, rec))
+			return EXIT_RUNTIME;
+	return EXIT_OK;
 }
 
 /* The end of the run: the sources' last readings (in a last frame when
@@ -934,25 +927,14 @@ static int setup_sources(struct recorder *rec)
  * sinks are the caller's: their end() is recorder_run()'s. */
 static void recorder_release(struct recorder *rec, double t, bool started)
 {
-	if (rec->sources) {
-		/* stopping: never wait out a hung scrape or a slow command
-		 * (systemd would SIGKILL us); the reading in flight is a gap */
-		source_set_cancel(rec->sources);
-		sources_collect(rec, true);
-		source_events_say(rec, t, rec->source_events,
-				  source_set_never_answered(rec->sources,
-							    rec->source_events));
-		source_set_free(rec->sources);
-	} else if (rec->o->n_sources && !rec->source_set_taken) {
-		/* Never started: the sources are still ours to free. */
-		for (size_t i = 0; i < rec->o->n_sources; i++)
-			source_free(rec->o->sources[i]);
-	}
+	/* the samplers' last readings (stopping: never waiting out a hung
+	 * scrape or a slow command; the one in flight is a gap) */
+	for (size_t i = 0; i < rec->n_samplers; i++)
+		if (rec->samplers_started && rec->samplers[i].ops->finish)
+			rec->samplers[i].ops->finish(rec->samplers[i].ctx, rec,
+						     t);
 	if (started)
 		frame_deliver(rec, t, now_monotonic(), true);
-	free(rec->source_ids);
-	free(rec->source_values);
-	free(rec->source_events);
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		regions_snapshot(rec, &rec->roots[i].main, t);
 		root_close_all(rec, &rec->roots[i], t, "recording ended");
@@ -998,6 +980,10 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	/* The memory sources beside /proc/PID/status: one line each. */
 	rec.samplers[rec.n_samplers++] = gpu_sampler(probe_proc_root(probe),
 						     !o->no_gpu);
+	if (o->n_sources)
+		rec.samplers[rec.n_samplers++] = sources_sampler(o->sources,
+			o->n_sources, o->source_roots, o->n_pids,
+			o->source_timeout_s);
 	assert(rec.n_samplers <= RECORDER_MAX_SAMPLERS);
 	struct sink_run run = {
 		.interval_s = o->interval_s, .all = o->all,
@@ -1017,10 +1003,6 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	int rc = setup_roots(&rec, t);
 	if (rc == EXIT_OK)
 		rc = setup_sources(&rec);
-	if (rc == EXIT_OK && rec.n_roots) {
-		rec.first.target_id = rec.roots[0].target_id;
-		rec.first.name = rec.roots[0].name;
-	}
 	if (rc != EXIT_OK) {
 		recorder_command_finish(&rec, true);
 		recorder_release(&rec, t, false);
@@ -1068,11 +1050,11 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 			 * timeout). From then on a failing source is the
 			 * command going away, by our hand: a gap, not news. */
 			if (!(stop & RECORDER_STOP_SEEN)) {
-				sources_collect(&rec, true);
+				samplers_collect(&rec, true);
 				reaper_signal(&rec.command,
 					      stop & ~RECORDER_STOP_SEEN);
 			}
-			source_set_cancel(rec.sources);
+			samplers_cancel(&rec);
 			stop_at = mono + STOP_GRACE_S;
 		}
 		if (stopping && mono >= stop_at) {

@@ -101,46 +101,10 @@ struct recorder_options {
 struct source;
 struct sys_mem;
 
-/*
- * The first root target at one tick, in full (recorder_tick.first): what
- * a live view needs to keep its own series without reading the file.
- * Every pointer is valid during the on_tick call only; the caller copies
- * what it keeps. Readings sampled apart from the memory come with their
- * own stamps, which are those of earlier ticks (or of this one): they
- * belong to the sample of that stamp, as store.c attaches them.
- */
-struct recorder_first {
-	int64_t target_id;         /* the recorder's id (sample.h) */
-	const char *name;          /* its display name */
-	/* Its process, when it was sampled at this tick (alive). */
-	bool sampled;
-	int64_t inc_id;            /* the recorder's incarnation id: a new
-				      one is a new process (restart) */
-	const struct proc_identity *id;  /* pid, start, comm, cmdline */
-	const struct proc_mem *mem;      /* footprint and components */
-	const struct proc_smaps *smaps;  /* NULL unless read this tick */
-	/* --conn-port: a count taken at this tick (stamp t); NAN: failed. */
-	bool conn_read;
-	double conn;
-	/* Work counter and gauges (recorder_options.sources, same order): a
-	 * reading the source thread finished, stamped source_t. NAN: a gap.
-	 * sources_read false: none finished at this tick. */
-	bool sources_read;
-	double source_t;
-	const double *source_values;
-	size_t n_sources;
-	/* The machine's figures and the target's cgroup limit when they
-	 * were read at this tick (at most once a second): sys NULL
-	 * otherwise; cgroup_read true with cgroup_limit NAN when
-	 * unlimited. */
-	const struct sys_mem *sys;
-	bool cgroup_read;
-	double cgroup_limit;
-};
-
 /* What the caller hears after every tick (the view of `watch`, `check`'s
- * judgement): where the run stands and the first root target's figures.
- * Every target's samples go to the sinks (sink.h). */
+ * judgement): where the run stands. Every figure of every target goes to
+ * the sinks (sink.h), before this: a caller that follows a target's
+ * figures (watch's view, check's work counter) is a sink too. */
 struct recorder_tick {
 	double t;                  /* the tick's stamp (UTC seconds) */
 	double elapsed_s;          /* since recording started */
@@ -150,9 +114,6 @@ struct recorder_tick {
 				      status_sink.h, from the frames) */
 	size_t target_rows;        /* targets this run added to the file
 				      (roots, trees, children) */
-	const struct recorder_first *first; /* the first root target at
-					       this tick; NULL when there
-					       is none */
 	bool all;                  /* --all (its sums: the frames') */
 };
 

@@ -341,8 +341,10 @@ void recorder_host_scan(struct recorder *rec, double t, double mono)
 		r->target_kind = "process";
 		r->target_id = recorder_target_add(rec, "process", spec,
 						   r->name, 0);
+		/* the identity just read: its command line is not read
+		 * again (probe_proc_open_seen) */
+		recorder_root_open(rec, r, pid, &id, t);
 		proc_identity_release(&id);
-		recorder_root_open(rec, r, pid, t);
 		if (!r->main.pp) {
 			/* gone meanwhile, or unreadable */
 			sink_set_target_end(&rec->out, r->target_id, t, true);

@@ -24,14 +24,11 @@
 #include "sink_set.h"
 #include "stamp_clock.h"
 
-/* Samplers a recorder can hold (the GPU's today). */
+/* Samplers a recorder can hold (the GPU's, the work sources'). */
 #define RECORDER_MAX_SAMPLERS 4
 #define RESCAN_INTERVAL_S 5.0
 #define NAME_SCAN_MIN_S 0.25
 #define STOP_GRACE_S 10.0
-/* A service the recorder starts may take this long to answer its work
- * counter or gauges before a failure is warned about (source.h). */
-#define RECORDER_STARTUP_GRACE_S 30.0
 #define SYSTEM_INTERVAL_S 1.0
 
 struct proc_watch {
@@ -151,22 +148,17 @@ struct recorder {
 	bool command_end_tick;     /* its end was heard after this tick's
 				      sample: tick again at once */
 	int command_status;
-	/* Work counter and gauges, read in the source thread. */
-	struct source_set *sources;
-	int64_t *source_ids;
-	double *source_values;     /* scratch for one collected reading */
-	struct source_event *source_events;
 	bool conn_unrestricted_noted;
-	bool source_set_taken;     /* source_set_new() was called */
 	bool regions_denied_noted;
-	/* the memory sources beside /proc/PID/status (sampler.h) */
+	/* what is read beside /proc/PID/status (sampler.h): the GPU's
+	 * memory, the work counter and gauges */
 	struct sampler samplers[RECORDER_MAX_SAMPLERS];
 	size_t n_samplers;
+	bool samplers_started;     /* their start() was called (from then
+				      on collect, request, finish) */
 	struct stamp_clock clock;  /* the samples' stamps (tick_stamp) */
 	double last_stamp;         /* the newest tick's stamp; NAN before */
-	/* The first root target at this tick, for the on_tick hook. */
-	struct recorder_first first;
-	struct sys_mem first_sys;
+	struct sys_mem sys;        /* the machine's latest figures */
 	size_t target_rows;        /* targets added to the file */
 };
 
@@ -189,9 +181,10 @@ void recorder_frame_add(struct recorder *rec, int64_t target, int64_t inc,
 			const struct proc_mem *mem,
 			const struct proc_smaps *smaps);
 /* Open a root's process (and its tree's incarnation); r->main.pp NULL
- * when it cannot be read. */
+ * when it cannot be read. seen: NULL, or pid's identity the caller has
+ * just read (its command line is then not read again). */
 void recorder_root_open(struct recorder *rec, struct root *r, pid_t pid,
-			double t);
+			const struct proc_identity *seen, double t);
 /* A sum's figures: add m (absent figures count 0), or start empty. */
 void recorder_mem_add(struct proc_mem *sum, const struct proc_mem *m);
 void recorder_mem_clear(struct proc_mem *m);

@@ -258,6 +258,25 @@ static void test_identity_table(void **state)
 		assert_int_equal(probe_proc_open(p, c->pid, &pp), PROBE_OK);
 		check_identity(c, probe_proc_identity(pp));
 		probe_proc_close(pp);
+
+		/* probe_proc_open_seen(): the same incarnation keeps the
+		 * command line it was seen with (not read again: a marker
+		 * that is in no file comes back); another start time is
+		 * another incarnation, whose own is read. */
+		assert_int_equal(probe_identity_read(p, c->pid, &id), PROBE_OK);
+		struct proc_identity seen = id;
+		seen.cmdline = (char *)"seen-not-read";
+		assert_int_equal(probe_proc_open_seen(p, &seen, &pp), PROBE_OK);
+		assert_string_equal(probe_proc_identity(pp)->cmdline,
+				    "seen-not-read");
+		assert_int_equal(probe_proc_identity(pp)->start_ticks,
+				 id.start_ticks);
+		probe_proc_close(pp);
+		seen.start_ticks++;
+		assert_int_equal(probe_proc_open_seen(p, &seen, &pp), PROBE_OK);
+		check_identity(c, probe_proc_identity(pp));
+		probe_proc_close(pp);
+		proc_identity_release(&id);
 		probe_free(p);
 	}
 }
@@ -548,6 +567,13 @@ static void test_cgroup_table(void **state)
 		}
 		assert_non_null(cg);
 		assert_string_equal(probe_cgroup_key(cg), c->key);
+		/* the key without opening anything: the one the open gave */
+		char *key = NULL;
+		assert_int_equal(probe_cgroup_key_of(p, c->pid, &key),
+				 PROBE_OK);
+		assert_non_null(key);
+		assert_string_equal(key, c->key);
+		free(key);
 		for (int round = 0; round < 2; round++) {
 			struct cgroup_mem m;
 			assert_int_equal(probe_cgroup_read(cg, &m), PROBE_OK);

@@ -30,6 +30,7 @@
 #include "common.h"
 #include "probe.h"
 #include "recorder.h"
+#include "sampler.h"
 #include "series.h"
 #include "sink.h"
 #include "sink_dataset.h"
@@ -62,6 +63,12 @@ struct counting {
 	int end_after_frame;
 	const char *end_status;
 	int stop_after_frames;
+	/* sources: the last declared; readings of it, each stamped at or
+	 * before its frame's tick; readings in the closing frame */
+	int64_t source_id, source_target;
+	char source_role[16];
+	int readings, readings_finite, last_readings;
+	double reading;
 };
 
 static int c_begin(void *ctx, const struct sink_run *run)
@@ -98,6 +105,12 @@ static void c_event(void *ctx, const struct sample_event *e)
 		assert_true(c->last_inc < MAX_IDS);
 		c->inc_open[c->last_inc] = true;
 		break;
+	case SAMPLE_SOURCE:
+		c->source_id = e->u.source->id;
+		c->source_target = e->u.source->target;
+		snprintf(c->source_role, sizeof(c->source_role), "%s",
+			 e->u.source->role);
+		break;
 	case SAMPLE_INCARNATION_END:
 		assert_true(e->inc > 0 && e->inc < MAX_IDS);
 		assert_true(c->inc_open[e->inc]);
@@ -114,6 +127,18 @@ static void c_frame(void *ctx, const struct sample_frame *f)
 {
 	struct counting *c = ctx;
 	assert_int_equal(c->begins, 1);
+	for (size_t i = 0; i < f->n_readings; i++) {
+		const struct sample_reading *r = &f->readings[i];
+		assert_true(r->source > 0 && r->source <= c->source_id);
+		assert_true(r->t <= f->t);
+		if (f->last)
+			c->last_readings++;
+		c->readings++;
+		if (!isnan(r->value)) {
+			c->readings_finite++;
+			c->reading = r->value;
+		}
+	}
 	if (f->last) {
 		assert_int_equal(f->n_procs, 0);
 		c->last_frames++;
@@ -422,6 +447,54 @@ static void test_dataset_matches_file(void **state)
 	dataset_release(&disk);
 }
 
+/* The work sources are a sampler (sampler.h): a gauge of -p's target is
+ * declared to the sinks under that target, its readings come in the
+ * frames, stamped at or before their tick, and its last is collected
+ * into the closing frame. */
+static void test_sources_sampler(void **state)
+{
+	(void)state;
+	struct recorder_options o = options();
+	pid_t pids[] = {2001, 2002};
+	o.pids = pids;
+	o.n_pids = 2;
+	struct source *src = source_new_command(SOURCE_GAUGE, "queue",
+						"echo 7");
+	assert_non_null(src);
+	struct source *sources[] = {src};
+	static const size_t roots[] = {1};
+	o.sources = sources;
+	o.n_sources = 1;
+	o.source_roots = roots;
+	o.source_timeout_s = 5;
+	struct counting c = {.stop_after_frames = 6};
+	assert_int_equal(run(&o, &c, 1), EXIT_OK);
+	assert_int_equal(c.events[SAMPLE_SOURCE], 1);
+	assert_string_equal(c.source_role, "gauge");
+	assert_int_equal(c.source_target, 2);   /* -p 2002's target */
+	/* one reading per tick (asked for, or a gap while one is in
+	 * flight), and the one in flight at the end */
+	assert_true(c.readings >= c.frames);
+	assert_true(c.readings_finite > 0);
+	assert_true(c.reading == 7);
+	assert_int_equal(c.last_frames, 1);
+}
+
+/* A sources sampler that never starts (the run failed before) frees
+ * the sources it was given (ASan's leak check holds it). */
+static void test_sources_sampler_unstarted(void **state)
+{
+	(void)state;
+	struct source *src = source_new_command(SOURCE_WORK, "requests",
+						"echo 1");
+	assert_non_null(src);
+	struct sampler s = sources_sampler(&src, 1, NULL, 0, 1);
+	assert_non_null(s.ops->start);
+	assert_null(s.ops->open);
+	assert_false(s.ops->busy(s.ctx));
+	s.ops->free(s.ctx);
+}
+
 /* No such process: EXIT_USAGE before any tick; the sinks were begun and
  * are ended with recorded false (a new file would be removed). */
 static void test_setup_fails(void **state)
@@ -456,6 +529,9 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_dataset_matches_file,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sources_sampler, setup,
+						teardown),
+		cmocka_unit_test(test_sources_sampler_unstarted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
