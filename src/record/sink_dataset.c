@@ -4,9 +4,9 @@
  *
  * The recorder's ids are dense (1 up), so its targets and incarnations
  * are found through arrays indexed by id: O(1) a sample. Readings are kept
- * per source as they come and attached once, at the end, by the reader's
- * rule (store_read.c, source_attach()), so that a judgement from memory
- * and one from the file agree.
+ * per source as they come and attached once, at the end, by the file
+ * reader's rules (model/readings.h), so that a judgement from memory and
+ * one from the file agree.
  */
 #include "sink_dataset.h"
 
@@ -18,21 +18,13 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "readings.h"
 
-/* A reading in the order it came (row): a stable sort keeps it among
- * readings of one stamp. */
-struct stamped {
-	double t, v;
-	size_t row;
-};
-
+/* A source's readings (model/readings.h: the file reader's rules) and
+ * the target they belong to. */
 struct kept_source {
-	char role[16];
-	char *name;                /* owned */
 	int64_t target;            /* the recorder's; 0: every target */
-	struct stamped *r;
-	size_t n, cap;
-	bool unordered;
+	struct readings r;
 };
 
 struct target_ref {
@@ -109,9 +101,7 @@ static void sd_event(void *ctx, const struct sample_event *e)
 		xgrow((void **)&s->sources, &s->cap_sources,
 		      s->n_sources + 1, sizeof(*s->sources));
 		struct kept_source *k = &s->sources[s->n_sources++];
-		memset(k, 0, sizeof(*k));
-		snprintf(k->role, sizeof(k->role), "%s", x->role);
-		k->name = xstrdup(x->name ? x->name : "?");
+		readings_init(&k->r, x->role, x->name);
 		k->target = x->target;
 		break;
 	}
@@ -141,65 +131,7 @@ static void sd_frame(void *ctx, const struct sample_frame *f)
 	for (size_t i = 0; i < f->n_readings; i++) {
 		const struct sample_reading *x = &f->readings[i];
 		assert(x->source > 0 && (size_t)x->source <= s->n_sources);
-		struct kept_source *k = &s->sources[x->source - 1];
-		xgrow((void **)&k->r, &k->cap, k->n + 1, sizeof(*k->r));
-		if (k->n && x->t < k->r[k->n - 1].t)
-			k->unordered = true;
-		k->r[k->n] = (struct stamped){x->t, x->value, k->n};
-		k->n++;
-	}
-}
-
-static int stamped_cmp(const void *a, const void *b)
-{
-	const struct stamped *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* Stamp order, stable (a late reading: the source thread's). */
-static void source_sort(struct kept_source *k)
-{
-	if (!k->unordered)
-		return;
-	qsort(k->r, k->n, sizeof(*k->r), stamped_cmp);
-	k->unordered = false;
-}
-
-/* The reader's rule (store_read.c, source_attach()). */
-static void source_attach(struct series *se, const struct kept_source *k)
-{
-	if (!se->n)
-		return;
-	void (*set)(struct series *, size_t, double) = NULL;
-	if (!strcmp(k->role, "work"))
-		set = series_set_requests;
-	else if (!strcmp(k->role, "connections"))
-		set = series_set_connections;
-	else if (strcmp(k->role, "gauge") != 0)
-		return;
-	/* "recorded, all gaps" is not "not recorded" */
-	if (set)
-		set(se, 0, NAN);
-	else
-		series_set_gauge(se, k->name, 0, NAN);
-	size_t j = 0;
-	double prev = -INFINITY;
-	for (size_t i = 0; i < se->n; i++) {
-		double ti = se->t[i];
-		size_t last = SIZE_MAX;
-		while (j < k->n && k->r[j].t <= ti + 1e-6)
-			last = j++;
-		if (last != SIZE_MAX && k->r[last].t > prev + 1e-6 &&
-		    !isnan(k->r[last].v)) {
-			if (set)
-				set(se, i, k->r[last].v);
-			else
-				series_set_gauge(se, k->name, i,
-						 k->r[last].v);
-		}
-		prev = ti;
+		readings_add(&s->sources[x->source - 1].r, x->t, x->value);
 	}
 }
 
@@ -209,12 +141,11 @@ void sink_dataset_take(struct sink_dataset *s, struct dataset *out)
 	s->taken = true;
 	for (size_t k = 0; k < s->n_sources; k++) {
 		struct kept_source *src = &s->sources[k];
-		source_sort(src);
 		for (size_t id = 1; id <= s->n_ids; id++) {
 			const struct target_ref *t = &s->targets[id];
 			if (!src->target || src->target == (int64_t)id ||
 			    src->target == t->parent)
-				source_attach(&s->d.targets[t->index], src);
+				readings_attach(&src->r, &s->d.targets[t->index]);
 		}
 	}
 	*out = s->d;
@@ -245,10 +176,8 @@ void sink_dataset_free(struct sink_dataset *s)
 		return;
 	if (!s->taken)
 		dataset_release(&s->d);
-	for (size_t k = 0; k < s->n_sources; k++) {
-		free(s->sources[k].name);
-		free(s->sources[k].r);
-	}
+	for (size_t k = 0; k < s->n_sources; k++)
+		readings_release(&s->sources[k].r);
 	free(s->sources);
 	free(s->targets);
 	free(s->incs);

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include "common.h"
+#include "readings.h"
 #include "store_internal.h"
 #include "units.h"
 
@@ -705,117 +706,13 @@ static void read_limits(sqlite3 *db, struct dataset *out,
 
 /* ---- figures from outside /proc (schema 2) ---------------------------
  *
- * Source readings carry the stamp of the tick they were asked for, the
- * same stamp as that tick's memory samples. A reading is attached to the
- * first series point at or after it (within a microsecond) and only if no
- * later point came first, so a reading lands on its own tick and a gap in
- * the source stays a gap (NAN) in the series.
- *
- * Rows are not all in stamp order: a reading still in flight at the next
- * tick (a slow scrape, a loaded machine) is written when the recorder
- * collects it, after the gap rows of the ticks that found the source busy
- * (recorder.c, sources_request()). Such a reading is put back in its
- * place (source_rows_add()); dropping it lost, before a counter reset,
- * the increase up to it. A known reading behind an earlier known one is
- * something else -- a wall clock stepped back, in a file from before
- * stamps stopped following it -- and is dropped, as memory samples out of
- * order are.
+ * Source readings are kept and attached by model/readings.h's rules (the
+ * same as a recording kept in memory: record/sink_dataset.c).
  */
 struct source_rows {
 	int64_t id, target_id;     /* target_id 0: every target */
-	char role[16];
-	char *name;
-	double *t, *v;
-	size_t n, cap;
-	double t_known;            /* stamp of the latest known reading */
-	bool unordered;            /* some kept reading is behind the last */
+	struct readings r;
 };
-
-/* Append a reading (v NAN: a gap) in the order of the rows. A gap behind
- * the latest stamp adds nothing and goes; a known reading behind it is
- * kept if it is not behind the latest known one (a late reading), and
- * marks the rows for source_rows_sort(). */
-static void source_rows_add(struct source_rows *r, double t, double v)
-{
-	if (r->n && t < r->t[r->n - 1]) {
-		if (isnan(v) || t < r->t_known)
-			return;
-		r->unordered = true;
-	}
-	size_t cap = r->cap;
-	xgrow((void **)&r->t, &cap, r->n + 1, sizeof(double));
-	xgrow((void **)&r->v, &r->cap, r->n + 1, sizeof(double));
-	r->t[r->n] = t;
-	r->v[r->n++] = v;
-	if (!isnan(v))
-		r->t_known = t;  /* never decreases: see above */
-}
-
-struct stamped {
-	double t, v;
-	size_t row;   /* order of the rows: ties keep it */
-};
-
-static int stamped_cmp(const void *a, const void *b)
-{
-	const struct stamped *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
-/* Put the rows in stamp order (a stable sort: O(n log n), and only for a
- * source that had a late reading). */
-static void source_rows_sort(struct source_rows *r)
-{
-	if (!r->unordered)
-		return;
-	struct stamped *x = xcalloc(r->n, sizeof(*x));
-	for (size_t i = 0; i < r->n; i++)
-		x[i] = (struct stamped){r->t[i], r->v[i], i};
-	qsort(x, r->n, sizeof(*x), stamped_cmp);
-	for (size_t i = 0; i < r->n; i++) {
-		r->t[i] = x[i].t;
-		r->v[i] = x[i].v;
-	}
-	free(x);
-	r->unordered = false;
-}
-
-static void source_attach(struct series *se, const struct source_rows *r)
-{
-	if (!se->n)
-		return;
-	void (*set)(struct series *, size_t, double) = NULL;
-	if (strcmp(r->role, "work") == 0)
-		set = series_set_requests;
-	else if (strcmp(r->role, "connections") == 0)
-		set = series_set_connections;
-	else if (strcmp(r->role, "gauge") != 0)
-		return;  /* a role from a newer memtrend */
-	/* Allocate the figure even if every reading failed: "recorded, all
-	 * gaps" is not "not recorded". */
-	if (set)
-		set(se, 0, NAN);
-	else
-		series_set_gauge(se, r->name, 0, NAN);
-	size_t j = 0;
-	double prev = -INFINITY;
-	for (size_t i = 0; i < se->n; i++) {
-		double ti = se->t[i];
-		size_t last = SIZE_MAX;
-		while (j < r->n && r->t[j] <= ti + 1e-6)
-			last = j++;
-		if (last != SIZE_MAX && r->t[last] > prev + 1e-6 &&
-		    !isnan(r->v[last])) {
-			if (set)
-				set(se, i, r->v[last]);
-			else
-				series_set_gauge(se, r->name, i, r->v[last]);
-		}
-		prev = ti;
-	}
-}
 
 static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
 			const int64_t *target_ids)
@@ -830,14 +727,10 @@ static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		xgrow((void **)&src, &cap_src, n_src + 1, sizeof(*src));
 		struct source_rows *r = &src[n_src++];
-		memset(r, 0, sizeof(*r));
 		r->id = sqlite3_column_int64(s, 0);
-		const char *role = (const char *)sqlite3_column_text(s, 1);
-		snprintf(r->role, sizeof(r->role), "%s", role ? role : "");
-		const char *name = (const char *)sqlite3_column_text(s, 2);
-		r->name = xstrdup(name ? name : "?");
+		readings_init(&r->r, (const char *)sqlite3_column_text(s, 1),
+			      (const char *)sqlite3_column_text(s, 2));
 		r->target_id = sqlite3_column_int64(s, 3);
-		r->t_known = -INFINITY;
 	}
 	sqlite3_finalize(s);
 	int rc = 0;
@@ -864,7 +757,7 @@ static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
 				step = SQLITE_DONE;
 				break;
 			}
-			source_rows_add(last, t,
+			readings_add(&last->r, t,
 					sqlite3_column_type(s, 2) ==
 					SQLITE_NULL ? NAN :
 					sqlite3_column_double(s, 2));
@@ -891,19 +784,14 @@ static int read_sources(sqlite3 *db, const char *path, struct dataset *out,
 		sqlite3_finalize(s);
 	}
 	for (size_t k = 0; !rc && k < n_src; k++)
-		source_rows_sort(&src[k]);
-	for (size_t k = 0; !rc && k < n_src; k++)
 		for (size_t ti = 0; ti < out->n_targets; ti++)
 			if (!src[k].target_id ||
 			    src[k].target_id == target_ids[ti] ||
 			    src[k].target_id == parents[ti])
-				source_attach(&out->targets[ti], &src[k]);
+				readings_attach(&src[k].r, &out->targets[ti]);
 	free(parents);
-	for (size_t k = 0; k < n_src; k++) {
-		free(src[k].name);
-		free(src[k].t);
-		free(src[k].v);
-	}
+	for (size_t k = 0; k < n_src; k++)
+		readings_release(&src[k].r);
 	free(src);
 	return rc;
 }
