@@ -745,6 +745,25 @@ static int scan_fail(struct scan *s, const char *at, const char *fmt, ...)
 #define NAME_FMT "'%.*s%s'"
 #define NAME_ARG(p, n) (int)((n) > 64 ? 64 : (n)), (p), ((n) > 64 ? "..." : "")
 
+/* The character of a raw (escaped) label value at raw[*i], decoded:
+ * \\, \" and \n are one character each (*i moves past the escape); any
+ * other backslash stays, as in Prometheus. */
+static char value_char(const char *raw, size_t n, size_t *i)
+{
+	char c = raw[*i];
+	if (c == '\\' && *i + 1 < n) {
+		char d = raw[*i + 1];
+		if (d == '\\' || d == '"') {
+			c = d;
+			++*i;
+		} else if (d == 'n') {
+			c = '\n';
+			++*i;
+		}
+	}
+	return c;
+}
+
 /* Compare a raw (escaped) label value with a decoded string. */
 static bool raw_value_equals(const char *raw, size_t n, bool escaped,
 			     const char *want, size_t want_len)
@@ -753,17 +772,7 @@ static bool raw_value_equals(const char *raw, size_t n, bool escaped,
 		return n == want_len && memcmp(raw, want, n) == 0;
 	size_t j = 0;
 	for (size_t i = 0; i < n; i++, j++) {
-		char c = raw[i];
-		if (c == '\\' && i + 1 < n) {
-			char d = raw[i + 1];
-			if (d == '\\' || d == '"') {
-				c = d;
-				i++;
-			} else if (d == 'n') {
-				c = '\n';
-				i++;
-			}  /* else the backslash stays, as in Prometheus */
-		}
+		char c = value_char(raw, n, &i);
 		if (j >= want_len || want[j] != c)
 			return false;
 	}
@@ -780,17 +789,7 @@ static size_t decode_value(const char *raw, size_t n, char *dst, size_t cap)
 		return n;
 	}
 	for (size_t i = 0; i < n; i++) {
-		char c = raw[i];
-		if (c == '\\' && i + 1 < n) {
-			char d = raw[i + 1];
-			if (d == '\\' || d == '"') {
-				c = d;
-				i++;
-			} else if (d == 'n') {
-				c = '\n';
-				i++;
-			}
-		}
+		char c = value_char(raw, n, &i);
 		if (j == cap)
 			return (size_t)-1;
 		dst[j++] = c;
