@@ -120,7 +120,7 @@ const struct cli_option record_options[] = {
 	CLI_STRING(0, "work-cmd", RA, work_cmd, "CMD", "a shell command "
 		"printing a cumulative counter (requests, tokens), e.g. "
 		"redis-cli info stats | sed -n "
-		"'s/^total_commands_processed://p'", NULL),
+		"'s/^total_commands_processed://p'", "an empty command"),
 	CLI_STRING(0, "work", RA, work_url, "URL#METRIC", "a counter scraped "
 		"from a Prometheus/OpenMetrics endpoint; METRIC{label=\"v\",...} "
 		"sums the series that match (=, !=, =~, !~)", NULL),

@@ -216,10 +216,16 @@ static int parse_cap(const struct cli_option *row, const char *arg,
 	(void)row;
 	struct report_args *a = field;
 	const char *eq = strchr(arg, '=');
+	if (eq == arg)
+		return error("--cap: '%s' has no name before '=' (write "
+			     "NAME=SIZE, or SIZE alone)", arg);
 	struct analysis_cap cap;
 	if (cli_value(&size_row, eq ? eq + 1 : arg, &cap.bytes))
 		return -1;
-	cap.name = eq ? strndup(arg, (size_t)(eq - arg)) : strdup("cap");
+	char *name = xstrdup(eq ? arg : "cap");
+	if (eq)
+		name[eq - arg] = '\0';
+	cap.name = name;
 	xgrow((void **)&a->caps, &a->cap_caps, a->n_caps + 1,
 	      sizeof(*a->caps));
 	a->caps[a->n_caps++] = cap;

@@ -54,6 +54,13 @@ bad_report() {  # WHAT EXPECTED-MESSAGE FILE [report options]
 	grep -qF "$msg" "$T/err" || fail "$what: message $(head -c 300 "$T/err")"
 	[ ! -s "$T/out" ] || fail "$what: a report was printed"
 }
+# An empty name before '=', an empty work command: refused, not taken
+# as a cap named "" or a counter that never answers.
+printf 't,footprint\n1,1000\n2,1000\n' > "$T/ok.csv"
+bad_report "--cap =SIZE" "has no name before '='" "$T/ok.csv" --cap =1MiB
+"$MEMTREND" record -q -o "$T/w.db" --work-cmd '' -d 1s -- true 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--work-cmd: an empty command" "$T/err" || fail "--work-cmd '': exit $rc, $(cat "$T/err")"
+[ ! -e "$T/w.db" ] || fail "--work-cmd '': a file was created"
 head -c 20000000 /dev/zero > "$T/zeros.csv"
 bad_report "NUL bytes, no line break" "zeros.csv:1: a row longer than 16 MiB" "$T/zeros.csv"
 printf 'time,footprint\n1000,1e308\n' > "$T/huge.csv"
