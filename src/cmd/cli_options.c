@@ -146,6 +146,17 @@ static void store_count(const struct cli_option *row, unsigned long long u,
 	}
 }
 
+int cli_named_value(const struct cli_option *row, const char *who,
+		    const char *arg, size_t *name_len, void *field)
+{
+	const char *eq = strchr(arg, '=');
+	if (eq == arg)
+		return error("--%s: '%s' has no %s before '='", row->name, arg,
+			     who);
+	*name_len = eq ? (size_t)(eq - arg) : 0;
+	return cli_value(row, eq ? eq + 1 : arg, field);
+}
+
 /* ENUM: the choices, as "name, cgroup or unit". */
 static void choices_text(const struct cli_option *row, char *buf, size_t n)
 {

@@ -231,6 +231,13 @@ int cli_parse(const struct cli_command *cmd, const char *prefix, int argc,
  * duration, a size, a count ("long=DUR"). */
 int cli_value(const struct cli_option *row, const char *arg, void *field);
 
+/* "NAME=VALUE" or "VALUE" (--cap NAME=SIZE): VALUE converted by
+ * cli_value(row) into field, *name_len the length of NAME (0 without an
+ * '='). An empty NAME before '=' is refused ("--OPT: 'ARG' has no WHO
+ * before '='"). 0, or -1 after one message. */
+int cli_named_value(const struct cli_option *row, const char *who,
+		    const char *arg, size_t *name_len, void *field);
+
 void cli_strings_add(struct cli_strings *s, const char *v);
 void cli_strings_release(struct cli_strings *s);
 

@@ -122,24 +122,19 @@ static int parse_cap_arg(const struct cli_option *row, const char *arg,
 	      sizeof(*a->caps));
 	struct cap_arg *c = &a->caps[a->n_caps];
 	memset(c, 0, sizeof(*c));
-	const char *eq = strchr(arg, '=');
-	if (cli_value(&size_row, eq ? eq + 1 : arg, &c->bytes))
+	size_t len;
+	if (cli_named_value(&size_row, "name or PID", arg, &len, &c->bytes))
 		return -1;
-	if (!eq) {
+	if (!len) {
 		c->kind = BOOKS_CAP_ALL;
-	} else if (eq == arg) {
-		return error("--cap: '%s': name or PID before '=' is empty",
-			     arg);
-	} else if (all_digits(arg, (size_t)(eq - arg))) {
+	} else if (all_digits(arg, len)) {
 		long v = strtol(arg, NULL, 10);
 		if (v <= 0 || v > 0x7fffffff)
-			return error("--cap: '%.*s' is no PID", (int)(eq - arg),
-				     arg);
+			return error("--cap: '%.*s' is no PID", (int)len, arg);
 		c->kind = BOOKS_CAP_PID;
 		c->pid = (pid_t)v;
 	} else {
 		c->kind = BOOKS_CAP_NAME;
-		size_t len = (size_t)(eq - arg);
 		if (len >= sizeof(c->name))
 			return error("--cap: the name '%.*s...' is too long",
 				     40, arg);

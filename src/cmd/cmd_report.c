@@ -215,16 +215,13 @@ static int parse_cap(const struct cli_option *row, const char *arg,
 		.hi = INFINITY, .what = "a size"};
 	(void)row;
 	struct report_args *a = field;
-	const char *eq = strchr(arg, '=');
-	if (eq == arg)
-		return error("--cap: '%s' has no name before '=' (write "
-			     "NAME=SIZE, or SIZE alone)", arg);
 	struct analysis_cap cap;
-	if (cli_value(&size_row, eq ? eq + 1 : arg, &cap.bytes))
+	size_t len;
+	if (cli_named_value(&size_row, "name", arg, &len, &cap.bytes))
 		return -1;
-	char *name = xstrdup(eq ? arg : "cap");
-	if (eq)
-		name[eq - arg] = '\0';
+	char *name = xstrdup(len ? arg : "cap");
+	if (len)
+		name[len] = '\0';  /* NAME of NAME=SIZE */
 	cap.name = name;
 	xgrow((void **)&a->caps, &a->cap_caps, a->n_caps + 1,
 	      sizeof(*a->caps));
