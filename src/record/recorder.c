@@ -2,12 +2,18 @@
  * recorder.c - the sampling loop (recorder.h).
  *
  * Shape of one tick: each root target (its process, its descendants and
- * their sum; each process's samplers after its status, sampler.h) ->
- * each --group-by group's sum -> the readings the samplers finished
- * between ticks (the work counter's and gauges') and the connection
- * counts -> the samplers asked for the next ->
- * system figures and each distinct memory cgroup (at most once a second)
- * -> the frame to every sink (sink.h) -> the on_tick hook. Between
+ * their sum: the process sampler's read, which says whether the process
+ * still lives, then each other sampler's, sampler.h) -> each --group-by
+ * group's sum -> the readings the samplers finished between ticks (the
+ * work counter's and gauges') and the connection counts -> the samplers
+ * asked for the next -> the samplers' machine tick (the machine's and
+ * each distinct memory cgroup's figures, a GPU's totals: at most once a
+ * second) -> the frame to every sink (sink.h) -> the on_tick hook.
+ *
+ * It reads nothing itself: every figure, every list of processes and
+ * every process's identity comes from a sampler (the process sampler,
+ * sampler_proc.c, over the caller's probe). What it owns is the
+ * bookkeeping above them: targets, incarnations, sums, the -- COMMAND. Between
  * frames, what appears (a target, an incarnation, a cgroup, a note, a GPU
  * row) goes to the sinks as an event, in order. Ticks are scheduled on
  * CLOCK_MONOTONIC absolute deadlines (no drift, no burst after a stall:
@@ -26,7 +32,7 @@
  * --max-targets.
  *
  * Cost: a process sample is one pread of /proc/PID/status through a kept
- * fd plus one frame entry (the store sink: one prepared INSERT inside its
+ * fd (the process sampler's read, one indirect call) plus one frame entry (the store sink: one prepared INSERT inside its
  * open transaction). Name and
  * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
  * Around that work the loop adds four clock reads (vDSO), two
@@ -263,18 +269,19 @@ static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 	assert(!seen || seen->pid == pid);
 	memset(w, 0, sizeof(*w));
 	const struct sampler *ps = &rec->processes;
-	w->proc = ps->ops->open(ps->ctx, rec, pid, seen);
+	w->proc = ps->ops->open(ps->ctx, pid, seen);
 	if (!w->proc)
 		return -1;
 	w->ident = ps->ops->identity(ps->ctx, w->proc);
 	assert(w->ident && w->ident->pid == pid);
-	w->cgroup = ps->ops->cgroup ? ps->ops->cgroup(ps->ctx, w->proc) : 0;
+	w->cgroup = ps->ops->cgroup ? ps->ops->cgroup(ps->ctx, rec, w->proc) :
+		    0;
 	w->target_id = target_id;
 	w->alive = true;
 	for (size_t i = 0; i < rec->n_samplers; i++) {
 		const struct sampler *sp = &rec->samplers[i];
 		w->sampled[i] = sp->ops->open ?
-				sp->ops->open(sp->ctx, rec, pid, seen) : NULL;
+				sp->ops->open(sp->ctx, pid, seen) : NULL;
 	}
 	w->inc_id = recorder_inc_begin(rec, target_id, w->ident, w->cgroup,
 				       t);

@@ -346,10 +346,8 @@ static const char *gs_describe(void *ctx)
 	return gpu_recorder_sources(ctx);
 }
 
-static void *gs_open(void *ctx, struct recorder *rec, pid_t pid,
-		     const struct proc_identity *seen)
+static void *gs_open(void *ctx, pid_t pid, const struct proc_identity *seen)
 {
-	(void)rec;
 	(void)seen;
 	return gpu_proc_new(ctx, pid);
 }

@@ -4,7 +4,8 @@
  * --cgroup's selection and --group-by's groups (the sum of their live
  * members, a target each).
  *
- * What it does not do: sample (recorder.c samples the roots this file
+ * What it does not do: read the machine (the process sampler lists the
+ * processes, sampler.h), sample (recorder.c samples the roots this file
  * adds) or keep anything of an ended process: a dropped root's memory is
  * freed at once, and glibc asked to give it back after many.
  */
@@ -232,15 +233,17 @@ void recorder_groups_release(struct recorder *rec, double t)
 }
 
 /*
- * --all: every process of the proc root not followed yet becomes a root
- * of its own (target kind "process"), unless it is memtrend itself (its
- * ancestors, a shell or a service manager, are recorded), a kernel thread,
- * another user's (--user), outside --cgroup (host_select), or beyond
- * --max-targets (said once); with --group-by it joins its group. Work:
- * O(processes log processes) per scan (and one read of /proc/PID/cgroup
- * per process not followed yet, with --cgroup or --group-by cgroup|unit),
- * one scan per rescan_s; a process that starts and ends between two scans
- * is not seen (documented with --rescan).
+ * --all: every process the process sampler lists (SAMPLER_ALL: with
+ * memory of its own, not a kernel thread; --user's) and not followed yet
+ * becomes a root of its own (target kind "process"), unless it is
+ * memtrend itself (its ancestors, a shell or a service manager, are
+ * recorded), outside --cgroup (host_select), or beyond --max-targets
+ * (said once); with --group-by it joins its group. Work: O(processes log
+ * processes) per scan (and one read of /proc/PID/cgroup per process not
+ * followed yet, with --cgroup or --group-by cgroup|unit), one scan per
+ * rescan_s; a process that starts and ends between two scans is not
+ * seen (documented with --rescan), one that ends between the list and
+ * its open is declared and ended at once (final).
  */
 void recorder_host_scan(struct recorder *rec, double t, double mono)
 {

@@ -165,9 +165,8 @@ struct sampler_ops {
 	 * close are then not called; the process sampler's: it cannot be
 	 * followed, gone or unreadable). seen: NULL, or pid's identity as
 	 * a list() of this run found it (its command line need not be
-	 * read again). Events (a cgroup first seen) go through rec. */
-	void *(*open)(void *ctx, struct recorder *rec, pid_t pid,
-		      const struct proc_identity *seen);
+	 * read again). */
+	void *(*open)(void *ctx, pid_t pid, const struct proc_identity *seen);
 	/* At t (mono: CLOCK_MONOTONIC, for rescan rates), into f; events
 	 * under the recorder's incarnation inc. */
 	enum sampler_status (*read)(void *ctx, void *proc,
@@ -189,9 +188,10 @@ struct sampler_ops {
 	/* proc's identity (pid and start time: the incarnation), valid
 	 * until close(). */
 	const struct proc_identity *(*identity)(void *ctx, void *proc);
-	/* The recorder's id of proc's memory cgroup (sampler_cgroup_declare
-	 * at open), 0: none readable. */
-	int64_t (*cgroup)(void *ctx, void *proc);
+	/* The recorder's id of proc's memory cgroup, 0: none readable;
+	 * asked once, after open (a cgroup first seen is declared then,
+	 * sampler_cgroup_declare, before the incarnation that names it). */
+	int64_t (*cgroup)(void *ctx, struct recorder *rec, void *proc);
 	/* ESTABLISHED TCP connections to one of ports on the sockets of
 	 * pids (pids[0] the root; probe.h, probe_tcp_established: its
 	 * rules). 0 with *count (NAN: unreadable) and *restricted. */

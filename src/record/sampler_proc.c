@@ -58,7 +58,8 @@ struct proc_sampler {
 /* One followed incarnation. */
 struct proc_one {
 	struct probe_proc *pp;     /* owned */
-	int64_t cgroup;            /* the recorder's id; 0: none */
+	int64_t cgroup;            /* the recorder's id; 0: none; -1: not
+				      looked up yet */
 	double last_smaps;         /* monotonic; -inf before the first */
 };
 
@@ -283,8 +284,7 @@ static int64_t cgroup_for(struct proc_sampler *ps, struct recorder *rec,
 	return id;
 }
 
-static void *ps_open(void *ctx, struct recorder *rec, pid_t pid,
-		     const struct proc_identity *seen)
+static void *ps_open(void *ctx, pid_t pid, const struct proc_identity *seen)
 {
 	struct proc_sampler *ps = ctx;
 	assert(!seen || seen->pid == pid);
@@ -296,7 +296,7 @@ static void *ps_open(void *ctx, struct recorder *rec, pid_t pid,
 	struct proc_one *p = xcalloc(1, sizeof(*p));
 	p->pp = pp;
 	p->last_smaps = -INFINITY;
-	p->cgroup = cgroup_for(ps, rec, pid);
+	p->cgroup = -1;  /* not looked up yet */
 	return p;
 }
 
@@ -314,10 +314,13 @@ static const struct proc_identity *ps_identity(void *ctx, void *proc)
 	return probe_proc_identity(((struct proc_one *)proc)->pp);
 }
 
-static int64_t ps_cgroup(void *ctx, void *proc)
+static int64_t ps_cgroup(void *ctx, struct recorder *rec, void *proc)
 {
-	(void)ctx;
-	return ((struct proc_one *)proc)->cgroup;
+	struct proc_one *p = proc;
+	if (p->cgroup < 0)
+		p->cgroup = cgroup_for(ctx, rec,
+				       probe_proc_identity(p->pp)->pid);
+	return p->cgroup;
 }
 
 /* The status figures, then smaps_rollup when due. Without ptrace access
