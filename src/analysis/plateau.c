@@ -333,7 +333,7 @@ static double bend_high(const double *bx, const double *by, size_t m,
 		x[i] = i >= k ? bx[i] - bx[k] : 0;
 	}
 	const double *nuis[] = {t};
-	struct stats_lf_options opt = {nuis, 1, false};
+	struct stats_lf_options opt = {nuis, 1, false, true};
 	struct stats_lf_result lf;
 	int rc = stats_lf_slope_interval(bx, x, by, m, late - early, 0.95,
 					 &opt, &lf);

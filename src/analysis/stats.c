@@ -106,6 +106,41 @@ double stats_median_inplace(double *v, size_t n)
 	return (lo + hi) / 2;
 }
 
+double stats_brown_forsythe(const double *v, size_t n, size_t groups)
+{
+	assert(v != NULL);
+	if (groups < 2 || n < 2 * groups)
+		return NAN;
+	double *z = xmalloc(n * sizeof(*z));
+	double *zbar = xmalloc(groups * sizeof(*zbar));
+	double total = 0, within = 0;
+	for (size_t k = 0; k < groups; k++) {
+		size_t lo = k * n / groups, hi = (k + 1) * n / groups;
+		memcpy(z + lo, v + lo, (hi - lo) * sizeof(*z));
+		double med = stats_median_inplace(z + lo, hi - lo);
+		double sum = 0;
+		for (size_t i = lo; i < hi; i++) {
+			z[i] = fabs(v[i] - med);
+			sum += z[i];
+		}
+		zbar[k] = sum / (double)(hi - lo);
+		total += sum;
+		for (size_t i = lo; i < hi; i++)
+			within += (z[i] - zbar[k]) * (z[i] - zbar[k]);
+	}
+	double zall = total / (double)n, between = 0;
+	for (size_t k = 0; k < groups; k++) {
+		size_t cnt = (k + 1) * n / groups - k * n / groups;
+		between += (double)cnt * (zbar[k] - zall) * (zbar[k] - zall);
+	}
+	free(z);
+	free(zbar);
+	if (!(within > 0))
+		return NAN;
+	return (between / (double)(groups - 1)) /
+	       (within / (double)(n - groups));
+}
+
 /* ------------------------------------------------------------------ */
 /* Normal distribution                                                 */
 /* ------------------------------------------------------------------ */
