@@ -703,7 +703,7 @@ int stats_trend_compute_steps(const double *x, const double *y, size_t n,
 			cols[k * n + i] = i >= starts[k] ? 1 : 0;
 		colp[k] = cols + k * n;
 	}
-	struct stats_lf_options opt = {colp, ns, false};
+	struct stats_lf_options opt = {colp, ns, false, false};
 	double *offset = xmalloc(n * sizeof(*offset));
 	double *scratch = xmalloc(n * sizeof(*scratch));
 	double *adj = xmalloc(n * sizeof(*adj));
@@ -884,7 +884,7 @@ static int trend_compute(const double *t, const double *x, const double *y,
 	 * low-frequency variation under a family of noise models
 	 * (stats_lowfreq.h), centred on the Theil-Sen slope. With x apart
 	 * from t, x is cumulative work: what each request keeps may vary. */
-	struct stats_lf_options lo = {NULL, 0, ts != xs};
+	struct stats_lf_options lo = {NULL, 0, ts != xs, false};
 	if (nuisance) {
 		assert(ts == xs && m == n);
 		lo = *nuisance;
