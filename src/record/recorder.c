@@ -946,6 +946,10 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	 * then the readers apart from processes. */
 	rec.processes = proc_sampler(probe, o->smaps, o->smaps_interval_s,
 				 o->regions);
+	/* what a process sampler must fill (sampler.h) */
+	assert(rec.processes.ops->list && rec.processes.ops->open &&
+	       rec.processes.ops->identity && rec.processes.ops->read &&
+	       rec.processes.ops->close && rec.processes.ops->free);
 	rec.samplers[rec.n_samplers++] = gpu_sampler(probe_proc_root(probe),
 						     !o->no_gpu);
 	if (o->n_sources)

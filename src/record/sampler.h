@@ -67,7 +67,7 @@
  * process the process sampler cannot read is a process not followed);
  * must not block (it costs the tick; collect() with wait, at a stop, is
  * bounded by the source timeout); every operation may be NULL but the
- * process sampler's list, open, identity and read. Cost: one indirect
+ * process sampler's list, open, identity, read, close and free. Cost: one indirect
  * call per operation; a read adds no syscall and no copy to what its
  * reader costs (the process sampler's: one pread of /proc/PID/status).
  */
