@@ -13,13 +13,14 @@
  * It reads nothing itself: every figure, every list of processes and
  * every process's identity comes from a sampler (the process sampler,
  * sampler_proc.c, over the caller's probe). What it owns is the
- * bookkeeping above them: targets, incarnations, sums, the -- COMMAND. Between
- * frames, what appears (a target, an incarnation, a cgroup, a note, a GPU
- * row) goes to the sinks as an event, in order. Ticks are scheduled on
- * CLOCK_MONOTONIC absolute deadlines (no drift, no burst after a stall:
- * a missed deadline is skipped); samples are stamped with the wall clock
- * at the start plus the time elapsed (stamp_clock.h: a step of the wall
- * clock is noted, never followed).
+ * bookkeeping above them: targets, incarnations, sums, the -- COMMAND.
+ *
+ * Between frames, what appears (a target, an incarnation, a cgroup, a
+ * note, a GPU row) goes to the sinks as an event, in order. Ticks are
+ * scheduled on CLOCK_MONOTONIC absolute deadlines (no drift, no burst
+ * after a stall: a missed deadline is skipped); samples are stamped with
+ * the wall clock at the start plus the time elapsed (stamp_clock.h: a
+ * step of the wall clock is noted, never followed).
  *
  * Ids: every target, incarnation, cgroup and source gets the next id of
  * its kind here (sample.h); sinks key on them, the store maps them.
@@ -32,9 +33,10 @@
  * --max-targets.
  *
  * Cost: a process sample is one pread of /proc/PID/status through a kept
- * fd (the process sampler's read, one indirect call) plus one frame entry (the store sink: one prepared INSERT inside its
- * open transaction). Name and
- * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
+ * fd (the process sampler's read, one indirect call) plus one frame
+ * entry (the store sink: one prepared INSERT inside its open
+ * transaction). Name and descendant scans (O(processes)) run at
+ * RESCAN_INTERVAL_S at most.
  * Around that work the loop adds four clock reads (vDSO), two
  * should_stop() calls, a few stores into the tick summary (the on_tick
  * hook's) and one sleep: clock_nanosleep() to the absolute
