@@ -11,8 +11,8 @@
  *   read: its status figures, smaps_rollup when due, and whether it
  *   still lives; snapshot: --regions; close), reads the machine and
  *   the memory cgroups at tick(), and counts a tree's connections.
- *   Another platform is another such file, passed where recorder_run()
- *   makes this one;
+ *   Another platform is another such file, made in its place where
+ *   recorder_run() lists its samplers;
  * - memory sources read per process after it (open, read, close, a
  *   tick for machine-wide readings): the GPU readers (DRM fdinfo and
  *   NVML, recorder_gpu.c: gpu_sampler());
@@ -67,9 +67,11 @@
  * process the process sampler cannot read is a process not followed);
  * must not block (it costs the tick; collect() with wait, at a stop, is
  * bounded by the source timeout); every operation may be NULL but the
- * process sampler's list, open, identity, read, close and free. Cost: one indirect
- * call per operation; a read adds no syscall and no copy to what its
- * reader costs (the process sampler's: one pread of /proc/PID/status).
+ * process sampler's list, open, identity, read, close and free. Cost:
+ * one indirect call per operation; a read adds no syscall and no copy
+ * to what its reader costs (the process sampler's: one pread of
+ * /proc/PID/status). What list() found is its caller's, until
+ * sampler_list_release().
  */
 #ifndef MEMTREND_SAMPLER_H
 #define MEMTREND_SAMPLER_H
