@@ -121,7 +121,7 @@ enum sampler_scope {
 	SAMPLER_NAME,        /* those whose name or command line matches
 				re (--name), oldest first, never one of
 				exclude nor a child of exclude[0] (its
-				reapers: target.h, target_find_by_name) */
+				reapers: target.h, target_name_eligible) */
 };
 
 struct sampler_query {
