@@ -51,11 +51,12 @@
 #define SITES_MAX_DEPTH 32u
 #define SITES_DEFAULT_DEPTH 8u
 #define SITES_DEFAULT_RATE (512u * 1024u)
-/* Default capacities: 4,096 sites, 262,144 sampled live blocks (kept at
- * most 3/4 full): about 5.3 MiB of file at depth 8, touched as used. At
- * the default rate a live heap of ~96 GiB fills the live set. */
+/* Default capacities: 4,096 sites, 131,072 sampled live blocks (kept at
+ * most 3/4 full): about 3.6 MiB of file at depth 8 (the shim's own
+ * memory: it is the target's shmem, touched as used, never more). At
+ * the default rate a live heap of ~48 GiB fills the live set. */
 #define SITES_DEFAULT_MAX_SITES 4096u
-#define SITES_DEFAULT_LIVE_SLOTS (1u << 18)
+#define SITES_DEFAULT_LIVE_SLOTS (1u << 17)
 
 struct sites_header {
 	uint64_t magic;

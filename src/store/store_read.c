@@ -832,6 +832,12 @@ static void read_regions(sqlite3 *db, struct dataset *out,
  * frames, then its rows (written when the value changed), then the
  * shim's latest figures per target. A file recorded without --sites (or
  * before it existed) has no site table: nothing to read. */
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(s, i);
+	return v ? xstrdup(v) : NULL;
+}
+
 static void read_sites(sqlite3 *db, struct dataset *out,
 		       const struct inc_map *map, size_t n_map)
 {
@@ -859,21 +865,27 @@ static void read_sites(sqlite3 *db, struct dataset *out,
 		sqlite3_bind_int64(f, 1, id);
 		size_t n = 0;
 		while (n < ARRAY_SIZE(frames) && sqlite3_step(f) == SQLITE_ROW) {
+			/* a row's texts are SQLite's until the next step */
 			frames[n] = (struct series_site_frame){
 				.address = (uint64_t)sqlite3_column_int64(f, 0),
-				.module = (char *)sqlite3_column_text(f, 1),
-				.build_id = (char *)sqlite3_column_text(f, 2),
+				.module = col_dup(f, 1),
+				.build_id = col_dup(f, 2),
 				.offset = (uint64_t)sqlite3_column_int64(f, 3),
-				.function = (char *)sqlite3_column_text(f, 4),
-				.file = (char *)sqlite3_column_text(f, 5),
+				.function = col_dup(f, 4),
+				.file = col_dup(f, 5),
 				.line = sqlite3_column_int(f, 6),
 			};
 			n++;
 		}
-		/* the texts are SQLite's until the reset: copied first */
+		sqlite3_reset(f);
 		struct series *se = &out->targets[m->target];
 		size_t idx = series_add_site(se, id, m->inc, frames, n);
-		sqlite3_reset(f);
+		for (size_t k = 0; k < n; k++) {
+			free(frames[k].module);
+			free(frames[k].build_id);
+			free(frames[k].function);
+			free(frames[k].file);
+		}
 		xgrow((void **)&refs, &cap_refs, n_refs + 1, sizeof(*refs));
 		refs[n_refs++] = (struct site_ref){id, m->target, idx};
 	}

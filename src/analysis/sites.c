@@ -1,0 +1,246 @@
+/*
+ * sites.c - each allocation site's live bytes analysed as the target's
+ * footprint is (sites.h, docs/sites.md).
+ *
+ * A site's series is made of the target's analysed incarnation: its
+ * times and work counter, and at each point the site's estimate as
+ * recorded (series_site_live_at: the row at or before it, 0 before the
+ * first, nothing sampled there yet). analysis_run() then gives its
+ * slopes, intervals and verdict by the target's own rules, and the same
+ * for the live heap, the sum of every site. Nothing here computes a
+ * statistic.
+ */
+#include "sites.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "common.h"
+
+const char *site_trend_name(enum site_trend t)
+{
+	switch (t) {
+	case SITE_GROWING: return "growing";
+	case SITE_PLATEAU: return "plateau";
+	case SITE_STABLE: return "stable";
+	case SITE_INCONCLUSIVE: break;
+	}
+	return "inconclusive";
+}
+
+const char *sites_split_name(enum sites_split s)
+{
+	switch (s) {
+	case SITES_SPLIT_LEAK: return "leak";
+	case SITES_SPLIT_PARTLY: return "partly";
+	case SITES_SPLIT_RETENTION: return "retention";
+	case SITES_SPLIT_NONE: break;
+	}
+	return "none";
+}
+
+/* The analysed incarnation's points [lo, hi) of s. */
+static void window(const struct series *s, uint32_t inc, size_t *lo,
+		   size_t *hi)
+{
+	*lo = *hi = 0;
+	size_t i = 0;
+	while (i < s->n && s->n_incs && s->inc[i] != inc)
+		i++;
+	*lo = i;
+	while (i < s->n && (!s->n_incs || s->inc[i] == inc))
+		i++;
+	*hi = i;
+}
+
+/* A series of s's points [lo, hi) with v(point) as its footprint: the
+ * target's times and work, one incarnation. */
+static void derived(const struct series *s, size_t lo, size_t hi,
+		    const double *v, struct series *out)
+{
+	series_init(out, s->name);
+	const struct incarnation *ic = s->n_incs ? &s->incs[s->inc[lo]] :
+				       NULL;
+	series_add_incarnation(out, ic ? ic->pid : -1,
+			       ic ? ic->start_ticks : 0,
+			       ic ? ic->start_time : NAN, NULL, NULL);
+	series_reserve(out, hi - lo);
+	for (size_t i = lo; i < hi; i++) {
+		if (isnan(s->footprint[i]))
+			continue;
+		size_t k = series_append(out, s->t[i], v[i - lo], 0);
+		if (s->requests)
+			series_set_requests(out, k, s->requests[i]);
+	}
+	out->mem_total = out->cgroup_limit = NAN;
+	out->swap_total = out->swap_free_last = NAN;
+	out->mem_available_last = NAN;
+}
+
+static enum site_trend trend_of(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_GROWING: return SITE_GROWING;
+	case VERDICT_PLATEAU: return SITE_PLATEAU;
+	case VERDICT_STABLE: return SITE_STABLE;
+	case VERDICT_INCONCLUSIVE: break;
+	}
+	return SITE_INCONCLUSIVE;
+}
+
+/* Analyse v over the window: its findings, released by the caller. */
+static void analyse(const struct series *s, size_t lo, size_t hi,
+		    const double *v, const struct analysis_options *o,
+		    struct target_findings *g, struct series *keep)
+{
+	derived(s, lo, hi, v, keep);
+	/* the target's options, but not its limits: a site has none */
+	struct analysis_options so = *o;
+	so.limit = NAN;
+	so.caps = NULL;
+	so.n_caps = 0;
+	so.has_suspect = false;
+	analysis_run(keep, &so, g);
+}
+
+static int by_rank(const void *a, const void *b)
+{
+	const struct site_finding *x = a, *y = b;
+	bool gx = x->trend == SITE_GROWING, gy = y->trend == SITE_GROWING;
+	if (gx != gy)
+		return gx ? -1 : 1;
+	double kx = gx ? x->slope.estimate : x->last;
+	double ky = gy ? y->slope.estimate : y->last;
+	if (isnan(kx) != isnan(ky))
+		return isnan(kx) ? 1 : -1;
+	return kx > ky ? -1 : kx < ky ? 1 : (x->site > y->site) -
+					     (x->site < y->site);
+}
+
+struct growth {
+	size_t site;
+	double grew;
+};
+
+static int by_growth(const void *a, const void *b)
+{
+	const struct growth *x = a, *y = b;
+	return x->grew > y->grew ? -1 : x->grew < y->grew ? 1 :
+	       (x->site > y->site) - (x->site < y->site);
+}
+
+void sites_analyse(const struct analysis_options *o,
+		   struct target_findings *f)
+{
+	const struct series *s = f->series;
+	struct sites_finding *x = &f->sites;
+	memset(x, 0, sizeof(*x));
+	x->heap_slope = x->heap_per_request = SLOPE_NONE;
+	x->heap_first = x->heap_last = x->heap_share = NAN;
+	x->rate = x->sampled = x->dropped = NAN;
+	if (!s->n_sites || !s->n)
+		return;
+	uint32_t inc = s->n_incs ? (uint32_t)f->analysed_inc : 0;
+	size_t lo, hi;
+	window(s, inc, &lo, &hi);
+	if (hi - lo < 2)
+		return;
+	x->recorded = true;
+	if (s->site_stats.recorded && s->site_stats.inc == inc) {
+		x->rate = s->site_stats.rate;
+		x->sampled = s->site_stats.sampled;
+		x->dropped = s->site_stats.dropped_sites +
+			     s->site_stats.dropped_live;
+	}
+	size_t n = hi - lo;
+	double *v = xcalloc(n, sizeof(*v));
+	double *heap = xcalloc(n, sizeof(*heap));
+	struct growth *g = xcalloc(s->n_sites, sizeof(*g));
+	size_t n_g = 0;
+	for (size_t k = 0; k < s->n_sites; k++) {
+		const struct series_site *site = &s->sites[k];
+		if (site->inc != inc)
+			continue;
+		x->n_sites++;
+		double first = series_site_live_at(site, s->t[lo]);
+		double last = series_site_live_at(site, s->t[hi - 1]);
+		for (size_t i = 0; i < n; i++)
+			heap[i] += series_site_live_at(site, s->t[lo + i]);
+		g[n_g++] = (struct growth){k, last - first};
+	}
+	qsort(g, n_g, sizeof(*g), by_growth);
+	size_t n_an = n_g < SITES_ANALYSED ? n_g : SITES_ANALYSED;
+	x->ranked = xcalloc(n_an ? n_an : 1, sizeof(*x->ranked));
+	bool fp_grows = f->has_trend && f->slope.estimate > 0;
+	for (size_t r = 0; r < n_an; r++) {
+		const struct series_site *site = &s->sites[g[r].site];
+		for (size_t i = 0; i < n; i++)
+			v[i] = series_site_live_at(site, s->t[lo + i]);
+		struct series keep;
+		struct target_findings sf;
+		analyse(s, lo, hi, v, o, &sf, &keep);
+		struct site_finding *y = &x->ranked[x->n_ranked++];
+		*y = (struct site_finding){
+			.site = g[r].site, .first = v[0], .last = v[n - 1],
+			.trend = trend_of(sf.verdict),
+			.slope = sf.has_trend ? sf.slope : SLOPE_NONE,
+			.significant = sf.significant,
+			.per_request = sf.per_request.found ?
+				       sf.per_request.slope : SLOPE_NONE,
+			.per_request_significant =
+				sf.per_request.found &&
+				sf.per_request.significant,
+			.share = NAN, .share_low = NAN, .share_high = NAN,
+		};
+		if (fp_grows && sf.has_trend) {
+			y->share = y->slope.estimate / f->slope.estimate;
+			y->share_low = y->slope.low / f->slope.estimate;
+			y->share_high = y->slope.high / f->slope.estimate;
+		}
+		x->n_growing += y->trend == SITE_GROWING;
+		analysis_release(&sf);
+		series_release(&keep);
+	}
+	qsort(x->ranked, x->n_ranked, sizeof(*x->ranked), by_rank);
+
+	/* the live heap: every site's estimate summed */
+	struct series keep;
+	struct target_findings hf;
+	analyse(s, lo, hi, heap, o, &hf, &keep);
+	x->heap_first = heap[0];
+	x->heap_last = heap[n - 1];
+	if (hf.has_trend) {
+		x->heap_slope = hf.slope;
+		x->heap_significant = hf.significant;
+	}
+	if (hf.per_request.found) {
+		x->heap_per_request = hf.per_request.slope;
+		x->heap_per_request_significant = hf.per_request.significant;
+	}
+	bool heap_grows = hf.verdict == VERDICT_GROWING ||
+			  (hf.significant && hf.slope.estimate > 0);
+	if (fp_grows)
+		x->heap_share = x->heap_slope.estimate / f->slope.estimate;
+	if (f->verdict != VERDICT_GROWING && !(f->significant && fp_grows))
+		x->split = SITES_SPLIT_NONE;
+	else if (!heap_grows)
+		x->split = SITES_SPLIT_RETENTION;
+	else if (isfinite(x->heap_share) && x->heap_share >= 0.5)
+		x->split = SITES_SPLIT_LEAK;
+	else
+		x->split = SITES_SPLIT_PARTLY;
+	analysis_release(&hf);
+	series_release(&keep);
+	free(g);
+	free(v);
+	free(heap);
+}
+
+void sites_finding_release(struct sites_finding *x)
+{
+	free(x->ranked);
+	x->ranked = NULL;
+	x->n_ranked = 0;
+}
