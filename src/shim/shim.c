@@ -37,7 +37,6 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
-#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -163,9 +162,8 @@ static uint64_t next_random(void)
 /* Bytes to the next sample: exponential of mean rate. */
 static int64_t draw_countdown(void)
 {
-	double u = ((double)(next_random() >> 11) + 1.0) * 0x1.0p-53;
-	double d = -log(u) * rate;
-	return d > 4e18 ? (int64_t)4e18 : (int64_t)d + 1;
+	return sites_countdown(((double)(next_random() >> 11) + 1.0) *
+			       0x1.0p-53, rate);
 }
 
 /* Is an allocation of size bytes sampled? Counts it down. */
@@ -181,21 +179,10 @@ static inline bool sample_hit(size_t size)
 			rng = 1;
 		bytes_left = draw_countdown();
 	}
-	bytes_left -= (int64_t)(size > INT64_MAX ? INT64_MAX : size);
-	if (__builtin_expect(bytes_left > 0, 1))
+	if (__builtin_expect(!sites_countdown_hit(&bytes_left, size), 1))
 		return false;
 	bytes_left = draw_countdown();
 	return true;
-}
-
-/* The weight of a sampled allocation of size bytes: size / p(size),
- * p(size) = 1 - exp(-size/rate) (expm1 keeps it exact for small ones). */
-static uint64_t sample_weight(size_t size)
-{
-	double s = (double)(size ? size : 1);
-	double p = -expm1(-s / rate);
-	double w = p > 0 ? s / p : rate;
-	return w > 1.8e19 ? UINT64_MAX : (uint64_t)(w + 0.5);
 }
 
 static __attribute__((noinline)) void sample_block(void *p, size_t size)
@@ -213,8 +200,8 @@ static __attribute__((noinline)) void sample_block(void *p, size_t size)
 	uint32_t k = 0;
 	for (int i = SHIM_FRAMES; i < n && k < depth; i++)
 		stack[k++] = (uint64_t)(uintptr_t)frames[i];
-	sites_region_add(region, (uint64_t)(uintptr_t)p, sample_weight(size),
-			 stack, k);
+	sites_region_add(region, (uint64_t)(uintptr_t)p,
+			 sites_sample_weight(size, rate), stack, k);
 }
 
 /* After the real allocation: sample it, unless inside the shim. */

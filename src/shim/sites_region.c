@@ -11,6 +11,7 @@
 #include "sites_region.h"
 
 #include <assert.h>
+#include <math.h>
 #include <sched.h>
 #include <string.h>
 
@@ -292,4 +293,18 @@ bool sites_region_remove(struct sites_header *h, uint64_t addr)
 	}
 	unlock(h);
 	return found;
+}
+
+int64_t sites_countdown(double u, double rate)
+{
+	double d = -log(u > 0 ? u : 0x1.0p-53) * rate;
+	return d > 4e18 ? (int64_t)4e18 : (int64_t)d + 1;
+}
+
+uint64_t sites_sample_weight(uint64_t size, double rate)
+{
+	double s = (double)(size ? size : 1);
+	double p = -expm1(-s / rate); /* exact for s far below rate */
+	double w = p > 0 ? s / p : rate;
+	return w > 1.8e19 ? UINT64_MAX : (uint64_t)(w + 0.5);
 }

@@ -132,6 +132,24 @@ bool sites_region_maybe_sampled(struct sites_header *h, uint64_t addr);
  * leaves its site. Returns whether it was. */
 bool sites_region_remove(struct sites_header *h, uint64_t addr);
 
+/* Sampling by bytes (shim.c; docs/sites.md, "What is sampled"): each
+ * thread counts down a number of bytes drawn from an exponential of mean
+ * rate, from u uniform in (0, 1] (-ln(u) x rate, at least 1); the
+ * allocation that takes it to 0 or below is sampled and a new count is
+ * drawn. An allocation of s bytes is thus sampled with probability
+ * p(s) = 1 - exp(-s/rate) whatever came before (the exponential is
+ * memoryless), and stands for s / p(s) bytes: the sum of the sampled
+ * weights is an unbiased estimate of the bytes allocated (tcmalloc's
+ * weighting, docs/sampling.md there). */
+int64_t sites_countdown(double u, double rate);
+/* Count size down from *left; true: sampled (the caller draws anew). */
+static inline bool sites_countdown_hit(int64_t *left, uint64_t size)
+{
+	*left -= size > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)size;
+	return *left <= 0;
+}
+uint64_t sites_sample_weight(uint64_t size, double rate);
+
 /* The hash of a stack prefix, never 0. */
 uint64_t sites_stack_hash(const uint64_t *frames, uint32_t n);
 

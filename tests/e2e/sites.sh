@@ -1,1 +1,58 @@
-#!/bin/bash
+# record --sites (docs/sites.md): a service of known allocation sites
+# (tests/helpers/sites_prog.c: 4 KiB kept per request at leak_keep, a
+# cache at its cap, a realloc'd buffer that stops at 256 KiB, churn),
+# recorded with the shim preloaded. The leak site must be ranked first,
+# named, with 4 KiB per request inside its interval and its live bytes
+# the truth within the sampling's error; the others not called growing;
+# nothing dropped; the region's file gone; --sites refused where it
+# cannot work. About 9 s.
+. "$E2E_LIB"
+: "${SITES_PROG:?}"
+shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
+# 8 KiB between samples on average: a 4 KiB block is sampled with
+# probability 1 - exp(-1/2) = 0.39, ~3,000 samples of the leak in 8 s,
+# so its estimate is the truth within ~2 % (one standard deviation).
+timeout 60 "$MEMTREND" record -q -o "$T/run.db" -i 100ms --sites \
+	--sites-rate 8KiB --work-log "$T/work.log" --match req \
+	-- "$SITES_PROG" 8 "$T/work.log" 1000 > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc = 0 ] || fail "record --sites: exit $rc: $(cat "$T/err")"
+requests=$(grep -c req "$T/work.log")
+[ "$requests" -ge 1000 ] || fail "only $requests requests"
+"$MEMTREND" report --json "$T/run.db" > "$T/r.json" 2> "$T/rerr" ||
+	fail "report: $(cat "$T/rerr")"
+S="d['targets'][0]['sites']"
+[ "$(jget "$T/r.json" "$S['dropped']")" = 0 ] ||
+	fail "dropped: $(jget "$T/r.json" "$S['dropped']")"
+first=$(jget "$T/r.json" "$S['ranked'][0]['frames'][0]['function']")
+[ "$first" = leak_keep ] || fail "first site is '$first', not leak_keep"
+[ "$(jget "$T/r.json" "$S['ranked'][0]['trend']")" = growing ] ||
+	fail "leak site not growing"
+lo=$(jget "$T/r.json" "$S['ranked'][0]['per_request']['ci95_low']")
+hi=$(jget "$T/r.json" "$S['ranked'][0]['per_request']['ci95_high']")
+within 4096 "$lo" "$hi" || fail "4096 B/req outside the leak site's interval [$lo, $hi]"
+# the estimate of its live bytes against the truth, 4,096 x requests
+# (15 %: seven standard deviations of the sampling's error)
+last=$(jget "$T/r.json" "$S['ranked'][0]['last_bytes']")
+truth=$((4096 * requests))
+within "$last" "$((truth * 85 / 100))" "$((truth * 115 / 100))" ||
+	fail "leak site estimate $last B, truth $truth B"
+# the cache, the buffer and the churn are not growing
+bad=$(jget "$T/r.json" "[r['frames'][0]['function'] for r in $S['ranked'] if r['trend'] == 'growing' and r['frames'][0]['function'] in ('cache_put', 'buffer_grow', 'churn')]")
+[ "$bad" = "[]" ] || fail "called growing: $bad"
+[ "$(jget "$T/r.json" "$S['split']")" = leak ] ||
+	fail "split $(jget "$T/r.json" "$S['split']"), expected leak"
+"$MEMTREND" report "$T/run.db" > "$T/r.txt" 2>&1
+grep -q "leak_keep (sites_prog.c:[0-9]*) in sites_prog" "$T/r.txt" ||
+	fail "text report: $(sed -n '/where it grows/,$p' "$T/r.txt")"
+ok "leak_keep first, $lo..$hi B/req, $last B against $truth B, $requests requests"
+shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
+[ "$shm_after" -le "$shm_before" ] || fail "the region's file was left in /dev/shm"
+# where preload cannot work: a clear message, exit 2, nothing started
+"$MEMTREND" record -q -o "$T/p.db" --sites -p $$ 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--sites -p: exit $rc"
+grep -q "eBPF mode is not built yet" "$T/err" || fail "--sites -p: $(cat "$T/err")"
+[ ! -e "$T/p.db" ] || fail "--sites -p left a file"
+"$MEMTREND" record -q -o "$T/q.db" --sites-rate 1KiB -- true 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--sites-rate without --sites: exit $rc"
+ok "--sites with -p and --sites-rate alone refused"
