@@ -166,24 +166,6 @@ static int64_t draw_countdown(void)
 			       0x1.0p-53, rate);
 }
 
-/* Is an allocation of size bytes sampled? Counts it down. */
-static inline bool sample_hit(size_t size)
-{
-	if (__builtin_expect(rng == 0, 0)) {
-		/* seeded per thread from its TLS address and the clock */
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		rng = ((uint64_t)(uintptr_t)&rng * 0x9e3779b97f4a7c15ULL) ^
-		      ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec;
-		if (!rng)
-			rng = 1;
-		bytes_left = draw_countdown();
-	}
-	if (__builtin_expect(!sites_countdown_hit(&bytes_left, size), 1))
-		return false;
-	bytes_left = draw_countdown();
-	return true;
-}
 
 static __attribute__((noinline)) void sample_block(void *p, size_t size)
 {
@@ -204,25 +186,56 @@ static __attribute__((noinline)) void sample_block(void *p, size_t size)
 			 sites_sample_weight(size, rate), stack, k);
 }
 
-/* After the real allocation: sample it, unless inside the shim. */
+/* The countdown crossed 0 at a block of size bytes (or the thread's
+ * first allocation: its countdown was never drawn): sample it, unless
+ * inside the shim, and draw the next. Out of line: the common path
+ * (the count down alone) stays a few instructions. */
+static __attribute__((noinline, cold)) void countdown_crossed(void *p,
+							      size_t size)
+{
+	if (rng == 0) {
+		/* seeded per thread from its TLS address and the clock */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		rng = ((uint64_t)(uintptr_t)&rng * 0x9e3779b97f4a7c15ULL) ^
+		      ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec;
+		if (!rng)
+			rng = 1;
+		bytes_left = draw_countdown();
+		if (!sites_countdown_hit(&bytes_left, size))
+			return;
+	}
+	bytes_left = draw_countdown();
+	if (in_shim)
+		return; /* the shim's own (backtrace's first call) */
+	in_shim++;
+	int e = errno;
+	sample_block(p, size);
+	errno = e;
+	in_shim--;
+}
+
+/* After the real allocation: count it down; sample it when it crosses. */
 static inline void *after_alloc(void *p, size_t size)
 {
-	if (p && region && !in_shim && sample_hit(size)) {
-		in_shim++;
-		int e = errno;
-		sample_block(p, size);
-		errno = e;
-		in_shim--;
-	}
+	if (__builtin_expect(p != NULL && region != NULL, 1) &&
+	    __builtin_expect(sites_countdown_hit(&bytes_left, size), 0))
+		countdown_crossed(p, size);
 	return p;
+}
+
+static __attribute__((noinline, cold)) void free_sampled(void *p)
+{
+	if (sites_region_maybe_sampled(region, (uint64_t)(uintptr_t)p))
+		sites_region_remove(region, (uint64_t)(uintptr_t)p);
 }
 
 /* Before the real free: a sampled block leaves its site. */
 static inline void before_free(void *p)
 {
-	if (p && region && sites_region_maybe_sampled(region,
-						      (uint64_t)(uintptr_t)p))
-		sites_region_remove(region, (uint64_t)(uintptr_t)p);
+	if (region && __builtin_expect(!sites_filter_clear(region,
+						(uint64_t)(uintptr_t)p), 0))
+		free_sampled(p);
 }
 
 /* ---- start-up ---- */

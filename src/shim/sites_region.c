@@ -47,6 +47,7 @@ size_t sites_region_size(uint32_t depth, uint32_t max_sites,
 	return align64(sizeof(struct sites_header)) +
 	       align64((size_t)max_sites * site_bytes(depth)) +
 	       align64((size_t)site_slots * sizeof(uint32_t)) +
+	       SITES_FILTER_SLOTS +
 	       (size_t)live_slots * sizeof(struct sites_live);
 }
 
@@ -70,8 +71,9 @@ int sites_region_format(void *mem, size_t size, uint32_t depth,
 	h->off_sites = align64(sizeof(*h));
 	h->off_site_index = h->off_sites +
 			    align64((size_t)max_sites * site_bytes(depth));
-	h->off_live = h->off_site_index +
-		      align64((size_t)h->site_slots * sizeof(uint32_t));
+	h->off_filter = h->off_site_index +
+			align64((size_t)h->site_slots * sizeof(uint32_t));
+	h->off_live = h->off_filter + SITES_FILTER_SLOTS;
 	return 0;
 }
 
@@ -88,8 +90,9 @@ bool sites_region_valid(const void *mem, size_t size)
 	       h->off_sites == align64(sizeof(*h)) &&
 	       h->off_site_index == h->off_sites +
 		       align64((size_t)h->max_sites * site_bytes(h->depth)) &&
-	       h->off_live == h->off_site_index +
-		       align64((size_t)h->site_slots * sizeof(uint32_t));
+	       h->off_filter == h->off_site_index +
+		       align64((size_t)h->site_slots * sizeof(uint32_t)) &&
+	       h->off_live == h->off_filter + SITES_FILTER_SLOTS;
 }
 
 struct sites_site *sites_region_site(struct sites_header *h, uint32_t i)
@@ -102,6 +105,30 @@ struct sites_site *sites_region_site(struct sites_header *h, uint32_t i)
 static uint32_t *site_index(struct sites_header *h)
 {
 	return (uint32_t *)((char *)h + h->off_site_index);
+}
+
+static uint8_t *filter(struct sites_header *h)
+{
+	return (uint8_t *)h + h->off_filter;
+}
+
+
+/* Under the lock. A count that reached 255 stays there (the filter then
+ * only says "maybe" for its slot). */
+static void filter_add(struct sites_header *h, uint64_t addr)
+{
+	uint8_t *c = &filter(h)[sites_filter_slot(addr)];
+	uint8_t v = LOAD(c);
+	if (v < 255)
+		__atomic_store_n(c, (uint8_t)(v + 1), __ATOMIC_RELEASE);
+}
+
+static void filter_remove(struct sites_header *h, uint64_t addr)
+{
+	uint8_t *c = &filter(h)[sites_filter_slot(addr)];
+	uint8_t v = LOAD(c);
+	if (v > 0 && v < 255)
+		__atomic_store_n(c, (uint8_t)(v - 1), __ATOMIC_RELEASE);
 }
 
 static struct sites_live *live_set(struct sites_header *h)
@@ -208,6 +235,8 @@ bool sites_region_add(struct sites_header *h, uint64_t addr,
 		STORE(&old->live, old->live - (int64_t)set[i].weight);
 		STORE(&old->frees, old->frees + 1);
 		STORE(&h->n_live, h->n_live - 1);
+	} else {
+		filter_add(h, addr); /* before malloc returns the block */
 	}
 	set[i].weight = weight;
 	set[i].site = site;
@@ -229,11 +258,12 @@ bool sites_region_maybe_sampled(struct sites_header *h, uint64_t addr)
 		return false;
 	const struct sites_live *set = live_set(h);
 	uint32_t mask = h->live_slots - 1;
+	/* one byte, in cache: the common answer */
+	if (sites_filter_clear(h, addr))
+		return false;
 	uint64_t s1 = __atomic_load_n(&h->seq, __ATOMIC_ACQUIRE);
 	if (s1 & 1)
 		return true; /* a deletion moves keys: ask under the lock */
-	if (__atomic_load_n(&h->n_live, __ATOMIC_RELAXED) == 0)
-		return false;
 	uint32_t i = (uint32_t)mix64(addr) & mask;
 	for (uint32_t k = 0; k <= mask; k++, i = (i + 1) & mask) {
 		uint64_t key = LOAD(&set[i].key);
@@ -289,6 +319,7 @@ bool sites_region_remove(struct sites_header *h, uint64_t addr)
 		}
 		STORE(&set[hole].key, 0);
 		STORE(&h->n_live, h->n_live - 1);
+		filter_remove(h, addr);
 		__atomic_store_n(&h->seq, h->seq + 1, __ATOMIC_RELEASE);
 	}
 	unlock(h);

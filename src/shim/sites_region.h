@@ -16,12 +16,21 @@
  *     keeps its ids by index), found by a hash index of their own;
  *   - the sampled live set: address -> (site, weight), an open-addressed
  *     table (linear probing, backward-shift deletion), so that a free of
- *     a sampled block subtracts its weight from its site.
+ *     a sampled block subtracts its weight from its site;
+ *   - a filter in front of it: 16 Ki one-byte counts of the live set's
+ *     addresses by a hash of their own (a counting Bloom filter of one
+ *     hash), 16 KiB that stay in a core's first-level cache, so that the
+ *     common free (of a block that was not sampled) reads one byte, not
+ *     a random slot of a table of megabytes (bench section j: 64 KiB
+ *     and none measured worse). With n sampled blocks live, a free asks
+ *     the live set about n / 16,384 of the time.
  *
  * Concurrency: every change is made under the header's spin lock (only
  * sampled allocations and frees of sampled blocks take it). The common
  * free, of a block that was not sampled, takes no lock:
- * sites_region_maybe_sampled() probes the live set with atomic loads
+ * sites_region_maybe_sampled() reads the filter (a count of 0: not
+ * sampled; a block's count is raised before malloc returns it and
+ * lowered after its key is gone), then probes the live set with atomic loads
  * under a sequence counter that every deletion bumps (a deletion moves
  * keys backwards; a probe that saw it is retried under the lock). An
  * insertion moves no key, and a block is inserted before malloc returns
@@ -56,6 +65,7 @@
  * memory: it is the target's shmem, touched as used, never more). At
  * the default rate a live heap of ~48 GiB fills the live set. */
 #define SITES_DEFAULT_MAX_SITES 4096u
+#define SITES_FILTER_SLOTS 16384u
 #define SITES_DEFAULT_LIVE_SLOTS (1u << 17)
 
 struct sites_header {
@@ -68,7 +78,7 @@ struct sites_header {
 	uint32_t live_slots;       /* slots of the live set (power of 2) */
 	uint32_t site_slots;       /* slots of the site index (power of 2) */
 	uint32_t pad0;
-	uint64_t off_sites, off_site_index, off_live;
+	uint64_t off_sites, off_site_index, off_filter, off_live;
 	/* written by the shim */
 	int32_t owner;             /* the pid that claimed it; 0: none yet */
 	uint32_t lock;             /* spin lock: 0 free, 1 held */
@@ -126,8 +136,22 @@ struct sites_site *sites_region_site(struct sites_header *h, uint32_t i);
  * full (counted in dropped_sites or dropped_live). */
 bool sites_region_add(struct sites_header *h, uint64_t addr,
 		      uint64_t weight, const uint64_t *frames, uint32_t n);
-/* Might addr be a sampled block? No lock; false means certainly not. */
+/* Might addr be a sampled block? No lock; false means certainly not.
+ * sites_filter_clear() first, inline: the common answer. */
 bool sites_region_maybe_sampled(struct sites_header *h, uint64_t addr);
+static inline uint32_t sites_filter_slot(uint64_t addr)
+{
+	/* a multiplicative hash of its own (the live set's is dearer, and
+	 * the two must not agree) */
+	return (uint32_t)(((addr >> 4) * 0x9e3779b97f4a7c15ULL) >> 50);
+}
+static inline bool sites_filter_clear(const struct sites_header *h,
+				      uint64_t addr)
+{
+	const uint8_t *f = (const uint8_t *)h + h->off_filter;
+	return __atomic_load_n(&f[sites_filter_slot(addr)],
+			       __ATOMIC_ACQUIRE) == 0;
+}
 /* addr is freed (or moved by realloc): if it was sampled, its weight
  * leaves its site. Returns whether it was. */
 bool sites_region_remove(struct sites_header *h, uint64_t addr);
