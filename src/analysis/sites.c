@@ -74,9 +74,18 @@ static void derived(const struct series *s, size_t lo, size_t hi,
 		if (s->requests)
 			series_set_requests(out, k, s->requests[i]);
 	}
-	out->mem_total = out->cgroup_limit = NAN;
-	out->swap_total = out->swap_free_last = NAN;
-	out->mem_available_last = NAN;
+	/* the target's limits: a site that grows is judged against what
+	 * the target can reach, as the target is (the slope of concern) */
+	out->mem_total = s->mem_total;
+	out->cgroup_limit = s->cgroup_limit;
+	out->swap_total = s->swap_total;
+	out->swap_free_last = s->swap_free_last;
+	out->mem_available_last = s->mem_available_last;
+	/* an estimate moves by a sample's weight, at least the rate: its
+	 * resolution, as a page is the footprint's */
+	out->quantum = s->site_stats.recorded && s->site_stats.rate >= 1 ?
+		       s->site_stats.rate : 512 * 1024;
+	out->quantum_exact = true;
 }
 
 static enum site_trend trend_of(enum verdict v)
@@ -96,10 +105,11 @@ static void analyse(const struct series *s, size_t lo, size_t hi,
 		    struct target_findings *g, struct series *keep)
 {
 	derived(s, lo, hi, v, keep);
-	/* the target's options, but not its limits: a site has none */
+	/* the target's options but its caps (a cache's known size is the
+	 * target's, not a site's) */
 	struct analysis_options so = *o;
-	so.limit = NAN;
 	so.caps = NULL;
+	so.resolution = NAN; /* --resolution is the footprint's readings' */
 	so.n_caps = 0;
 	so.has_suspect = false;
 	analysis_run(keep, &so, g);

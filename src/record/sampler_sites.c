@@ -61,7 +61,7 @@ struct sites_sampler {
 	struct sites_frame_names *rooms; /* [SITES_MAX_DEPTH], for a site's
 					    names while it is declared */
 	struct sample_site_stats last; /* as last sent */
-	bool stats_sent, dropped_noted, unclaimed_noted;
+	bool stats_sent, dropped_noted, unclaimed_noted, meta_sent;
 	char describe[160];
 };
 
@@ -328,6 +328,14 @@ static void sites_read(void *ctx, void *proc, const struct sink_set *out,
 		return;
 	}
 	region_unlink(s); /* the shim holds its mapping */
+	if (!s->meta_sent) {
+		/* what was sampled and how frames are named, for the
+		 * recording (meta "sites") */
+		s->meta_sent = true;
+		struct sample_event e = {.kind = SAMPLE_META, .t = t,
+					 .u.meta = {"sites", s->describe}};
+		sink_set_event(out, &e);
+	}
 	uint32_t n = (uint32_t)__atomic_load_n(&s->h->n_sites,
 					       __ATOMIC_ACQUIRE);
 	declare_new(s, p->pid, out, inc, t, n);

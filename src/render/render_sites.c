@@ -148,7 +148,9 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 				   decimal);
 			fprintf(out, ", %s", b2);
 		}
-		if (isfinite(y->share))
+		if (isfinite(y->share) && fabs(y->share_high) < 0.01)
+			fprintf(out, "; under 1 %% of the footprint's slope");
+		else if (isfinite(y->share))
 			fprintf(out, "; %.0f %% [%.0f, %.0f] of the "
 				"footprint's slope", 100 * y->share,
 				100 * y->share_low, 100 * y->share_high);

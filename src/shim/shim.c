@@ -37,6 +37,7 @@
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,9 +54,12 @@
  * __tls_get_addr, which may allocate. */
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 
-/* Frames of the shim itself on a sampled allocation's stack:
- * sample_block() and the interposed function. */
-#define SHIM_FRAMES 2
+/* The shim's own frames on a sampled allocation's stack (sample_block,
+ * its callers, the interposed function) are those inside its own code:
+ * [shim_lo, shim_hi), found at start-up. At most this many are
+ * skipped. */
+#define SHIM_FRAMES 4
+static uintptr_t shim_lo, shim_hi;
 
 typedef void *(*malloc_fn)(size_t);
 typedef void *(*calloc_fn)(size_t, size_t);
@@ -180,7 +184,11 @@ static __attribute__((noinline)) void sample_block(void *p, size_t size)
 			   __ATOMIC_RELAXED);
 	uint64_t stack[SITES_MAX_DEPTH];
 	uint32_t k = 0;
-	for (int i = SHIM_FRAMES; i < n && k < depth; i++)
+	int i = 0;
+	while (i < n && i < SHIM_FRAMES && (uintptr_t)frames[i] >= shim_lo &&
+	       (uintptr_t)frames[i] < shim_hi)
+		i++;
+	for (; i < n && k < depth; i++)
 		stack[k++] = (uint64_t)(uintptr_t)frames[i];
 	sites_region_add(region, (uint64_t)(uintptr_t)p,
 			 sites_sample_weight(size, rate), stack, k);
@@ -240,6 +248,26 @@ static inline void before_free(void *p)
 
 /* ---- start-up ---- */
 
+/* dl_iterate_phdr's callback: the executable segment that holds the
+ * shim's own code. */
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t me = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (me >= lo && me < lo + ph->p_memsz) {
+			shim_lo = lo;
+			shim_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void atfork_child(void)
 {
 	/* the region is the parent's: a child neither samples into it nor
@@ -277,6 +305,7 @@ __attribute__((constructor)) static void shim_init(void)
 		 * not inside a malloc */
 		void *prime[4];
 		backtrace(prime, 4);
+		dl_iterate_phdr(find_self, (void *)(uintptr_t)&sample_block);
 		pthread_atfork(NULL, NULL, atfork_child);
 		__atomic_store_n(&region, h, __ATOMIC_RELEASE);
 	} else if (mem != MAP_FAILED) {
