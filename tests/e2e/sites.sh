@@ -9,11 +9,13 @@
 . "$E2E_LIB"
 : "${SITES_PROG:?}"
 shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
-# 8 KiB between samples on average: a 4 KiB block is sampled with
-# probability 1 - exp(-1/2) = 0.39, ~3,000 samples of the leak in 8 s,
-# so its estimate is the truth within ~2 % (one standard deviation).
+# 1 KiB between samples on average: a 4 KiB block is sampled with
+# probability 1 - exp(-4) = 0.98 and stands for 4,171 B, so the leak's
+# estimate is the truth within 0.15 % (one standard deviation of the
+# sampling; the weights themselves are test_sites_region's); the small
+# blocks (the churn, 16 B-8 KiB) are still sampled, about one in six.
 timeout 60 "$MEMTREND" record -q -o "$T/run.db" -i 100ms --sites \
-	--sites-rate 8KiB --work-log "$T/work.log" --match req \
+	--sites-rate 1KiB --work-log "$T/work.log" --match req \
 	-- "$SITES_PROG" 8 "$T/work.log" 1000 > "$T/out" 2> "$T/err"
 rc=$?
 [ $rc = 0 ] || fail "record --sites: exit $rc: $(cat "$T/err")"
@@ -30,9 +32,17 @@ first=$(jget "$T/r.json" "$S['ranked'][0]['frames'][0]['function']")
 	fail "leak site not growing"
 lo=$(jget "$T/r.json" "$S['ranked'][0]['per_request']['ci95_low']")
 hi=$(jget "$T/r.json" "$S['ranked'][0]['per_request']['ci95_high']")
-within 4096 "$lo" "$hi" || fail "4096 B/req outside the leak site's interval [$lo, $hi]"
+# A 95 % interval misses the truth in one run of twenty by its
+# definition (measured: 1 of 15 here, 2026-12-05): checked against the
+# interval widened to three times its width about its middle (about 6
+# standard errors: a miss once in 10^8 runs when the interval is
+# honest), which a slope off by 1 % still fails (the interval is +-15 B).
+wlo=$("$PY" -c "import sys; l,h=map(float,sys.argv[1:]); print(l-(h-l))" "$lo" "$hi")
+whi=$("$PY" -c "import sys; l,h=map(float,sys.argv[1:]); print(h+(h-l))" "$lo" "$hi")
+within 4096 "$wlo" "$whi" || fail "4096 B/req outside the leak site's interval [$lo, $hi] (x3: [$wlo, $whi])"
 # the estimate of its live bytes against the truth, 4,096 x requests
-# (15 %: seven standard deviations of the sampling's error)
+# (15 %: the last sample may miss the last batches; the sampling's error
+# is 0.15 %)
 last=$(jget "$T/r.json" "$S['ranked'][0]['last_bytes']")
 truth=$((4096 * requests))
 within "$last" "$((truth * 85 / 100))" "$((truth * 115 / 100))" ||
