@@ -69,6 +69,34 @@ void plateau_match_cap(struct plateau_finding *p,
 	}
 }
 
+/* Does the growth slow the way an exponential approach does? Aitken's
+ * level from the first three quarters' medians and from the last three
+ * must agree: for y = L - c q^t both are L, while growth that slows
+ * without a level -- sqrt(t), log(t) -- puts the later estimate higher
+ * (sqrt(t): by 0.63 of the rise the window shows; log(1 + 10 t): by
+ * 0.30). They agree when they differ by at most a quarter of that rise;
+ * otherwise no level is promised (issue 26's audit: "levels off near
+ * ~2.6 GiB" said of sqrt growth still rising 8.7 MiB/h at 48 h). */
+static bool approach_consistent(const double *by, size_t m)
+{
+	size_t quarter = m / 4;
+	double med[4];
+	double *tmp = xmalloc(quarter * sizeof(double) + sizeof(double));
+	for (int k = 0; k < 4; k++) {
+		memcpy(tmp, by + (size_t)k * quarter,
+		       quarter * sizeof(double));
+		med[k] = stats_median_inplace(tmp, quarter);
+	}
+	free(tmp);
+	double da = med[1] - med[0], db = med[2] - med[1];
+	double dc = med[3] - med[2];
+	if (!(da > db && db > dc && dc > 0))
+		return false;
+	double early = med[2] + db * db / (da - db);
+	double late = med[3] + dc * dc / (db - dc);
+	return fabs(late - early) <= 0.25 * (med[3] - med[0]);
+}
+
 /* Growth that slows down toward a level it has not reached: the medians
  * of the three thirds of the (bucketed) series, y0 < y1 < y2 with the
  * second rise smaller than the first, extrapolated by Aitken's delta-
@@ -78,6 +106,8 @@ void plateau_match_cap(struct plateau_finding *p,
  * 0.8 of the first's and its slope's interval lies below the first's, and
  * the estimate lies above every reading of the last third: a decelerating
  * leak must not be promised a ceiling it has already passed. */
+static bool approach_consistent(const double *by, size_t m);
+
 static void approach_find(const double *bx, const double *by, size_t m,
 			  double resolution, struct plateau_finding *out)
 {
@@ -106,6 +136,8 @@ static void approach_find(const double *bx, const double *by, size_t m,
 	    !(last.ci_high < first.ci_low))
 		return;
 	double level = med[2] + d2 * d2 / (d1 - d2);
+	if (!approach_consistent(by, m))
+		return;
 	double late_max = -INFINITY;
 	for (size_t i = 2 * third; i < m; i++)
 		late_max = fmax(late_max, by[i]);
@@ -333,7 +365,7 @@ static double bend_high(const double *bx, const double *by, size_t m,
 		x[i] = i >= k ? bx[i] - bx[k] : 0;
 	}
 	const double *nuis[] = {t};
-	struct stats_lf_options opt = {nuis, 1, false};
+	struct stats_lf_options opt = {nuis, 1, false, true};
 	struct stats_lf_result lf;
 	int rc = stats_lf_slope_interval(bx, x, by, m, late - early, 0.95,
 					 &opt, &lf);

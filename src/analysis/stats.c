@@ -106,6 +106,41 @@ double stats_median_inplace(double *v, size_t n)
 	return (lo + hi) / 2;
 }
 
+double stats_brown_forsythe(const double *v, size_t n, size_t groups)
+{
+	assert(v != NULL);
+	if (groups < 2 || n < 2 * groups)
+		return NAN;
+	double *z = xmalloc(n * sizeof(*z));
+	double *zbar = xmalloc(groups * sizeof(*zbar));
+	double total = 0, within = 0;
+	for (size_t k = 0; k < groups; k++) {
+		size_t lo = k * n / groups, hi = (k + 1) * n / groups;
+		memcpy(z + lo, v + lo, (hi - lo) * sizeof(*z));
+		double med = stats_median_inplace(z + lo, hi - lo);
+		double sum = 0;
+		for (size_t i = lo; i < hi; i++) {
+			z[i] = fabs(v[i] - med);
+			sum += z[i];
+		}
+		zbar[k] = sum / (double)(hi - lo);
+		total += sum;
+		for (size_t i = lo; i < hi; i++)
+			within += (z[i] - zbar[k]) * (z[i] - zbar[k]);
+	}
+	double zall = total / (double)n, between = 0;
+	for (size_t k = 0; k < groups; k++) {
+		size_t cnt = (k + 1) * n / groups - k * n / groups;
+		between += (double)cnt * (zbar[k] - zall) * (zbar[k] - zall);
+	}
+	free(z);
+	free(zbar);
+	if (!(within > 0))
+		return NAN;
+	return (between / (double)(groups - 1)) /
+	       (within / (double)(n - groups));
+}
+
 /* ------------------------------------------------------------------ */
 /* Normal distribution                                                 */
 /* ------------------------------------------------------------------ */
@@ -668,7 +703,7 @@ int stats_trend_compute_steps(const double *x, const double *y, size_t n,
 			cols[k * n + i] = i >= starts[k] ? 1 : 0;
 		colp[k] = cols + k * n;
 	}
-	struct stats_lf_options opt = {colp, ns, false};
+	struct stats_lf_options opt = {colp, ns, false, false};
 	double *offset = xmalloc(n * sizeof(*offset));
 	double *scratch = xmalloc(n * sizeof(*scratch));
 	double *adj = xmalloc(n * sizeof(*adj));
@@ -849,7 +884,7 @@ static int trend_compute(const double *t, const double *x, const double *y,
 	 * low-frequency variation under a family of noise models
 	 * (stats_lowfreq.h), centred on the Theil-Sen slope. With x apart
 	 * from t, x is cumulative work: what each request keeps may vary. */
-	struct stats_lf_options lo = {NULL, 0, ts != xs};
+	struct stats_lf_options lo = {NULL, 0, ts != xs, false};
 	if (nuisance) {
 		assert(ts == xs && m == n);
 		lo = *nuisance;

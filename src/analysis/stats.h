@@ -119,6 +119,12 @@ double stats_mann_kendall_s(const double *y, size_t n);
 double stats_mann_kendall_var(const double *y, size_t n);
 /* Median of v (n >= 1); reorders v. */
 double stats_median_inplace(double *v, size_t n);
+/* Brown-Forsythe's test of equal spread (Levene's with the median as
+ * centre: scipy.stats.levene(..., center='median')) over v cut into
+ * `groups` consecutive runs, run k being [k n / groups, (k + 1) n /
+ * groups): the F statistic, with groups - 1 and n - groups degrees of
+ * freedom. NAN when a run is empty or nothing varies. Reorders nothing. */
+double stats_brown_forsythe(const double *v, size_t n, size_t groups);
 /* Sorts v ascending (-0 and +0, which compare equal, in either order).
  * Radix sort: O(n), no callbacks; for sorts that qsort() did. */
 void stats_sort_doubles(double *v, size_t n);

@@ -32,6 +32,12 @@
  *     interval is the mixture's 2.5 % and 97.5 % quantiles around the
  *     given (Theil-Sen) slope, the p-value its two-sided tail at 0.
  *
+ * Noise whose spread changes in time (a daily load, busy and idle
+ * regimes) is none of these stationary models; where Brown-Forsythe's
+ * test rejects equal spread of an AR(2) fit's innovations (p <= 0.001)
+ * each model is scaled by the spread read from them (sigma_t v_t: the
+ * covariance D K D), unless the caller keeps it fixed (spread_fixed).
+ *
  * High-frequency behaviour (jitter, aliasing of a fast collector,
  * quantisation, heavy tails of single readings) cannot narrow the
  * interval: it never reaches Z beyond its share of the lowest frequencies.
@@ -67,6 +73,12 @@ struct stats_lf_options {
 	/* The regressor x is cumulative work: add a random walk in x to
 	 * the noise models (the per-request leak varies per request). */
 	bool work_walk;
+	/* Keep the noise's spread fixed in time: no test for a spread that
+	 * changes, no models scaled by it (stats_lowfreq.c,
+	 * heteroskedastic_scale()). For a model's residuals that may still
+	 * hold its misfit (a hinge's bend, a curve's knee), whose local
+	 * burst the test would read as a changing spread. */
+	bool spread_fixed;
 };
 
 struct stats_lf_result {

@@ -11,10 +11,35 @@ from scipy import stats, optimize
 Q = 24; CLIP = 5.0; CLIP_SHARE = 0.10; SMAX = 8.0; MASS = [1, 1, 0.3, 1]
 PLAUSIBLE = 0.05   # LF_PLAUSIBLE_WEIGHT: its interval is held
 SCORES_FAR = 3.0; SCORES_SHARE = 0.05; SCORES_KURT = 1.5  # LF_SCORES_*
+HET_BLOCKS = 16; HET_MIN = 256; HET_F = 2.646; HET_TRIM = 0.10; HET_FLOOR = 0.05
+
+
+def het_scale(r):
+    """stats_lowfreq.c heteroskedastic_scale(): the noise's scale at each
+    point (mean 1) where Brown-Forsythe's test (scipy's levene with the
+    median) rejects equal spread of an AR(2) fit's innovations over 16
+    runs; else ones."""
+    m = len(r); sig = np.ones(m)
+    if m < HET_MIN:
+        return sig, False
+    X = np.column_stack([r[1:-1], r[:-2]]); yv = r[2:]
+    a = np.linalg.solve(X.T @ X, X.T @ yv)
+    e = yv - X @ a; n = len(e)
+    runs = [(k * n // HET_BLOCKS, (k + 1) * n // HET_BLOCKS) for k in range(HET_BLOCKS)]
+    F = stats.levene(*[e[lo:hi] for lo, hi in runs], center='median').statistic
+    if not F > HET_F:
+        return sig, False
+    scale = []; centre = []
+    for lo, hi in runs:
+        a_ = np.sort(np.abs(e[lo:hi])); keep = (hi - lo) - int((hi - lo) * HET_TRIM)
+        scale.append(math.sqrt(np.mean(a_[:keep] ** 2))); centre.append(2 + (lo + hi - 1) / 2)
+    scale = np.maximum(scale, HET_FLOOR * max(scale))
+    sig = np.interp(np.arange(m, dtype=float), centre, scale)
+    return sig / sig.mean(), True
 
 
 def interval(t, x, y, slope, work=False, level=0.95, clip=CLIP,
-             clip_share=CLIP_SHARE, scores=True):
+             clip_share=CLIP_SHARE, scores=True, spread_fixed=False):
     t = np.asarray(t, float); x = np.asarray(x, float); y = np.asarray(y, float)
     n = len(y); r = y - slope * x; med = np.median(r)
     mad = np.median(np.abs(r - med)) * 1.482602218505602; lim = clip * mad
@@ -56,7 +81,11 @@ def interval(t, x, y, slope, work=False, level=0.95, clip=CLIP,
     scales = scales[::-1]
     D = np.abs(np.subtract.outer(tau, tau))
 
+    # a spread that changes in time: each model as sig_t v_t (D K D)
+    sig = het_scale(rp)[0] if not spread_fixed else np.ones(n)
+
     def fin(K):
+        K = sig[:, None] * K * sig[None, :]
         Om = A.T @ K @ A
         return Om / np.trace(Om[1:, 1:])
     comps = {'white': fin(np.eye(n)), 'walk': fin(np.minimum.outer(tau, tau))}
@@ -184,6 +213,15 @@ def main():
     sl = stats.theilslopes(yh, x)[0]
     print("heavy", repr(sl), interval(x, x, yh, sl),
           "without scores", interval(x, x, yh, sl, scores=False))
+    # a spread that changes in time: AR(0.5) noise 8x as wide in the
+    # middle third, 600 points (heteroskedastic_scale() needs 256)
+    x, y = lcg_series(600, 21, 0.5, 0.05, 1.0)
+    g = np.where((x >= 200) & (x < 400), 8.0, 1.0)
+    yh = 1000.0 + 0.05 * x + (y - 1000.0 - 0.05 * x) * g
+    sl = stats.theilslopes(yh, x)[0]
+    print("hetero", repr(sl), het_scale((yh - sl * x) / 1.0)[1],
+          interval(x, x, yh, sl),
+          "spread fixed", interval(x, x, yh, sl, spread_fixed=True))
 
 
 if __name__ == '__main__':

@@ -549,6 +549,36 @@ static void test_approach_level(void **state)
 	series_release(&s);
 }
 
+/* Growth that slows without a level: y = 1 GiB + 512 MiB sqrt(t / 48 h),
+ * 48 h at 60 s (still +5.3 MiB/h at the end). The thirds' medians pass
+ * every test of approach_find() and Aitken's level from them is finite,
+ * but sqrt never levels off: the quarters' two estimates differ by 0.63
+ * of the rise (hand computation at the quarters' midpoints), so no level
+ * is promised (issue 26's audit). */
+static void test_sqrt_no_level(void **state)
+{
+	(void)state;
+	struct series s;
+	series_init(&s, "sqrt");
+	series_add_incarnation(&s, 5, 1, 1.7e9, "sqrt", "sqrt");
+	for (int i = 0; i <= 48 * 60; i++) {
+		double t = 60.0 * i;
+		double y = GiB + 512 * MiB * sqrt(t / (48 * 3600.0));
+		series_append(&s, 1.7e9 + t, 4096 * round(y / 4096), 0);
+	}
+	s.quantum = 4096;
+	s.quantum_exact = true;
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_GROWING);
+	assert_false(f.plateau.approaching);
+	assert_false(said(&f, "levels off near"));
+	analysis_release(&f);
+	series_release(&s);
+}
+
 /* A plateau just under MemTotal is "at MemTotal": 1 GiB/h for 6 h from
  * 58 GiB, then flat at 63.5 GiB for 6 h, with MemTotal 64 GiB (0.8 %
  * below it; no --cap, no cgroup limit). */
@@ -855,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_per_request_release_at_idle),
 		cmocka_unit_test(test_exhaustion_per_request),
 		cmocka_unit_test(test_approach_level),
+		cmocka_unit_test(test_sqrt_no_level),
 		cmocka_unit_test(test_plateau_at_memtotal),
 		cmocka_unit_test(test_no_work_inconclusive),
 		cmocka_unit_test(test_counter_reset_and_stable),

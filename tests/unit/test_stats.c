@@ -482,6 +482,34 @@ static void test_lf_interval_reference(void **state)
 		assert_true(r.ci_high - r.ci_low <
 			    0.11027588365664745 - 0.08723631132560558);
 	}
+	/* A spread that changes in time (heteroskedastic_scale()): AR(0.5)
+	 * noise 8x as wide in the middle third of 600 points. REFERENCE_LF
+	 * interval(x, x, yh, slope) -> (0.04939723752334036,
+	 * 0.05165357295260231, 5.0866320196154895e-18); with the spread
+	 * fixed (the models before, spread_fixed=True) (0.044197916230138565,
+	 * 0.0564964219594882, 4.520838305564417e-06), 5.5x as wide: the
+	 * stationary models read the loud third as slow wander. */
+	{
+		double xh[600], yl[600], yh[600];
+		lcg_series(600, 21, 0.5, 0.05, 1.0, xh, yl);
+		for (size_t i = 0; i < 600; i++) {
+			double g = xh[i] >= 200 && xh[i] < 400 ? 8.0 : 1.0;
+			yh[i] = 1000.0 + 0.05 * xh[i] +
+				(yl[i] - 1000.0 - 0.05 * xh[i]) * g;
+		}
+		struct trend_result r;
+		assert_int_equal(stats_trend_compute(xh, yh, 600, &r), 0);
+		check_close(r.slope, 0.0500792404726388, 1e-12);
+		check_close(r.ci_low, 0.04939723752334036, 1e-8);
+		check_close(r.ci_high, 0.05165357295260231, 1e-8);
+		struct stats_lf_options fixed = {NULL, 0, false, true};
+		struct stats_lf_result lf;
+		assert_int_equal(stats_lf_slope_interval(xh, xh, yh, 600,
+							 r.slope, 0.95, &fixed,
+							 &lf), 0);
+		check_close(lf.ci_low, 0.044197916230138565, 1e-8);
+		check_close(lf.ci_high, 0.0564964219594882, 1e-8);
+	}
 	/* stronger correlation, wider interval: phi 0.98 > phi 0.8 */
 	assert_true(cases[3].ci_high - cases[3].ci_low >
 		    cases[1].ci_high - cases[1].ci_low);
@@ -1237,6 +1265,27 @@ static void test_perf_10m_bucketed(void **state)
 	free(y);
 }
 
+/* Brown-Forsythe's F (stats_brown_forsythe): the expected values are
+ * scipy 1.10.1's scipy.stats.levene(*groups, center='median').statistic
+ * over the same consecutive runs ([k n / g, (k + 1) n / g)). */
+static void test_brown_forsythe(void **state)
+{
+	(void)state;
+	const double v[] = {3.1,  -2.0, 0.5,  1.7,  -0.4, 2.2,  -1.1, 0.9,
+			    10.5, -8.0, 4.4,  -6.1, 7.7,  -3.3, 9.0,  -12.0,
+			    0.3,  -0.2, 0.1,  0.05, -0.4, 0.25, -0.15, 0.6};
+	assert_float_equal(stats_brown_forsythe(v, 24, 3), 39.62969121914635,
+			   1e-12);
+	/* unequal runs: [1..5] and [6..11] */
+	const double w[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+	assert_float_equal(stats_brown_forsythe(w, 11, 2), 0.3248663101604279,
+			   1e-12);
+	/* too few points for the groups; nothing varies */
+	assert_true(isnan(stats_brown_forsythe(w, 3, 2)));
+	const double c[] = {5, 5, 5, 5, 5, 5};
+	assert_true(isnan(stats_brown_forsythe(c, 6, 3)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1259,6 +1308,7 @@ int main(void)
 		cmocka_unit_test(test_trend_noise_figures),
 		cmocka_unit_test(test_trend_steps),
 		cmocka_unit_test(test_trend_invalid),
+		cmocka_unit_test(test_brown_forsythe),
 		cmocka_unit_test(test_perf_65536_exact),
 		cmocka_unit_test(test_perf_10m_bucketed),
 	};
