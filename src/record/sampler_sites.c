@@ -43,6 +43,12 @@
 
 extern char **environ;
 
+/* The build defines it (meson.build); a compiler run outside the build
+ * (scripts/analyze.sh) gets the usual place. */
+#ifndef MEMTREND_SITES_SHIM_INSTALLED
+#define MEMTREND_SITES_SHIM_INSTALLED "/usr/local/lib/memtrend/libmemtrend-sites.so"
+#endif
+
 /* A command that has not claimed the region after this long is said to
  * be out of reach of the shim (a static binary, a set-uid one, a
  * wrapper that cleared LD_PRELOAD). */

@@ -64,7 +64,6 @@ static uintptr_t shim_lo, shim_hi;
 typedef void *(*malloc_fn)(size_t);
 typedef void *(*calloc_fn)(size_t, size_t);
 typedef void *(*realloc_fn)(void *, size_t);
-typedef void *(*reallocarray_fn)(void *, size_t, size_t);
 typedef void (*free_fn)(void *);
 typedef int (*posix_memalign_fn)(void **, size_t, size_t);
 typedef void *(*aligned_fn)(size_t, size_t);
@@ -74,7 +73,6 @@ static struct {
 	malloc_fn malloc;
 	calloc_fn calloc;
 	realloc_fn realloc;
-	reallocarray_fn reallocarray;
 	free_fn free;
 	posix_memalign_fn posix_memalign;
 	aligned_fn aligned_alloc, memalign;
@@ -127,7 +125,6 @@ static void resolve(void)
 	real.malloc = (malloc_fn)dlsym(RTLD_NEXT, "malloc");
 	real.calloc = (calloc_fn)dlsym(RTLD_NEXT, "calloc");
 	real.realloc = (realloc_fn)dlsym(RTLD_NEXT, "realloc");
-	real.reallocarray = (reallocarray_fn)dlsym(RTLD_NEXT, "reallocarray");
 	real.free = (free_fn)dlsym(RTLD_NEXT, "free");
 	real.posix_memalign =
 		(posix_memalign_fn)dlsym(RTLD_NEXT, "posix_memalign");
@@ -344,7 +341,9 @@ EXPORT void free(void *p)
 	real.free(p);
 }
 
-EXPORT void *realloc(void *p, size_t size)
+/* realloc's body, for realloc and reallocarray (glibc's reallocarray
+ * would call its own realloc, past the shim). */
+static void *shim_realloc(void *p, size_t size)
 {
 	if (!ready())
 		return boot_alloc(size);
@@ -371,13 +370,18 @@ EXPORT void *realloc(void *p, size_t size)
 	return after_alloc(q, size);
 }
 
+EXPORT void *realloc(void *p, size_t size)
+{
+	return shim_realloc(p, size);
+}
+
 EXPORT void *reallocarray(void *p, size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	return realloc(p, n * size);
+	return shim_realloc(p, n * size);
 }
 
 EXPORT int posix_memalign(void **out, size_t align, size_t size)
