@@ -10,7 +10,10 @@
  * that its malloc is the one the loader binds and a library the user
  * preloads (an allocator) is what it calls next, and the region's path
  * in MEMTREND_SITES. The file is unlinked once the shim has claimed it
- * (its mapping keeps it), or at the end.
+ * (its mapping and its descriptor keep it: an exec'd image finds it
+ * through the descriptor), or at the end. A command that execs (a
+ * wrapper) raises the region's generation: its old sites fall to 0,
+ * the new image's are declared anew.
  *
  * At every sample of the process that claimed the region: the sites the
  * shim added since are declared (SAMPLE_SITE, their frames named by
@@ -63,6 +66,9 @@ struct sites_sampler {
 	char *env_preload, *env_region; /* its two entries (owned) */
 	int64_t *ids;              /* region site index -> recorder id */
 	uint32_t n_declared;
+	uint64_t generation;       /* the region's, as last read: it rises
+				      when the command execs (a new image,
+				      the table emptied) */
 	struct sites_symbols *symbols; /* the claimant's */
 	struct sites_frame_names *rooms; /* [SITES_MAX_DEPTH], for a site's
 					    names while it is declared */
@@ -341,6 +347,19 @@ static void sites_read(void *ctx, void *proc, const struct sink_set *out,
 		struct sample_event e = {.kind = SAMPLE_META, .t = t,
 					 .u.meta = {"sites", s->describe}};
 		sink_set_event(out, &e);
+	}
+	uint64_t gen = __atomic_load_n(&s->h->generation, __ATOMIC_ACQUIRE);
+	if (gen != s->generation) {
+		/* the command exec'd (`sh -c 'exec ./server'`): the old
+		 * image's heap is gone, its sites hold nothing from now on;
+		 * the new image's sites are new ones, named from its maps */
+		for (uint32_t i = 0; i < s->n_declared; i++)
+			sampler_site_value(s->rec, s->ids[i], 0, NAN);
+		s->n_declared = 0;
+		s->generation = gen;
+		sites_symbols_free(s->symbols);
+		s->symbols = NULL;
+		return;
 	}
 	uint32_t n = (uint32_t)__atomic_load_n(&s->h->n_sites,
 					       __ATOMIC_ACQUIRE);

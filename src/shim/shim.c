@@ -22,10 +22,11 @@
  *
  * Only the process that claims the region samples (the command memtrend
  * started: the first to load the shim with the variable set claims it,
- * and unsets the variable so that what it runs does not try); a forked
- * child stops sampling (the region is its parent's), as does any
- * process whose region is missing or invalid: it then only passes the
- * calls through.
+ * and keeps the region's descriptor open across exec, so that a
+ * wrapper's `exec ./server` samples the server: shim_init()); a forked
+ * child stops sampling (the region is its parent's), what it runs lets
+ * go of the region, as does any process whose region is missing or
+ * invalid: it then only passes the calls through.
  *
  * What it does not do: anonymous mmap/munmap (not yet: docs/sites.md),
  * name frames (the recorder does, from the target's maps), write
@@ -268,36 +269,86 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 static void atfork_child(void)
 {
 	/* the region is the parent's: a child neither samples into it nor
-	 * removes the parent's blocks from it */
+	 * removes the parent's blocks from it; what it execs finds the
+	 * descriptor and lets go (not the owner) */
 	region = NULL;
 }
 
+/* The region's descriptor: the one an earlier image of this process
+ * kept open across exec (SITES_REGION_FD_ENV), else the file named. */
+static int region_fd(void)
+{
+	const char *v = getenv(SITES_REGION_FD_ENV);
+	if (v && *v) {
+		char *end;
+		long fd = strtol(v, &end, 10);
+		if (!*end && fd >= 0 && fd < 1 << 20)
+			return (int)fd;
+	}
+	const char *path = getenv(SITES_REGION_ENV);
+	return path && *path ? open(path, O_RDWR) : -1;
+}
+
+/* What this process inherited but does not own: let go of it, so that
+ * its own children do not carry it further. */
+static void let_go(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	unsetenv(SITES_REGION_FD_ENV);
+	unsetenv(SITES_REGION_ENV);
+}
+
+/* Who samples: the first process to load the shim with the variable
+ * set claims the region (the command memtrend started); if it execs
+ * (a wrapper's `exec ./server`, the same pid), the new image finds the
+ * region through the descriptor kept open, empties it and samples in
+ * its turn; any other process (what the command starts) lets go. */
 __attribute__((constructor)) static void shim_init(void)
 {
 	ready();
-	const char *path = getenv(SITES_REGION_ENV);
-	if (!path || !*path)
+	if (!getenv(SITES_REGION_FD_ENV) && !getenv(SITES_REGION_ENV))
 		return;
 	in_shim++;
-	int fd = open(path, O_RDWR | O_CLOEXEC);
+	int fd = region_fd();
 	struct stat st;
 	void *mem = MAP_FAILED;
 	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0)
 		mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
 			   MAP_SHARED, fd, 0);
-	if (fd >= 0)
-		close(fd);
-	int32_t none = 0;
-	if (mem != MAP_FAILED &&
-	    sites_region_valid(mem, (size_t)st.st_size) &&
-	    __atomic_compare_exchange_n(&((struct sites_header *)mem)->owner,
-					&none, (int32_t)getpid(), false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		struct sites_header *h = mem;
+	int32_t none = 0, self = (int32_t)getpid();
+	struct sites_header *h = mem != MAP_FAILED &&
+				 sites_region_valid(mem, (size_t)st.st_size) ?
+				 mem : NULL;
+	bool mine = false;
+	if (h && __atomic_compare_exchange_n(&h->owner, &none, self, false,
+					     __ATOMIC_ACQ_REL,
+					     __ATOMIC_ACQUIRE))
+		mine = true;
+	else if (h && none == self) {
+		sites_region_reset(h); /* an exec: a new image */
+		mine = true;
+	}
+	if (!mine) {
+		if (mem != MAP_FAILED)
+			munmap(mem, (size_t)st.st_size);
+		let_go(fd);
+	} else {
+		/* the descriptor stays open across exec, named for the
+		 * next image (the recorder unlinks the file once claimed) */
+		int fl = fcntl(fd, F_GETFD);
+		if (fl >= 0)
+			fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+		char num[16];
+		int len = 0;
+		for (int v = fd, d = 1000000; d; d /= 10)
+			if (v / d || len || d == 1)
+				num[len++] = (char)('0' + (v / d) % 10);
+		num[len] = '\0';
+		setenv(SITES_REGION_FD_ENV, num, 1);
+		unsetenv(SITES_REGION_ENV);
 		rate = (double)h->rate;
 		depth = h->depth;
-		/* what the command runs does not claim it */
-		unsetenv(SITES_REGION_ENV);
 		/* backtrace() loads libgcc_s on its first call: done here,
 		 * not inside a malloc */
 		void *prime[4];
@@ -305,8 +356,6 @@ __attribute__((constructor)) static void shim_init(void)
 		dl_iterate_phdr(find_self, (void *)(uintptr_t)&sample_block);
 		pthread_atfork(NULL, NULL, atfork_child);
 		__atomic_store_n(&region, h, __ATOMIC_RELEASE);
-	} else if (mem != MAP_FAILED) {
-		munmap(mem, (size_t)st.st_size);
 	}
 	in_shim--;
 }

@@ -95,6 +95,24 @@ bool sites_region_valid(const void *mem, size_t size)
 	       h->off_live == h->off_filter + SITES_FILTER_SLOTS;
 }
 
+void sites_region_reset(struct sites_header *h)
+{
+	/* the sites first unpublished, so the recorder reads none of the
+	 * old image's after it sees the new generation */
+	__atomic_store_n(&h->n_sites, 0, __ATOMIC_RELEASE);
+	memset((char *)h + h->off_site_index, 0,
+	       (size_t)h->site_slots * sizeof(uint32_t));
+	memset((char *)h + h->off_filter, 0, SITES_FILTER_SLOTS);
+	memset((char *)h + h->off_live, 0,
+	       (size_t)h->live_slots * sizeof(struct sites_live));
+	memset((char *)h + h->off_sites, 0,
+	       (size_t)h->max_sites * site_bytes(h->depth));
+	h->n_live = h->sampled = h->sampled_frees = 0;
+	h->seq = 0;
+	h->lock = 0;
+	__atomic_fetch_add(&h->generation, 1, __ATOMIC_RELEASE);
+}
+
 struct sites_site *sites_region_site(struct sites_header *h, uint32_t i)
 {
 	assert(i < h->max_sites);

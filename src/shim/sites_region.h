@@ -52,8 +52,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The variable that names the region's file for the shim. */
+/* The variable that names the region's file for the shim; and the one
+ * the claimant sets to the descriptor it keeps open across exec, so that
+ * the program a wrapper execs (`sh -c 'exec ./server'`: the same pid)
+ * finds the region once its file is unlinked. */
 #define SITES_REGION_ENV "MEMTREND_SITES"
+#define SITES_REGION_FD_ENV "MEMTREND_SITES_FD"
 #define SITES_REGION_MAGIC 0x534554495354454dULL /* "MEMTSITE" */
 #define SITES_REGION_VERSION 1u
 /* The deepest stack prefix a site may keep (--sites-depth). */
@@ -82,6 +86,9 @@ struct sites_header {
 	/* written by the shim */
 	int32_t owner;             /* the pid that claimed it; 0: none yet */
 	uint32_t lock;             /* spin lock: 0 free, 1 held */
+	uint64_t generation;       /* raised when the owner execs: a new
+				      image, the table emptied
+				      (sites_region_reset) */
 	uint64_t seq;              /* deletions from the live set: odd
 				      while one moves keys */
 	uint64_t n_sites;          /* published sites */
@@ -126,6 +133,12 @@ int sites_region_format(void *mem, size_t size, uint32_t depth,
 /* mem is a region of at most size bytes laid out by sites_region_format
  * (a file a target could have scribbled on is checked before use). */
 bool sites_region_valid(const void *mem, size_t size);
+
+/* The owner exec'd: its old image's heap is gone. Empty the table
+ * (sites, live set, filter, counts; the lock too: a thread of the old
+ * image may have died holding it) and raise generation. Only in the
+ * owner, before any thread of the new image allocates. */
+void sites_region_reset(struct sites_header *h);
 
 /* Site i (< header n_sites) of region h. */
 struct sites_site *sites_region_site(struct sites_header *h, uint32_t i);

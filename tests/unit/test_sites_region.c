@@ -98,6 +98,19 @@ static void test_add_remove(void **state)
 	assert_int_equal(sa->live, 0);
 	assert_int_equal(sb->live, 1200);
 	assert_int_equal(h->n_live, 3);
+	/* the owner execs: a new image, an empty table, a new generation;
+	 * what the old image had is forgotten, not freed into the new */
+	h->lock = 1; /* a thread of the old image died holding it */
+	sites_region_reset(h);
+	assert_int_equal(h->generation, 1);
+	assert_int_equal(h->n_sites, 0);
+	assert_int_equal(h->n_live, 0);
+	assert_false(sites_region_maybe_sampled(h, 0xa0));
+	assert_false(sites_region_remove(h, 0xa0));
+	assert_true(sites_region_add(h, 0xa0, 64, b, 3));
+	assert_int_equal(h->n_sites, 1);
+	assert_int_equal(sites_region_site(h, 0)->live, 64);
+	assert_int_equal(sites_region_site(h, 0)->allocs, 1);
 	free(h);
 }
 
