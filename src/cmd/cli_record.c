@@ -401,9 +401,10 @@ static int record_combine(struct record_args *a, const char *verb)
 	if ((!isnan(o->sites_rate) || o->sites_depth) && !o->sites)
 		return error("%s: --sites-rate and --sites-depth go with "
 			     "--sites", verb);
-	if (o->sites && strcmp(verb, "record") != 0)
-		return error("%s: --sites is record's (memtrend record -o FILE "
-			     "--sites -- COMMAND)", verb);
+	if (o->sites && strcmp(verb, "record") != 0 &&
+	    strcmp(verb, "check") != 0)
+		return error("%s: --sites is record's and check's (memtrend "
+			     "record -o FILE --sites -- COMMAND)", verb);
 	if (o->sites && !o->command)
 		return error("%s: --sites needs a command memtrend starts (-- "
 			     "COMMAND): its preload mode puts a shim in the "
