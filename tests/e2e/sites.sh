@@ -68,4 +68,8 @@ grep -q "eBPF mode is not built yet" "$T/err" || fail "--sites -p: $(cat "$T/err
 [ ! -e "$T/p.db" ] || fail "--sites -p left a file"
 "$MEMTREND" record -q -o "$T/q.db" --sites-rate 1KiB -- true 2> "$T/err"; rc=$?
 [ $rc = 2 ] || fail "--sites-rate without --sites: exit $rc"
-ok "--sites with -p and --sites-rate alone refused"
+"$MEMTREND" record -q -o "$T/r.db" --sites --retain 1h -- true 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--sites --retain: exit $rc"
+"$MEMTREND" check --sites --max-growth 1MiB/h --load true -- true 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "needs -o FILE" "$T/err" || fail "check --sites without -o: exit $rc: $(cat "$T/err")"
+ok "--sites with -p, --sites-rate alone, --sites --retain, check --sites without -o refused"
