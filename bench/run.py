@@ -1378,7 +1378,7 @@ def main():
         print(table())
         print("\n".join(details))
         return
-    for p in (MEMTREND, FLOOR, SYNTH, TICK, WATCH, ANALYSIS):
+    for p in (MEMTREND, FLOOR, SYNTH, TICK, WATCH, ANALYSIS, ALLOC):
         if not os.access(p, os.X_OK):
             die("missing %s (build first: run bench/run.sh)" % p)
     for p in ("psutil_sampler.py", "scipy_trend.py"):
@@ -1457,6 +1457,8 @@ def main():
     monitor.mark("h")
     fleet_rows()
     monitor.mark("i")
+    sites_rows()
+    monitor.mark("j")
 
     idle.kill()
     idle.wait()

@@ -87,6 +87,13 @@ static struct sites_header *region;
 static double rate;
 static uint32_t depth;
 
+/* Set once by the constructor, cleared in a forked child: a relaxed
+ * load, as cheap as a plain one. */
+static inline struct sites_header *my_region(void)
+{
+	return __atomic_load_n(&region, __ATOMIC_RELAXED);
+}
+
 static TLS int in_shim;          /* re-entrancy guard */
 static TLS int64_t bytes_left;   /* until the next sample */
 static TLS uint64_t rng;         /* xorshift64* state; 0: unseeded */
@@ -168,7 +175,6 @@ static int64_t draw_countdown(void)
 			       0x1.0p-53, rate);
 }
 
-
 static __attribute__((noinline)) void sample_block(void *p, size_t size)
 {
 	void *frames[SITES_MAX_DEPTH + SHIM_FRAMES];
@@ -224,7 +230,7 @@ static __attribute__((noinline, cold)) void countdown_crossed(void *p,
 /* After the real allocation: count it down; sample it when it crosses. */
 static inline void *after_alloc(void *p, size_t size)
 {
-	if (__builtin_expect(p != NULL && region != NULL, 1) &&
+	if (__builtin_expect(p != NULL && my_region() != NULL, 1) &&
 	    __builtin_expect(sites_countdown_hit(&bytes_left, size), 0))
 		countdown_crossed(p, size);
 	return p;
@@ -239,8 +245,9 @@ static __attribute__((noinline, cold)) void free_sampled(void *p)
 /* Before the real free: a sampled block leaves its site. */
 static inline void before_free(void *p)
 {
-	if (region && __builtin_expect(!sites_filter_clear(region,
-						(uint64_t)(uintptr_t)p), 0))
+	struct sites_header *h = my_region();
+	if (h && __builtin_expect(!sites_filter_clear(h,
+					(uint64_t)(uintptr_t)p), 0))
 		free_sampled(p);
 }
 
@@ -271,7 +278,7 @@ static void atfork_child(void)
 	/* the region is the parent's: a child neither samples into it nor
 	 * removes the parent's blocks from it; what it execs finds the
 	 * descriptor and lets go (not the owner) */
-	region = NULL;
+	__atomic_store_n(&region, NULL, __ATOMIC_RELAXED);
 }
 
 /* The region's descriptor: the one an earlier image of this process

@@ -3,8 +3,9 @@
  * (sites_region.h): its layout, and the shim's operations on it.
  *
  * Runs inside the target, called from malloc and free: it never
- * allocates, never calls into libc but sched_yield() while it waits for
- * the lock, and bounds every loop by a table's size. What it does not
+ * allocates (of libc it calls memcpy, memset, sched_yield while it waits
+ * for the lock, and libm's log and expm1, none of which allocate), and
+ * bounds every loop by a table's size. What it does not
  * do: sample, capture stacks, or read the region for the recorder
  * (sampler_sites.c reads the header and sites directly).
  */

@@ -711,6 +711,8 @@ int64_t store_site_add(struct store *st, int64_t inc_id, double t,
 		return -1;
 	for (size_t k = 0; k < x->n_frames; k++) {
 		const struct sample_site_frame *f = &x->frames[k];
+		/* row_begin binds ?1 (the site) and ?2, which is the depth
+		 * here, not a time: bound again */
 		s = row_begin(st, ST_SITE_FRAME, id, 0);
 		if (!s)
 			return -1;
