@@ -30,31 +30,43 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* "function (file:line) in module", "module+0xOFF" or "0xADDR". */
-static void frame_text(char *buf, size_t n, const struct series_site_frame *f)
+void render_site_frame(char *buf, size_t n, const struct series_site_frame *f)
 {
-	char fn[256], file[256], mod[256];
-	render_escape_terminal(mod, sizeof(mod),
-			       f->module ? base_name(f->module) : "");
-	if (f->function) {
-		render_escape_terminal(fn, sizeof(fn), f->function);
-		if (f->file && f->line > 0) {
-			render_escape_terminal(file, sizeof(file),
-					       base_name(f->file));
-			snprintf(buf, n, "%s (%s:%d) in %s", fn, file, f->line,
-				 mod);
-		} else {
-			snprintf(buf, n, "%s in %s", fn, mod);
-		}
-	} else if (f->module) {
+	const char *mod = f->module ? base_name(f->module) : "?";
+	if (f->function && f->file && f->line > 0)
+		snprintf(buf, n, "%s (%s:%d) in %s", f->function,
+			 base_name(f->file), f->line, mod);
+	else if (f->function)
+		snprintf(buf, n, "%s in %s", f->function, mod);
+	else if (f->module)
 		snprintf(buf, n, "%s+0x%" PRIx64, mod, f->offset);
-	} else {
+	else
 		snprintf(buf, n, "0x%" PRIx64, f->address);
-	}
 }
 
-/* A site's name in one phrase: its innermost named function. */
-static const char *site_label(const struct series_site *site)
+const char *render_sites_split_text(enum sites_split s)
+{
+	switch (s) {
+	case SITES_SPLIT_LEAK:
+		return "the live heap grows with the footprint: a leak at the "
+		       "sites below";
+	case SITES_SPLIT_PARTLY:
+		return "the live heap grows, but less than half as fast as "
+		       "the footprint: the sites below keep part of it, the "
+		       "allocator or memory outside the heap the rest (run "
+		       "memtrend probe)";
+	case SITES_SPLIT_RETENTION:
+		return "the live heap does not grow while the footprint does: "
+		       "the allocator keeps freed memory (retention, "
+		       "fragmentation), or it grows outside malloc; run "
+		       "memtrend probe";
+	case SITES_SPLIT_NONE:
+		break;
+	}
+	return NULL;
+}
+
+const char *render_site_label(const struct series_site *site)
 {
 	for (size_t k = 0; k < site->n_frames; k++)
 		if (site->frames[k].function)
@@ -90,7 +102,7 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 	const struct series *s = f->series;
 	if (!x->recorded)
 		return;
-	char b1[900], b2[160], b3[64];
+	char b1[900], b2[600], b3[64];
 	fprintf(out, "\n  where it grows (allocation sites, sampled every %s "
 		"on average: %zu site%s, %s samples",
 		render_size(b3, sizeof(b3), x->rate, false), x->n_sites,
@@ -115,26 +127,8 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 		fprintf(out, "; %.0f %% of the footprint's slope",
 			100 * x->heap_share);
 	fprintf(out, "\n");
-	switch (x->split) {
-	case SITES_SPLIT_LEAK:
-		fprintf(out, "    => the live heap grows with the footprint: "
-			"a leak at the sites below\n");
-		break;
-	case SITES_SPLIT_PARTLY:
-		fprintf(out, "    => the live heap grows, but less than half "
-			"as fast as the footprint: the sites below keep part "
-			"of it, the allocator or memory outside the heap the "
-			"rest (run memtrend probe)\n");
-		break;
-	case SITES_SPLIT_RETENTION:
-		fprintf(out, "    => the live heap does not grow while the "
-			"footprint does: the allocator keeps freed memory "
-			"(retention, fragmentation), or it grows outside "
-			"malloc; run memtrend probe\n");
-		break;
-	case SITES_SPLIT_NONE:
-		break;
-	}
+	if (render_sites_split_text(x->split))
+		fprintf(out, "    => %s\n", render_sites_split_text(x->split));
 	size_t shown = 0;
 	for (size_t r = 0; r < x->n_ranked && shown < SITES_TEXT_ROWS; r++) {
 		const struct site_finding *y = &x->ranked[r];
@@ -158,8 +152,9 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 							y->last, decimal));
 		for (size_t k = 0; k < site->n_frames &&
 		     k < SITES_TEXT_FRAMES; k++) {
-			frame_text(b1, sizeof(b1), &site->frames[k]);
-			fprintf(out, "         %s\n", b1);
+			render_site_frame(b2, sizeof(b2), &site->frames[k]);
+			fprintf(out, "         %s\n", render_escape_terminal(
+					b1, sizeof(b1), b2));
 		}
 	}
 	if (!shown)
@@ -172,7 +167,7 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 			continue;
 		char name[128];
 		render_escape_terminal(name, sizeof(name),
-				       site_label(&s->sites[y->site]));
+				       render_site_label(&s->sites[y->site]));
 		fprintf(out, "%s%s %s (%s)", others ? ", " :
 			"    not growing: ",
 			name, site_trend_name(y->trend),

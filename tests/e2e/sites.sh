@@ -58,6 +58,11 @@ bad=$(jget "$T/r.json" "[r['frames'][0]['function'] for r in $S['ranked'] if r['
 "$MEMTREND" report "$T/run.db" > "$T/r.txt" 2>&1
 grep -q "leak_keep (sites_prog.c:[0-9]*) in sites_prog" "$T/r.txt" ||
 	fail "text report: $(sed -n '/where it grows/,$p' "$T/r.txt")"
+"$MEMTREND" report "$T/run.db" --html "$T/r.html" > /dev/null 2>&1 ||
+	fail "report --html"
+grep -q "<h3>Where it grows</h3>" "$T/r.html" &&
+	grep -q "leak_keep (sites_prog.c:[0-9]*) in sites_prog" "$T/r.html" ||
+	fail "the HTML report has no sites"
 ok "leak_keep first, $lo..$hi B/req, $last B against $truth B, $requests requests"
 shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
 [ "$shm_after" -le "$shm_before" ] || fail "the region's file was left in /dev/shm"
