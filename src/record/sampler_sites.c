@@ -263,17 +263,27 @@ static void declare_new(struct sites_sampler *s, pid_t pid,
 		const struct sites_site *site = sites_region_site(s->h, i);
 		uint32_t nf = site->n_frames <= s->h->depth ? site->n_frames :
 			      s->h->depth;
+		uint64_t addr[SITES_MAX_DEPTH];
 		for (uint32_t k = 0; k < nf; k++)
-			sites_symbols_name(s->symbols, site->frames[k],
-					   &frames[k], &s->rooms[k]);
+			addr[k] = site->frames[k];
+		/* the command exec'd while the site was read (its table
+		 * emptied under us): nothing declared from it; the next
+		 * read sees the new generation. (A site of no frames is
+		 * real: a stack that could not be taken.) */
+		if (__atomic_load_n(&s->h->generation, __ATOMIC_ACQUIRE) !=
+		    s->generation)
+			return;
+		for (uint32_t k = 0; k < nf; k++)
+			sites_symbols_name(s->symbols, addr[k], &frames[k],
+					   &s->rooms[k]);
 		struct sample_site x = {sampler_site_new(s->rec), inc, frames,
 					nf};
 		s->ids[i] = x.id;
 		struct sample_event e = {.kind = SAMPLE_SITE, .t = t,
 					 .inc = inc, .u.site = &x};
 		sink_set_event(out, &e);
+		s->n_declared = i + 1;
 	}
-	s->n_declared = n;
 }
 
 static void stats_send(struct sites_sampler *s, const struct sink_set *out,
