@@ -56,6 +56,12 @@ extern char **environ;
  * be out of reach of the shim (a static binary, a set-uid one, a
  * wrapper that cleared LD_PRELOAD). */
 #define SITES_CLAIM_WAIT_S 5.0
+/* Naming new sites at one tick stops after this long (the rest wait
+ * for the next ticks, their values with them): a frame named for the
+ * first time costs 40-300 us through libdw (2026-12-05: the symbol
+ * table's search, the line tables read), one named before 0.1 us
+ * (sites_symbols.c keeps them). */
+#define SITES_NAMING_BUDGET_S 0.02
 
 struct sites_sampler {
 	struct recorder *rec;
@@ -254,6 +260,7 @@ static void declare_new(struct sites_sampler *s, pid_t pid,
 		n = s->h->max_sites;
 	if (s->n_declared >= n)
 		return;
+	double t0 = now_monotonic();
 	if (!s->symbols)
 		s->symbols = sites_symbols_new(pid);
 	struct sample_site_frame frames[SITES_MAX_DEPTH];
@@ -283,6 +290,10 @@ static void declare_new(struct sites_sampler *s, pid_t pid,
 					 .inc = inc, .u.site = &x};
 		sink_set_event(out, &e);
 		s->n_declared = i + 1;
+		/* naming costs the tick: a burst of new sites is declared
+		 * over several */
+		if (now_monotonic() - t0 > SITES_NAMING_BUDGET_S)
+			return;
 	}
 }
 

@@ -11,8 +11,11 @@
  * that cannot be named keeps its module and offset (a stripped binary),
  * or its address alone (a JIT's anonymous memory).
  *
- * What it does not do: read the target's memory, unwind, or keep names
- * across targets. The only file that includes libdw's headers.
+ * A frame named once is kept (by address, up to 8,192: sites share most
+ * of their frames, and a first lookup through libdw costs 40-300 us, a
+ * kept one 0.1 us). What it does not do: read the target's memory,
+ * unwind, or keep names across targets. The only file that includes
+ * libdw's headers.
  */
 #ifndef MEMTREND_SITES_SYMBOLS_H
 #define MEMTREND_SITES_SYMBOLS_H
