@@ -47,6 +47,7 @@
 
 struct sink_set;
 struct source;
+struct recorder_options;
 /* The recorder, as its samplers see it: the calls below (recorder.c). */
 struct recorder;
 
@@ -113,5 +114,18 @@ bool sampler_command_running(const struct recorder *rec);
 /* A note (or a warning) printed and kept in the recording, stamped t. */
 void sampler_say(struct recorder *rec, double t, bool warn,
 		 const char *text);
+/* An allocation site's id, new (its SAMPLE_SITE is the caller's to
+ * send); and its value in this tick's frame. */
+int64_t sampler_site_new(struct recorder *rec);
+void sampler_site_value(struct recorder *rec, int64_t site, double live,
+			double allocs);
+
+/* Allocation sites (sampler_sites.c, docs/sites.md): the region the
+ * preloaded shim fills, made for the -- COMMAND, and *env the command's
+ * environment with the shim preloaded (the sampler's, until it is
+ * freed); read at every sample of the process that claimed it. ctx NULL
+ * when it cannot be made (said why; the run does not start). */
+struct sampler sites_sampler(const struct recorder_options *o,
+			     char *const **env);
 
 #endif
