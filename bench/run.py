@@ -1305,8 +1305,60 @@ class OtherLoad(threading.Thread):
         return self._other(self.mark0, p), p[2] - self.mark0[2]
 
 
+# ---- j: record --sites, the shim's cost ----------------------------------
+
+ALLOC = os.path.join(BUILD, "bench", "bench_alloc")
+
+
+def sites_rows():
+    """bench_alloc bare and under `record --sites` (the default rate),
+    alternated, BENCH_SITES_RUNS (5) each: the median ops per second of
+    the program's own CPU time, which the other work on a shared machine
+    does not inflate; then the shim's memory (the region's pages in the
+    target's shmem) and what it sampled."""
+    runs = knob("BENCH_SITES_RUNS", 5, 1)
+    secs = knob("BENCH_SITES_SECONDS", 3, 1)
+    for label, threads, spin in (
+            ("malloc/free back to back, 1 thread", 1, 0),
+            ("~10^7 malloc/free per second, 2 threads", 2, 60)):
+        bare, shim, stats, shmem = [], [], None, 0
+        for k in range(runs):
+            c = run("alloc-bare", [ALLOC, threads, secs, spin])
+            bare.append(kv(c.out.replace(" ", "="), "ops_per_cpu_s"))
+            db = os.path.join(OUT, "sites.db")
+            rm(db)
+            c = run("alloc-sites", [MEMTREND, "record", "-q", "-o", db,
+                                    "-i", "1s", "--sites", "--", ALLOC,
+                                    threads, secs, spin])
+            shim.append(kv(c.out.replace(" ", "="), "ops_per_cpu_s"))
+            stats = db_query(db, "SELECT sampled, dropped_sites + "
+                             "dropped_live, backtrace_s FROM site_stats "
+                             "ORDER BY rowid DESC LIMIT 1")[0]
+            shmem = max(shmem, db_query(db, "SELECT max(shmem) FROM "
+                                        "sample")[0][0] or 0)
+        b, s = sorted(bare)[runs // 2], sorted(shim)[runs // 2]
+        loss = 1 - s / b
+        row("j. %s: ops per CPU s" % label, "%.3g" % s, "%.3g bare" % b,
+            s / b, "loss <= 5 %", "%s (%.1f %%)" % (passmiss(loss <= 0.05),
+                                                    100 * loss))
+        detail("j. %s: %d samples, %d dropped, %.3f s in backtrace(); "
+               "added %.2f ns per op" % (label, stats[0], stats[1],
+                                         stats[2], 1e9 / s - 1e9 / b))
+    row("j. the shim's own memory (its region in the target's shmem)",
+        mib(shmem), "—", "—", "<= 16 MiB", passmiss(shmem <= 16 << 20))
+
+
 def main():
     os.makedirs(os.path.join(OUT, "log"), exist_ok=True)
+    if sys.argv[1:] == ["sites"]:
+        # Section j alone (`bench/run.py sites`): record --sites' cost.
+        try:
+            sites_rows()
+        finally:
+            cleanup()
+        print(table())
+        print("\n".join(details))
+        return
     if sys.argv[1:] == ["host"]:
         # Section h alone (`bench/run.py host`): record --all at 1,000
         # processes beside the floor and the peers, then --listen.
@@ -1326,7 +1378,7 @@ def main():
         print(table())
         print("\n".join(details))
         return
-    for p in (MEMTREND, FLOOR, SYNTH, TICK, WATCH, ANALYSIS):
+    for p in (MEMTREND, FLOOR, SYNTH, TICK, WATCH, ANALYSIS, ALLOC):
         if not os.access(p, os.X_OK):
             die("missing %s (build first: run bench/run.sh)" % p)
     for p in ("psutil_sampler.py", "scipy_trend.py"):
@@ -1405,6 +1457,8 @@ def main():
     monitor.mark("h")
     fleet_rows()
     monitor.mark("i")
+    sites_rows()
+    monitor.mark("j")
 
     idle.kill()
     idle.wait()

@@ -8,6 +8,9 @@ flags="-std=c17 -D_GNU_SOURCE -DMEMTREND_VERSION=\"analyze\" -O1 -fanalyzer"
 # Every layer's headers (the build gives each layer fewer; see meson.build).
 for d in src/*/; do flags="$flags -I$d"; done
 flags="$flags $(pkg-config --cflags libcurl jansson sqlite3 2>/dev/null)"
+# record --sites' names through libdw, where it is installed (as the build).
+pkg-config --exists libdw 2>/dev/null &&
+	flags="$flags -DMEMTREND_HAVE_LIBDW=1 -DMEMTREND_HAVE_CXA_DEMANGLE=1"
 # The HTML report's assets as the build embeds them (src/render/meson.build).
 gen=$(mktemp -d)
 python3 scripts/embed_assets.py --c "$gen/render_html_assets.c" \

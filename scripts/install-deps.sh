@@ -5,7 +5,8 @@
 # servers, browsers, fuzzing compiler or npm packages.
 set -e
 # Building: the compiler, Meson (and its python3), the libraries.
-BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-dev libcurl4-openssl-dev libmicrohttpd-dev libyajl-dev"
+# libdw-dev: record --sites names its frames (without it: module+offset).
+BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-dev libcurl4-openssl-dev libmicrohttpd-dev libyajl-dev libdw-dev"
 # Testing, fuzzing, benchmarks: cmocka, the real servers of the end-to-end
 # tests, Chromium for the HTML checks, clang for libFuzzer, the peers,
 # prometheus for promtool (test_openmetrics_render checks the exposition

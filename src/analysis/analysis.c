@@ -854,6 +854,8 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 		for (size_t k = 0; k < f->n_pools; k++)
 			f->pools[k].exhausts = false;
 	}
+	/* where it grows: each allocation site by the rules above */
+	sites_analyse(o, f);
 }
 
 void analysis_release(struct target_findings *f)
@@ -873,6 +875,7 @@ void analysis_release(struct target_findings *f)
 	periodic_finding_release(&f->periodic);
 	attribution_finding_release(&f->attribution);
 	reason_list_release(&f->reasons);
+	sites_finding_release(&f->sites);
 }
 
 const char *analysis_resolution_basis_text(const struct target_findings *f)

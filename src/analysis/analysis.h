@@ -28,6 +28,7 @@
 #include "stats.h"
 #include "units.h"
 #include "warmup.h"
+#include "sites.h"
 
 #define ANALYSIS_CONCERN_HORIZON_S (30.0 * 86400.0) /* 30 days */
 #define ANALYSIS_ALPHA TREND_ALPHA
@@ -244,6 +245,8 @@ struct target_findings {
 				       says them */
 	struct settle settle;      /* what would settle an inconclusive one
 				      (SETTLE_NONE otherwise) */
+	/* record --sites: where it grows (sites.h; owned) */
+	struct sites_finding sites;
 };
 
 /* Analyse s. Always fills *out (a series with too few points gets an

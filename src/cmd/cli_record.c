@@ -165,6 +165,16 @@ const struct cli_option record_options[] = {
 		"snapshot of smaps by region family (heap, anonymous, stack, "
 		"file, shmem, GPU) at start and end; the report shows growth "
 		"per family"),
+	CLI_FLAG(0, "sites", RA, o.sites, "with -- COMMAND: the allocation "
+		"sites that keep memory, sampled in the command by a preloaded "
+		"shim; the report says where it grows (docs/sites.md)"),
+	CLI_SIZE(0, "sites-rate", RA, o.sites_rate, "SIZE", "with --sites: "
+		"sample once every SIZE allocated bytes on average (default "
+		"512KiB; smaller: more precise, dearer)", 1, false, 1ULL << 40,
+		"a size", "is not a sampling rate: it must be from 1B to 1TiB"),
+	CLI_COUNT(0, "sites-depth", RA, o.sites_depth, "N", "with --sites: "
+		"the frames that make a site (default 8)", 1, 32,
+		"a count from 1 to 32"),
 	CLI_FLAG(0, "no-gpu", RA, o.no_gpu, "do not read GPU memory (DRM "
 		"fdinfo, NVIDIA NVML; read by default: device memory is part "
 		"of the footprint; NVML from $MEMTREND_NVML_LIB if set)"),
@@ -388,6 +398,29 @@ static int record_combine(struct record_args *a, const char *verb)
 			     "would serve nothing: group the processes "
 			     "(--group-by unit), or serve the long-lived ones "
 			     "(long)", verb);
+	if ((!isnan(o->sites_rate) || o->sites_depth) && !o->sites)
+		return error("%s: --sites-rate and --sites-depth go with "
+			     "--sites", verb);
+	if (o->sites && strcmp(verb, "record") != 0 &&
+	    strcmp(verb, "check") != 0)
+		return error("%s: --sites is record's and check's (memtrend "
+			     "record -o FILE --sites -- COMMAND)", verb);
+	if (o->sites && !o->command)
+		return error("%s: --sites needs a command memtrend starts (-- "
+			     "COMMAND): its preload mode puts a shim in the "
+			     "process as it starts. For a running process (-p, "
+			     "--name, --all) the eBPF mode is not built yet "
+			     "(docs/sites.md)", verb);
+	if (o->sites && !o->output)
+		return error("%s: --sites needs -o FILE (the sites are kept "
+			     "in the recording)", verb);
+	if (o->sites && o->retain_s > 0)
+		return error("%s: --retain does not go with --sites yet: the "
+			     "sites' tables are not trimmed (a site's value is "
+			     "a row when it changes, and the row before the "
+			     "window must stay)", verb);
+	if (o->sites && isnan(o->sites_rate))
+		o->sites_rate = 512 * 1024;
 	if (!a->n_pids && !o->name_regex && !o->command && !o->all) {
 		if (strcmp(verb, "check") == 0) /* one service: no --all */
 			return error("check: which service? give -p PID, "
@@ -502,6 +535,7 @@ int cli_record_parse(int argc, char **argv, const char *verb,
 			.duration_s = NAN,
 			.smaps_interval_s = NAN,
 			.commit_interval_s = 1.0,
+			.sites_rate = NAN,
 		},
 		.work_timeout = NAN,
 		.lp = EXPORTER_PROCESSES_LONG,

@@ -565,6 +565,13 @@ const struct cli_option check_options[] = {
 	CLI_FORWARD('i', "interval", CA, fwd, "DUR", "time between samples "
 		"(default " CHECK_DEFAULT_INTERVAL ")"),
 	CLI_FORWARD(0, "no-gpu", CA, fwd, NULL, "do not read GPU memory"),
+	CLI_FORWARD(0, "sites", CA, fwd, NULL, "with -o FILE and -- SERVICE: "
+		"its allocation sites, kept in FILE (memtrend report FILE "
+		"says where it grows; docs/sites.md)"),
+	CLI_FORWARD(0, "sites-rate", CA, fwd, "SIZE", "with --sites: sample "
+		"once every SIZE bytes on average (default 512KiB)"),
+	CLI_FORWARD(0, "sites-depth", CA, fwd, "N", "with --sites: the frames "
+		"that make a site (default 8)"),
 	CLI_FORWARD('q', "quiet", CA, fwd, NULL, "no notes"),
 	CLI_HELP_ROW,
 	CLI_END_ROW,

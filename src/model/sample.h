@@ -135,6 +135,39 @@ struct sample_gpu_device {
 	double total, used;
 };
 
+/* An allocation site (SAMPLE_SITE, record --sites, docs/sites.md): a
+ * stack prefix of the incarnation's allocations, innermost first, each
+ * frame named as well as the recorder could (module and offset always
+ * when the address is in a mapped file; the rest NULL or 0 when not
+ * known). Declared once, before its first value in a frame. */
+struct sample_site_frame {
+	uint64_t address;          /* the return address in the target */
+	const char *module;        /* the mapped file; NULL: none */
+	const char *build_id;      /* hex; NULL: not known */
+	uint64_t offset;           /* address - the module's load bias */
+	const char *function;      /* demangled; NULL: not known */
+	const char *file;          /* source file; NULL: not known */
+	int line;                  /* 0: not known */
+};
+
+struct sample_site {
+	int64_t id;                /* the recorder's, 1 up, never reused */
+	int64_t inc;               /* the incarnation it belongs to */
+	const struct sample_site_frame *frames;
+	size_t n_frames;
+};
+
+/* The sites' figures of one incarnation at a tick (SAMPLE_SITE_STATS,
+ * only when they change): the sampler's counts, and what was dropped
+ * because a table was full (never silently: the report says it). */
+struct sample_site_stats {
+	double rate;               /* mean bytes between samples */
+	unsigned depth;
+	double sampled, dropped_sites, dropped_live;
+	double live_blocks;        /* sampled blocks live now */
+	double backtrace_s;        /* time the target spent on stacks */
+};
+
 enum sample_event_kind {
 	SAMPLE_TARGET,             /* u.target */
 	SAMPLE_INCARNATION,        /* u.incarnation */
@@ -149,6 +182,8 @@ enum sample_event_kind {
 				      one family */
 	SAMPLE_META,               /* u.meta: a fact about the recording
 				      learnt while it runs (a GPU's name) */
+	SAMPLE_SITE,               /* inc, u.site */
+	SAMPLE_SITE_STATS,         /* inc, u.site_stats */
 };
 
 /* What happens between frames, in the order it happens. */
@@ -166,6 +201,8 @@ struct sample_event {
 		const struct sample_gpu_device *gpu_device;
 		const struct series_region_row *region;
 		struct { const char *key, *value; } meta;
+		const struct sample_site *site;
+		const struct sample_site_stats *site_stats;
 	} u;
 };
 
@@ -198,6 +235,15 @@ struct sample_reading {
 	double value;
 };
 
+/* A site's estimate at this tick (record --sites): the bytes its live
+ * sampled blocks stand for (sites_region.h's weights) and its sampled
+ * allocations so far. */
+struct sample_site_value {
+	int64_t site;
+	double live;               /* bytes */
+	double allocs;
+};
+
 /*
  * One tick (sink.h: frame), in the order the recorder took it: each root
  * target's processes and sums, then each group's sum. Readings finished
@@ -222,6 +268,10 @@ struct sample_frame {
 	size_t n_cgroups;
 	const struct sample_reading *readings;
 	size_t n_readings;
+	/* record --sites: every site of the processes sampled at this
+	 * tick, each with its latest estimate */
+	const struct sample_site_value *sites;
+	size_t n_sites;
 };
 
 #endif

@@ -125,7 +125,71 @@ void series_release(struct series *s)
 		free(s->incs[i].cmdline);
 	}
 	free(s->incs);
+	for (size_t i = 0; i < s->n_sites; i++) {
+		struct series_site *x = &s->sites[i];
+		for (size_t k = 0; k < x->n_frames; k++) {
+			free(x->frames[k].module);
+			free(x->frames[k].build_id);
+			free(x->frames[k].function);
+			free(x->frames[k].file);
+		}
+		free(x->frames);
+		free(x->t);
+		free(x->live);
+	}
+	free(s->sites);
 	memset(s, 0, sizeof(*s));
+}
+
+static char *dup_or_null(const char *v)
+{
+	return v ? xstrdup(v) : NULL;
+}
+
+size_t series_add_site(struct series *s, int64_t id, uint32_t inc,
+		       const struct series_site_frame *frames, size_t n)
+{
+	s->sites = xrealloc(s->sites, (s->n_sites + 1) * sizeof(*s->sites));
+	struct series_site *x = &s->sites[s->n_sites];
+	memset(x, 0, sizeof(*x));
+	x->id = id;
+	x->inc = inc;
+	x->frames = xcalloc(n ? n : 1, sizeof(*x->frames));
+	x->n_frames = n;
+	for (size_t k = 0; k < n; k++) {
+		x->frames[k] = frames[k];
+		x->frames[k].module = dup_or_null(frames[k].module);
+		x->frames[k].build_id = dup_or_null(frames[k].build_id);
+		x->frames[k].function = dup_or_null(frames[k].function);
+		x->frames[k].file = dup_or_null(frames[k].file);
+	}
+	return s->n_sites++;
+}
+
+void series_site_add_row(struct series_site *x, double t, double live)
+{
+	assert(!x->n || t >= x->t[x->n - 1]);
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 16;
+		x->t = xrealloc(x->t, x->cap * sizeof(*x->t));
+		x->live = xrealloc(x->live, x->cap * sizeof(*x->live));
+	}
+	x->t[x->n] = t;
+	x->live[x->n++] = live;
+}
+
+double series_site_live_at(const struct series_site *x, double t)
+{
+	/* the last row at or before t: binary search */
+	size_t lo = 0, hi = x->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->t[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? x->live[lo - 1] : 0;
 }
 
 /* Optional arrays have the series' capacity; grow them with it. */

@@ -90,6 +90,33 @@ struct series_resident {
 	double rss, anon, file, shmem, swap;  /* bytes */
 };
 
+/* An allocation site (record --sites, docs/sites.md): its frames,
+ * innermost first, and its estimate of live bytes as recorded: a row
+ * when it changed, holding until the next (before the first: 0, nothing
+ * sampled there yet). Strings owned; NULL when unknown. */
+struct series_site_frame {
+	uint64_t address, offset;
+	char *module, *build_id, *function, *file;
+	int line;                  /* 0: unknown */
+};
+
+struct series_site {
+	int64_t id;                /* the recording's */
+	uint32_t inc;              /* its incarnation (index into incs) */
+	struct series_site_frame *frames; /* owned; n_frames */
+	size_t n_frames;
+	double *t, *live;          /* owned; n rows, t ascending */
+	size_t n, cap;
+};
+
+/* What the shim said of an incarnation's sampling, at its latest
+ * figures (all NAN, recorded false, without --sites). */
+struct series_site_stats {
+	bool recorded;
+	uint32_t inc;
+	double rate, depth, sampled, dropped_sites, dropped_live, backtrace_s;
+};
+
 struct series_gauge {
 	char *name;                /* owned */
 	double *v;                 /* length n, owned */
@@ -145,6 +172,11 @@ struct series {
 	/* The latest sample's resident figures (a recording's reader sets
 	 * them whatever it loads of the arrays; NAN otherwise). */
 	struct series_resident resident;
+	/* record --sites: the allocation sites (owned; n_sites) and the
+	 * shim's figures. */
+	struct series_site *sites;
+	size_t n_sites;
+	struct series_site_stats site_stats;
 };
 
 /* A recording or a CSV: several targets plus what applies to all. */
@@ -211,6 +243,14 @@ void series_add_gpu_row(struct series *s, uint32_t inc, double t,
 void series_set_gpu_limit(struct series *s, unsigned d, double total,
 			  double used, const char *name);
 
+/* Add an allocation site of incarnation inc (frames copied); its index.
+ * Then its rows, in time order. */
+size_t series_add_site(struct series *s, int64_t id, uint32_t inc,
+		       const struct series_site_frame *frames, size_t n);
+void series_site_add_row(struct series_site *site, double t, double live);
+/* The estimate of site at time t: its latest row at or before t, 0
+ * before its first. */
+double series_site_live_at(const struct series_site *site, double t);
 /* Add a label (copied); labels stay sorted by name. */
 void series_add_label(struct series *s, const char *name, const char *value);
 /* Free the points (times, footprints, components, work, gauges) and keep

@@ -343,7 +343,10 @@ static _Noreturn void command_main(const struct reaper_spec *s, int err_w,
 			_exit(127);
 		}
 	}
-	execvp(s->file ? s->file : s->argv[0], s->argv);
+	if (s->envp)
+		execvpe(s->file ? s->file : s->argv[0], s->argv, s->envp);
+	else
+		execvp(s->file ? s->file : s->argv[0], s->argv);
 	int e = errno;
 	ssize_t w = write(err_w, &e, sizeof(e));
 	(void)w;

@@ -53,6 +53,9 @@ struct reaper_spec {
 				      Ctrl-C reaches it as it reaches
 				      memtrend. */
 	int stdin_fd, stdout_fd, stderr_fd;
+	char *const *envp;         /* the command's environment
+				      (NULL-terminated); NULL: the
+				      caller's */
 	double grace_s;            /* SIGTERM to SIGKILL when ending what
 				      is left; 0: SIGKILL at once; at most
 				      60 */

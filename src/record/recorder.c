@@ -153,6 +153,21 @@ bool sampler_command_running(const struct recorder *rec)
 	return rec->command_running;
 }
 
+int64_t sampler_site_new(struct recorder *rec)
+{
+	return ++rec->last_site;
+}
+
+void sampler_site_value(struct recorder *rec, int64_t site, double live,
+			double allocs)
+{
+	assert(site > 0 && site <= rec->last_site);
+	xgrow((void **)&rec->site_values, &rec->cap_site_values,
+	      rec->n_site_values + 1, sizeof(*rec->site_values));
+	rec->site_values[rec->n_site_values++] = (struct sample_site_value){
+		site, live, allocs};
+}
+
 void sampler_say(struct recorder *rec, double t, bool warn,
 		 const char *text)
 {
@@ -248,6 +263,7 @@ static void frame_deliver(struct recorder *rec, double t, double mono,
 		.cgroups = rec->frame_cgroups,
 		.n_cgroups = rec->n_frame_cgroups,
 		.readings = rec->readings, .n_readings = rec->n_readings,
+		.sites = rec->site_values, .n_sites = rec->n_site_values,
 	};
 	assert(!last || !rec->n_procs);
 	assert(rec->n_procs <= rec->cap_procs &&
@@ -255,6 +271,7 @@ static void frame_deliver(struct recorder *rec, double t, double mono,
 	       rec->n_frame_cgroups <= (size_t)rec->last_cgroup);
 	sink_set_frame(&rec->out, &f);
 	rec->n_procs = rec->n_frame_cgroups = rec->n_readings = 0;
+	rec->n_site_values = 0;
 	rec->frame_sys = NULL;
 }
 
@@ -917,6 +934,7 @@ static void recorder_release(struct recorder *rec, double t, bool started)
 	free(rec->procs);
 	free(rec->frame_cgroups);
 	free(rec->readings);
+	free(rec->site_values);
 	for (size_t i = 0; i < rec->n_samplers; i++)
 		if (rec->samplers[i].ops->free)
 			rec->samplers[i].ops->free(rec->samplers[i].ctx);
@@ -958,6 +976,9 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 		rec.samplers[rec.n_samplers++] = sources_sampler(o->sources,
 			o->n_sources, o->source_roots, o->n_pids,
 			o->source_timeout_s);
+	if (o->sites)
+		rec.samplers[rec.n_samplers++] = sites_sampler(o,
+			&rec.command_env);
 	assert(rec.n_samplers <= RECORDER_MAX_SAMPLERS);
 	struct sink_run run = {
 		.interval_s = o->interval_s, .all = o->all,
@@ -974,7 +995,11 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	}
 	recorder_exclude_self(&rec);
 	double t = now_wall();
-	int rc = setup_roots(&rec, t);
+	/* --sites whose region could not be made (said): nothing starts */
+	bool sites_failed = false;
+	for (size_t i = 0; i < rec.n_samplers; i++)
+		sites_failed |= !rec.samplers[i].ctx;
+	int rc = sites_failed ? EXIT_RUNTIME : setup_roots(&rec, t);
 	if (rc == EXIT_OK)
 		rc = setup_sources(&rec);
 	if (rc != EXIT_OK) {

@@ -97,6 +97,12 @@ struct recorder_options {
 	/* --conn-port: ESTABLISHED connections to these local ports. */
 	const uint16_t *conn_ports;
 	size_t n_conn_ports;
+	/* --sites (docs/sites.md): the -- COMMAND started with the shim
+	 * preloaded and its allocation sites read at every tick, sampled
+	 * every sites_rate bytes on average, sites_depth frames each. */
+	bool sites;
+	double sites_rate;         /* bytes, >= 1 */
+	int sites_depth;           /* 1..SITES_MAX_DEPTH; 0: the default */
 };
 
 struct source;

@@ -23,7 +23,7 @@ int recorder_command_spawn(struct recorder *rec)
 	struct reaper_spec spec = {
 		.argv = o->command, .stdin_fd = -1, .stdout_fd = -1,
 		.stderr_fd = -1, .grace_s = RECORDER_KILL_GRACE_S,
-		.hold = true,
+		.hold = true, .envp = rec->command_env,
 	};
 	int e = reaper_spawn(&spec, &rec->command);
 	if (e && rec->command.exec_errno) {

@@ -112,6 +112,14 @@ struct recorder {
 	/* Readings finished since the last frame (sources, connections). */
 	struct sample_reading *readings;
 	size_t n_readings, cap_readings;
+	/* Allocation sites' values at this tick (record --sites). */
+	struct sample_site_value *site_values;
+	size_t n_site_values, cap_site_values;
+	int64_t last_site;
+	/* The -- COMMAND's environment when a sampler sets one (the
+	 * preloaded shim, sites_sampler()): the sampler's; NULL:
+	 * memtrend's own. */
+	char *const *command_env;
 	const struct sys_mem *frame_sys;
 	struct root *roots;
 	size_t n_roots;

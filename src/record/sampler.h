@@ -15,15 +15,17 @@
  *   recorder_run() lists its samplers;
  * - memory sources read per process after it (open, read, close, a
  *   tick for machine-wide readings): the GPU readers (DRM fdinfo and
- *   NVML, recorder_gpu.c: gpu_sampler());
+ *   NVML, recorder_gpu.c: gpu_sampler()), the allocation sites of
+ *   record --sites (sampler_sites.c: sites_sampler(), which starts
+ *   too, and puts its sites' values in the frame);
  * - readers of figures apart from any process (start, collect, request,
  *   busy, cancel, finish): the work counter and gauges
  *   (sampler_sources.c: sources_sampler(), over the source thread).
  *
- * A new memory source (allocation sites, an eBPF map) is one new file
- * that fills these operations, and a line where the recorder lists its
- * samplers (recorder.c, recorder_run()); the operations of a kind it is
- * not are NULL.
+ * A new memory source (an eBPF map) is one new file that fills these
+ * operations, and a line where the recorder lists its samplers
+ * (recorder.c, recorder_run()); the operations of a kind it is not are
+ * NULL.
  *
  * Who owns what. The process sampler owns what it opened for an
  * incarnation (kept-open fds, its identity, the cgroups it declared),
@@ -87,6 +89,7 @@
 struct probe;
 struct sink_set;
 struct source;
+struct recorder_options;
 /* The recorder, as its samplers see it: the calls below (recorder.c). */
 struct recorder;
 
@@ -267,5 +270,18 @@ void sampler_frame_cgroup(struct recorder *rec, int64_t id,
 /* A note (or a warning) printed and kept in the recording, stamped t. */
 void sampler_say(struct recorder *rec, double t, bool warn,
 		 const char *text);
+/* An allocation site's id, new (its SAMPLE_SITE is the caller's to
+ * send); and its value in this tick's frame. */
+int64_t sampler_site_new(struct recorder *rec);
+void sampler_site_value(struct recorder *rec, int64_t site, double live,
+			double allocs);
+
+/* Allocation sites (sampler_sites.c, docs/sites.md): the region the
+ * preloaded shim fills, made for the -- COMMAND, and *env the command's
+ * environment with the shim preloaded (the sampler's, until it is
+ * freed); read at every sample of the process that claimed it. ctx NULL
+ * when it cannot be made (said why; the run does not start). */
+struct sampler sites_sampler(const struct recorder_options *o,
+			     char *const **env);
 
 #endif

@@ -51,6 +51,12 @@ struct sink_store {
 	bool declare_failed;       /* a target, incarnation or source row
 				      could not be added */
 	struct id_map targets, incs, cgroups, sources;
+	/* record --sites: recorder site id -> store id, and the value last
+	 * written of each, by the map's index (a site's row is written
+	 * when its value changes: it holds until the next) */
+	struct id_map sites;
+	double *site_last;
+	size_t cap_site_last;
 };
 
 static void map_put(struct id_map *m, int64_t ours, int64_t store)
@@ -198,6 +204,19 @@ static void ss_event(void *ctx, const struct sample_event *e)
 	case SAMPLE_META:
 		store_meta_set(st, e->u.meta.key, e->u.meta.value);
 		break;
+	case SAMPLE_SITE: {
+		const struct sample_site *x = e->u.site;
+		int64_t id = inc > 0 ? store_site_add(st, inc, e->t, x) : -1;
+		declared(s, &s->sites, x->id, id);
+		xgrow((void **)&s->site_last, &s->cap_site_last, s->sites.n,
+		      sizeof(*s->site_last));
+		s->site_last[s->sites.n - 1] = NAN;
+		break;
+	}
+	case SAMPLE_SITE_STATS:
+		if (inc > 0)
+			store_site_stats_add(st, inc, e->t, e->u.site_stats);
+		break;
 	}
 }
 
@@ -274,6 +293,16 @@ static void ss_frame(void *ctx, const struct sample_frame *f)
 		if (src > 0)
 			store_source_sample_add(st, src, r->t, r->value);
 	}
+	for (size_t i = 0; i < f->n_sites; i++) {
+		const struct sample_site_value *v = &f->sites[i];
+		size_t k = map_find(&s->sites, v->site);
+		if (k == s->sites.n || s->sites.p[k].store <= 0 ||
+		    s->site_last[k] == v->live)
+			continue;
+		s->site_last[k] = v->live;
+		store_site_sample_add(st, s->sites.p[k].store, f->t, v->live,
+				      v->allocs);
+	}
 	if (!f->last)
 		s->last_stamp = f->t;
 	if (f->mono - s->last_commit >= s->commit_interval_s) {
@@ -340,6 +369,8 @@ void sink_store_free(struct sink_store *s)
 	free(s->incs.p);
 	free(s->cgroups.p);
 	free(s->sources.p);
+	free(s->sites.p);
+	free(s->site_last);
 	free(s->path);
 	free(s);
 }

@@ -23,6 +23,7 @@
 #include <ctype.h>
 
 #include "render_html_internal.h"
+#include "render_sites.h"
 
 #define TABLE_ROWS_MAX 200
 
@@ -504,6 +505,70 @@ static void gpu_table(struct ctx *c)
 	}
 }
 
+/* record --sites: where it grows (analysis/sites.h), as the text
+ * report's section: the live heap, the split, the sites analysed with
+ * their top frames. */
+static void sites_table(struct ctx *c)
+{
+	const struct sites_finding *x = &c->f->sites;
+	FILE *out = c->out;
+	if (!x->recorded)
+		return;
+	char b1[64], b2[64], b3[64], fr[600];
+	fprintf(out, "<h3>Where it grows</h3>\n<p>Allocation sites, sampled "
+		"every %s on average: %zu sites, %.0f samples, ",
+		size_s(c, b1, sizeof(b1), x->rate), x->n_sites, x->sampled);
+	if (x->dropped > 0)
+		fprintf(out, "<strong>%.0f dropped</strong> (a table was "
+			"full: the figures are low).", x->dropped);
+	else
+		fputs("none dropped.", out);
+	fprintf(out, " Live heap %s, %s", size_s(c, b1, sizeof(b1),
+						  x->heap_last),
+		isnan(x->heap_slope.estimate) ? "no slope" :
+		slope_s(c, b2, sizeof(b2), x->heap_slope.estimate));
+	if (isfinite(x->heap_share))
+		fprintf(out, ", %.0f %% of the footprint's slope",
+			100 * x->heap_share);
+	fputs(".", out);
+	if (render_sites_split_text(x->split)) {
+		fputs(" <strong>", out);
+		put_esc(out, render_sites_split_text(x->split));
+		fputs("</strong>.", out);
+	}
+	fputs("</p>\n<table>\n<thead><tr><th>site</th><th>trend</th>"
+	      "<th>slope</th><th>per request</th><th>share of the "
+	      "footprint's slope</th><th>live</th><th>stack</th></tr>"
+	      "</thead>\n<tbody>\n", out);
+	for (size_t r = 0; r < x->n_ranked; r++) {
+		const struct site_finding *y = &x->ranked[r];
+		const struct series_site *site = &c->s->sites[y->site];
+		fprintf(out, "<tr><td>%zu</td><td>%s</td><td>%s</td>"
+			"<td>%s</td><td>", r + 1, site_trend_name(y->trend),
+			isnan(y->slope.estimate) ? "-" :
+			slope_s(c, b1, sizeof(b1), y->slope.estimate),
+			isnan(y->per_request.estimate) ? "-" :
+			per_req_s(c, b2, sizeof(b2), y->per_request.estimate));
+		if (isfinite(y->share) && fabs(y->share_high) < 0.01)
+			fputs("under 1 %", out);
+		else if (isfinite(y->share))
+			fprintf(out, "%.0f %% [%.0f, %.0f]", 100 * y->share,
+				100 * y->share_low, 100 * y->share_high);
+		else
+			fputs("-", out);
+		fprintf(out, "</td><td>%s</td><td>",
+			size_s(c, b3, sizeof(b3), y->last));
+		for (size_t k = 0; k < site->n_frames && k < 4; k++) {
+			render_site_frame(fr, sizeof(fr), &site->frames[k]);
+			if (k)
+				fputs("<br>", out);
+			put_esc(out, fr);
+		}
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</tbody>\n</table>\n", out);
+}
+
 void render_html_summary(struct ctx *c)
 {
 	assert(c->view);
@@ -522,5 +587,6 @@ void render_html_findings(struct ctx *c)
 	steps_table(c);
 	attribution_table(c);
 	gpu_table(c);
+	sites_table(c);
 	incarnations_table(c);
 }

@@ -17,6 +17,7 @@
 #include "rank.h"
 #include "regions.h"
 #include "render.h"
+#include "render_sites.h"
 #include "units.h"
 
 static json_t *num_or_null(double v)
@@ -703,6 +704,7 @@ static json_t *target_json(const struct target_findings *f, size_t rank)
 	json_object_set_new(t, "incarnations", incs);
 	json_object_set_new(t, "regions", regions_json(s));
 	json_object_set_new(t, "gpu", gpu_json(f));
+	json_object_set_new(t, "sites", render_sites_json(f));
 	json_object_set_new(t, "pools", pools_json(f));
 	return t;
 }

@@ -17,6 +17,7 @@
 #include "rank.h"
 #include "regions.h"
 #include "render.h"
+#include "render_sites.h"
 #include "units.h"
 
 #define NA "n/a"
@@ -427,6 +428,7 @@ static void print_target(FILE *out, const struct target_findings *f,
 	print_gpu(out, f);
 	print_regions(out, s);
 	print_pools(out, f);
+	render_sites_text(out, f, decimal);
 	if (f->exhaustion.found) {
 		const struct pool_finding *gp = pools_exhaustion_gpu(f);
 		char gname[160], lsrc[160];

@@ -95,6 +95,16 @@ int store_gpu_add(struct store *st, int64_t inc_id, double t,
 /* One device's memory (NVML's total and used, all processes). */
 int store_gpu_device_add(struct store *st, double t, const char *source,
 			 unsigned device, double total, double used);
+/* Allocation sites (record --sites, docs/sites.md): a site of
+ * incarnation inc_id with its frames (its id, or -1); its value at t
+ * (written when it changes: it holds until the next); the shim's counts
+ * of the incarnation. */
+int64_t store_site_add(struct store *st, int64_t inc_id, double t,
+		       const struct sample_site *x);
+int store_site_sample_add(struct store *st, int64_t site_id, double t,
+			  double live, double allocs);
+int store_site_stats_add(struct store *st, int64_t inc_id, double t,
+			 const struct sample_site_stats *x);
 /* Commit the open batch. On failure (disk full, I/O error) the batch is
  * rolled back -- the file keeps every earlier commit -- and -1 is
  * returned without a message (store_last_error() says why); the caller

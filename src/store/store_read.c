@@ -828,6 +828,118 @@ static void read_regions(sqlite3 *db, struct dataset *out,
 	sqlite3_finalize(s);
 }
 
+/* Allocation sites (record --sites, docs/sites.md): each site with its
+ * frames, then its rows (written when the value changed), then the
+ * shim's latest figures per target. A file recorded without --sites (or
+ * before it existed) has no site table: nothing to read. */
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+	const char *v = (const char *)sqlite3_column_text(s, i);
+	return v ? xstrdup(v) : NULL;
+}
+
+static void read_sites(sqlite3 *db, struct dataset *out,
+		       const struct inc_map *map, size_t n_map)
+{
+	sqlite3_stmt *s, *f;
+	if (sqlite3_prepare_v2(db, "SELECT id, incarnation_id FROM site "
+			       "ORDER BY id", -1, &s, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_prepare_v2(db, "SELECT address, module, build_id, "
+			       "offset, function, file, line FROM site_frame "
+			       "WHERE site_id = ?1 ORDER BY depth", -1, &f,
+			       NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return;
+	}
+	/* site id -> (target, index): ids ascend, so a sorted array */
+	struct site_ref { int64_t id; size_t target, index; } *refs = NULL;
+	size_t n_refs = 0, cap_refs = 0;
+	struct series_site_frame frames[64];
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const struct inc_map *m = inc_lookup(map, n_map,
+						     sqlite3_column_int64(s, 1));
+		if (!m)
+			continue;
+		int64_t id = sqlite3_column_int64(s, 0);
+		sqlite3_bind_int64(f, 1, id);
+		size_t n = 0;
+		while (n < ARRAY_SIZE(frames) && sqlite3_step(f) == SQLITE_ROW) {
+			/* a row's texts are SQLite's until the next step */
+			frames[n] = (struct series_site_frame){
+				.address = (uint64_t)sqlite3_column_int64(f, 0),
+				.module = col_dup(f, 1),
+				.build_id = col_dup(f, 2),
+				.offset = (uint64_t)sqlite3_column_int64(f, 3),
+				.function = col_dup(f, 4),
+				.file = col_dup(f, 5),
+				.line = sqlite3_column_int(f, 6),
+			};
+			n++;
+		}
+		sqlite3_reset(f);
+		struct series *se = &out->targets[m->target];
+		size_t idx = series_add_site(se, id, m->inc, frames, n);
+		for (size_t k = 0; k < n; k++) {
+			free(frames[k].module);
+			free(frames[k].build_id);
+			free(frames[k].function);
+			free(frames[k].file);
+		}
+		xgrow((void **)&refs, &cap_refs, n_refs + 1, sizeof(*refs));
+		refs[n_refs++] = (struct site_ref){id, m->target, idx};
+	}
+	sqlite3_finalize(f);
+	sqlite3_finalize(s);
+	if (n_refs && sqlite3_prepare_v2(db, "SELECT site_id, t, live FROM "
+					 "site_sample ORDER BY rowid", -1, &s,
+					 NULL) == SQLITE_OK) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(s, 0);
+			size_t lo = 0, hi = n_refs;
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (refs[mid].id < id)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			double t = sqlite3_column_double(s, 1);
+			if (lo == n_refs || refs[lo].id != id || !isfinite(t))
+				continue;
+			struct series_site *x =
+				&out->targets[refs[lo].target]
+					 .sites[refs[lo].index];
+			if (x->n && t < x->t[x->n - 1])
+				continue; /* out of order: an edited file */
+			series_site_add_row(x, t, col_bytes(s, 2));
+		}
+		sqlite3_finalize(s);
+	}
+	free(refs);
+	if (sqlite3_prepare_v2(db, "SELECT incarnation_id, rate, depth, "
+			       "sampled, dropped_sites, dropped_live, "
+			       "backtrace_s FROM site_stats ORDER BY rowid",
+			       -1, &s, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const struct inc_map *m = inc_lookup(map, n_map,
+						     sqlite3_column_int64(s, 0));
+		if (!m)
+			continue;
+		out->targets[m->target].site_stats = (struct series_site_stats){
+			.recorded = true, .inc = m->inc,
+			.rate = sqlite3_column_double(s, 1),
+			.depth = sqlite3_column_double(s, 2),
+			.sampled = col_bytes(s, 3),
+			.dropped_sites = col_bytes(s, 4),
+			.dropped_live = col_bytes(s, 5),
+			.backtrace_s = sqlite3_column_double(s, 6),
+		};
+	}
+	sqlite3_finalize(s);
+}
+
 /* One NVML row of a process's memory on one device (issue 28). */
 struct gpu_dev_row {
 	size_t target;
@@ -1078,6 +1190,7 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 		rc = read_sources(db, path, out, target_ids);
 	if (!rc) {
 		read_regions(db, out, map, n_map);
+		read_sites(db, out, map, n_map);
 		if (gpu)
 			read_gpu(db, out, map, n_map);
 		read_limits(db, out, map, n_map);

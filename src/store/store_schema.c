@@ -77,7 +77,28 @@ static const char schema_sql[] =
 	"  purgeable INTEGER);\n"
 	"CREATE TABLE IF NOT EXISTS gpu_device(\n"
 	"  t REAL NOT NULL, source TEXT NOT NULL, device INTEGER NOT NULL,\n"
-	"  total INTEGER, used INTEGER);\n";
+	"  total INTEGER, used INTEGER);\n"
+	/* Allocation sites (record --sites, docs/sites.md): tables of
+	 * their own, made when missing, so a file of schema 3 gains them
+	 * when appended to and an older memtrend reads the rest as before.
+	 * A site's value is written when it changes: it holds until the
+	 * next row (store_read_sites.c). */
+	"CREATE TABLE IF NOT EXISTS site(\n"
+	"  id INTEGER PRIMARY KEY,\n"
+	"  incarnation_id INTEGER NOT NULL REFERENCES incarnation(id),\n"
+	"  first_seen REAL NOT NULL);\n"
+	"CREATE TABLE IF NOT EXISTS site_frame(\n"
+	"  site_id INTEGER NOT NULL REFERENCES site(id),\n"
+	"  depth INTEGER NOT NULL, address INTEGER NOT NULL, module TEXT,\n"
+	"  build_id TEXT, offset INTEGER, function TEXT, file TEXT,\n"
+	"  line INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS site_sample(\n"
+	"  site_id INTEGER NOT NULL, t REAL NOT NULL, live INTEGER,\n"
+	"  allocs INTEGER);\n"
+	"CREATE TABLE IF NOT EXISTS site_stats(\n"
+	"  incarnation_id INTEGER NOT NULL, t REAL NOT NULL, rate REAL,\n"
+	"  depth INTEGER, sampled INTEGER, dropped_sites INTEGER,\n"
+	"  dropped_live INTEGER, live_blocks INTEGER, backtrace_s REAL);\n";
 
 int store_db_error(sqlite3 *db, const char *what, const char *path)
 {

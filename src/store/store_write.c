@@ -57,6 +57,13 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_GPU] = "INSERT INTO gpu_sample VALUES "
 		   "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_GPU_DEVICE] = "INSERT INTO gpu_device VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_SITE] = "INSERT INTO site(incarnation_id, first_seen) "
+		    "VALUES (?1, ?2)",
+	[ST_SITE_FRAME] = "INSERT INTO site_frame VALUES "
+			  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_SITE_SAMPLE] = "INSERT INTO site_sample VALUES (?1, ?2, ?3, ?4)",
+	[ST_SITE_STATS] = "INSERT INTO site_stats VALUES "
+			  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 };
 
 /*
@@ -689,4 +696,69 @@ int store_region_add(struct store *st, int64_t inc_id, double t,
 		sqlite3_bind_null(s, 11);
 	st->pending++;
 	return step_reset(st, s);
+}
+
+/* ---- allocation sites (record --sites) ---- */
+
+int64_t store_site_add(struct store *st, int64_t inc_id, double t,
+		       const struct sample_site *x)
+{
+	sqlite3_stmt *s = row_begin(st, ST_SITE, inc_id, t);
+	if (!s)
+		return -1;
+	int64_t id = insert_row(st, s);
+	if (id < 0)
+		return -1;
+	for (size_t k = 0; k < x->n_frames; k++) {
+		const struct sample_site_frame *f = &x->frames[k];
+		/* row_begin binds ?1 (the site) and ?2, which is the depth
+		 * here, not a time: bound again */
+		s = row_begin(st, ST_SITE_FRAME, id, 0);
+		if (!s)
+			return -1;
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)k);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)f->address);
+		bind_text(s, 4, f->module);
+		bind_text(s, 5, f->build_id);
+		if (f->module)
+			sqlite3_bind_int64(s, 6, (sqlite3_int64)f->offset);
+		else
+			sqlite3_bind_null(s, 6);
+		bind_text(s, 7, f->function);
+		bind_text(s, 8, f->file);
+		if (f->line > 0)
+			sqlite3_bind_int64(s, 9, f->line);
+		else
+			sqlite3_bind_null(s, 9);
+		if (row_end(st, s))
+			return -1;
+	}
+	return id;
+}
+
+int store_site_sample_add(struct store *st, int64_t site_id, double t,
+			  double live, double allocs)
+{
+	sqlite3_stmt *s = row_begin(st, ST_SITE_SAMPLE, site_id, t);
+	if (!s)
+		return -1;
+	bind_bytes(s, 3, live);
+	bind_bytes(s, 4, allocs);
+	return row_end(st, s);
+}
+
+int store_site_stats_add(struct store *st, int64_t inc_id, double t,
+			 const struct sample_site_stats *x)
+{
+	sqlite3_stmt *s = row_begin(st, ST_SITE_STATS, inc_id, t);
+	if (!s)
+		return -1;
+	bind_real(s, 3, x->rate);
+	sqlite3_bind_int64(s, 4, x->depth);
+	bind_bytes(s, 5, x->sampled);
+	bind_bytes(s, 6, x->dropped_sites);
+	bind_bytes(s, 7, x->dropped_live);
+	bind_bytes(s, 8, x->live_blocks);
+	bind_real(s, 9, x->backtrace_s);
+	return row_end(st, s);
 }

@@ -44,7 +44,9 @@ OWNERS = {
     "yajl/": ["src/remote/prometheus.c"],        # Prometheus API's JSON
     "jansson.h": ["src/render/"],                # the JSON reports
     "microhttpd.h": ["src/serve/listener.c"],    # record --listen's server
-    "dlfcn.h": ["src/probe/"],                   # NVML, the allocator probe
+    "dlfcn.h": ["src/probe/",                    # NVML, the allocator probe
+                "src/shim/shim.c"],              # the preloaded sampler
+    "elfutils/": ["src/record/sites_symbols.c"], # allocation sites' names
 }
 
 # The C library, POSIX and Linux: any layer may include these.

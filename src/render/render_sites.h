@@ -1,0 +1,32 @@
+/*
+ * render_sites.h - a target's allocation sites, "Where it grows"
+ * (analysis/sites.h), in the text report and in JSON (docs/json.md,
+ * "sites"). Nothing when the target was recorded without --sites.
+ */
+#ifndef MEMTREND_RENDER_SITES_H
+#define MEMTREND_RENDER_SITES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "analysis.h"
+
+/* The section, after the target's other lines; decimal: sizes in
+ * decimal units, as the target's readings. */
+void render_sites_text(FILE *out, const struct target_findings *f,
+		       bool decimal);
+/* One frame as the reports print it, not escaped: "function
+ * (file:line) in module", "function in module", "module+0xOFF" or
+ * "0xADDR". */
+void render_site_frame(char *buf, size_t n,
+		       const struct series_site_frame *f);
+/* A site in a word: its innermost named function, else its module. */
+const char *render_site_label(const struct series_site *site);
+/* What the split says (NULL for SITES_SPLIT_NONE). */
+const char *render_sites_split_text(enum sites_split s);
+/* {sampling_rate_bytes, ..., ranked: [...]}, or JSON null. Owned by the
+ * caller. */
+json_t *render_sites_json(const struct target_findings *f);
+
+#endif

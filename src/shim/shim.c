@@ -1,0 +1,479 @@
+/*
+ * shim.c - libmemtrend-sites.so, the preloaded allocation sampler of
+ * `memtrend record --sites -- COMMAND` (docs/sites.md).
+ *
+ * Runs inside the target: it interposes malloc, calloc, realloc,
+ * reallocarray, free, posix_memalign, aligned_alloc, memalign, valloc
+ * and pvalloc, calls the next definition (dlsym(RTLD_NEXT): glibc's or
+ * a preloaded allocator's), and samples the allocations by bytes: each
+ * thread counts down a number of bytes drawn from an exponential of
+ * mean `rate` (the region's header, --sites-rate) and samples the
+ * allocation that crosses zero, so an allocation of s bytes is sampled
+ * with probability p(s) = 1 - exp(-s/rate) whatever came before it
+ * (the exponential is memoryless). A sampled allocation stands for
+ * s / p(s) bytes: the estimate of a site's live bytes, the sum of its
+ * live samples' weights, is unbiased (E = p(s) x s/p(s) = s). This is
+ * tcmalloc's weighting (tcmalloc docs/sampling.md, "Sampling the
+ * allocations"; Android's heapprofd samples the same way). Only a
+ * sampled allocation's stack is captured (glibc's backtrace(), primed
+ * once at start-up so that its first call does not load libgcc_s from
+ * inside malloc), and kept in the region (sites_region.h): a site's
+ * live bytes and the sampled block, so its free subtracts it.
+ *
+ * Only the process that claims the region samples (the command memtrend
+ * started: the first to load the shim with the variable set claims it,
+ * and keeps the region's descriptor open across exec, so that a
+ * wrapper's `exec ./server` samples the server: shim_init()); a forked
+ * child stops sampling (the region is its parent's), what it runs lets
+ * go of the region, as does any process whose region is missing or
+ * invalid: it then only passes the calls through.
+ *
+ * What it does not do: anonymous mmap/munmap (not yet: docs/sites.md),
+ * name frames (the recorder does, from the target's maps), write
+ * anything but the region, or use any of memtrend's layers: libc, libm
+ * and the region's code only. Never built with sanitizers (it runs in a
+ * process that is not).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sites_region.h"
+
+#define EXPORT __attribute__((visibility("default")))
+/* Initial-exec TLS: a thread's first access never calls
+ * __tls_get_addr, which may allocate. */
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* The shim's own frames on a sampled allocation's stack (sample_block,
+ * its callers, the interposed function) are those inside its own code:
+ * [shim_lo, shim_hi), found at start-up. At most this many are
+ * skipped. */
+#define SHIM_FRAMES 4
+static uintptr_t shim_lo, shim_hi;
+
+typedef void *(*malloc_fn)(size_t);
+typedef void *(*calloc_fn)(size_t, size_t);
+typedef void *(*realloc_fn)(void *, size_t);
+typedef void (*free_fn)(void *);
+typedef int (*posix_memalign_fn)(void **, size_t, size_t);
+typedef void *(*aligned_fn)(size_t, size_t);
+typedef void *(*valloc_fn)(size_t);
+
+static struct {
+	malloc_fn malloc;
+	calloc_fn calloc;
+	realloc_fn realloc;
+	free_fn free;
+	posix_memalign_fn posix_memalign;
+	aligned_fn aligned_alloc, memalign;
+	valloc_fn valloc, pvalloc;
+} real;
+
+/* 0 not yet, 1 resolving the real functions, 2 resolved */
+static int resolved;
+/* The region, when this process claimed it; NULL: pass through. */
+static struct sites_header *region;
+static double rate;
+static uint32_t depth;
+
+/* Set once by the constructor, cleared in a forked child: a relaxed
+ * load, as cheap as a plain one. */
+static inline struct sites_header *my_region(void)
+{
+	return __atomic_load_n(&region, __ATOMIC_RELAXED);
+}
+
+static TLS int in_shim;          /* re-entrancy guard */
+static TLS int64_t bytes_left;   /* until the next sample */
+static TLS uint64_t rng;         /* xorshift64* state; 0: unseeded */
+
+/* ---- what dlsym allocates while the real functions are looked up ---- */
+
+/* dlsym may call calloc (its error buffer) before any real allocator is
+ * known: served from here, never freed (a few hundred bytes at most). */
+static _Alignas(64) char boot_arena[64 * 1024];
+static size_t boot_used;
+
+static bool in_boot(const void *p)
+{
+	return (const char *)p >= boot_arena &&
+	       (const char *)p < boot_arena + sizeof(boot_arena);
+}
+
+static void *boot_alloc(size_t size)
+{
+	size_t at = __atomic_fetch_add(&boot_used, (size + 15) & ~(size_t)15,
+				       __ATOMIC_RELAXED);
+	if (at + size > sizeof(boot_arena))
+		return NULL;
+	return boot_arena + at;
+}
+
+static void resolve(void)
+{
+	int expected = 0;
+	if (!__atomic_compare_exchange_n(&resolved, &expected, 1, false,
+					 __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE) != 2)
+			;
+		return;
+	}
+	real.malloc = (malloc_fn)dlsym(RTLD_NEXT, "malloc");
+	real.calloc = (calloc_fn)dlsym(RTLD_NEXT, "calloc");
+	real.realloc = (realloc_fn)dlsym(RTLD_NEXT, "realloc");
+	real.free = (free_fn)dlsym(RTLD_NEXT, "free");
+	real.posix_memalign =
+		(posix_memalign_fn)dlsym(RTLD_NEXT, "posix_memalign");
+	real.aligned_alloc = (aligned_fn)dlsym(RTLD_NEXT, "aligned_alloc");
+	real.memalign = (aligned_fn)dlsym(RTLD_NEXT, "memalign");
+	real.valloc = (valloc_fn)dlsym(RTLD_NEXT, "valloc");
+	real.pvalloc = (valloc_fn)dlsym(RTLD_NEXT, "pvalloc");
+	__atomic_store_n(&resolved, 2, __ATOMIC_RELEASE);
+}
+
+static inline bool ready(void)
+{
+	if (__builtin_expect(__atomic_load_n(&resolved, __ATOMIC_ACQUIRE) == 2,
+			     1))
+		return true;
+	if (__atomic_load_n(&resolved, __ATOMIC_ACQUIRE) == 1 && in_shim)
+		return false; /* our own dlsym is asking */
+	in_shim++;
+	resolve();
+	in_shim--;
+	return true;
+}
+
+/* ---- sampling ---- */
+
+static uint64_t next_random(void)
+{
+	uint64_t x = rng;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng = x;
+	return x * 0x2545f4914f6cdd1dULL;
+}
+
+/* Bytes to the next sample: exponential of mean rate. */
+static int64_t draw_countdown(void)
+{
+	return sites_countdown(((double)(next_random() >> 11) + 1.0) *
+			       0x1.0p-53, rate);
+}
+
+static __attribute__((noinline)) void sample_block(void *p, size_t size)
+{
+	void *frames[SITES_MAX_DEPTH + SHIM_FRAMES];
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int n = backtrace(frames, (int)(depth + SHIM_FRAMES));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	__atomic_fetch_add(&region->backtrace_ns,
+			   (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000LL +
+				      (t1.tv_nsec - t0.tv_nsec)),
+			   __ATOMIC_RELAXED);
+	uint64_t stack[SITES_MAX_DEPTH];
+	uint32_t k = 0;
+	int i = 0;
+	while (i < n && i < SHIM_FRAMES && (uintptr_t)frames[i] >= shim_lo &&
+	       (uintptr_t)frames[i] < shim_hi)
+		i++;
+	for (; i < n && k < depth; i++)
+		stack[k++] = (uint64_t)(uintptr_t)frames[i];
+	sites_region_add(region, (uint64_t)(uintptr_t)p,
+			 sites_sample_weight(size, rate), stack, k);
+}
+
+/* The countdown crossed 0 at a block of size bytes (or the thread's
+ * first allocation: its countdown was never drawn): sample it, unless
+ * inside the shim, and draw the next. Out of line: the common path
+ * (the count down alone) stays a few instructions. */
+static __attribute__((noinline, cold)) void countdown_crossed(void *p,
+							      size_t size)
+{
+	if (rng == 0) {
+		/* seeded per thread from its TLS address and the clock */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		rng = ((uint64_t)(uintptr_t)&rng * 0x9e3779b97f4a7c15ULL) ^
+		      ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec;
+		if (!rng)
+			rng = 1;
+		bytes_left = draw_countdown();
+		if (!sites_countdown_hit(&bytes_left, size))
+			return;
+	}
+	bytes_left = draw_countdown();
+	if (in_shim)
+		return; /* the shim's own (backtrace's first call) */
+	in_shim++;
+	int e = errno;
+	sample_block(p, size);
+	errno = e;
+	in_shim--;
+}
+
+/* After the real allocation: count it down; sample it when it crosses. */
+static inline void *after_alloc(void *p, size_t size)
+{
+	if (__builtin_expect(p != NULL && my_region() != NULL, 1) &&
+	    __builtin_expect(sites_countdown_hit(&bytes_left, size), 0))
+		countdown_crossed(p, size);
+	return p;
+}
+
+static __attribute__((noinline, cold)) void free_sampled(void *p)
+{
+	if (sites_region_maybe_sampled(region, (uint64_t)(uintptr_t)p))
+		sites_region_remove(region, (uint64_t)(uintptr_t)p);
+}
+
+/* Before the real free: a sampled block leaves its site. */
+static inline void before_free(void *p)
+{
+	struct sites_header *h = my_region();
+	if (h && __builtin_expect(!sites_filter_clear(h,
+					(uint64_t)(uintptr_t)p), 0))
+		free_sampled(p);
+}
+
+/* ---- start-up ---- */
+
+/* dl_iterate_phdr's callback: the executable segment that holds the
+ * shim's own code. */
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t me = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (me >= lo && me < lo + ph->p_memsz) {
+			shim_lo = lo;
+			shim_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void atfork_child(void)
+{
+	/* the region is the parent's: a child neither samples into it nor
+	 * removes the parent's blocks from it; what it execs finds the
+	 * descriptor and lets go (not the owner) */
+	__atomic_store_n(&region, NULL, __ATOMIC_RELAXED);
+}
+
+/* The region's descriptor: the one an earlier image of this process
+ * kept open across exec (SITES_REGION_FD_ENV), else the file named. */
+static int region_fd(void)
+{
+	const char *v = getenv(SITES_REGION_FD_ENV);
+	if (v && *v) {
+		char *end;
+		long fd = strtol(v, &end, 10);
+		if (!*end && fd >= 0 && fd < 1 << 20)
+			return (int)fd;
+	}
+	const char *path = getenv(SITES_REGION_ENV);
+	return path && *path ? open(path, O_RDWR) : -1;
+}
+
+/* What this process inherited but does not own: let go of it, so that
+ * its own children do not carry it further. */
+static void let_go(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	unsetenv(SITES_REGION_FD_ENV);
+	unsetenv(SITES_REGION_ENV);
+}
+
+/* Who samples: the first process to load the shim with the variable
+ * set claims the region (the command memtrend started); if it execs
+ * (a wrapper's `exec ./server`, the same pid), the new image finds the
+ * region through the descriptor kept open, empties it and samples in
+ * its turn; any other process (what the command starts) lets go. */
+__attribute__((constructor)) static void shim_init(void)
+{
+	ready();
+	if (!getenv(SITES_REGION_FD_ENV) && !getenv(SITES_REGION_ENV))
+		return;
+	in_shim++;
+	int fd = region_fd();
+	struct stat st;
+	void *mem = MAP_FAILED;
+	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0)
+		mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+			   MAP_SHARED, fd, 0);
+	int32_t none = 0, self = (int32_t)getpid();
+	struct sites_header *h = mem != MAP_FAILED &&
+				 sites_region_valid(mem, (size_t)st.st_size) ?
+				 mem : NULL;
+	bool mine = false;
+	if (h && __atomic_compare_exchange_n(&h->owner, &none, self, false,
+					     __ATOMIC_ACQ_REL,
+					     __ATOMIC_ACQUIRE))
+		mine = true;
+	else if (h && none == self) {
+		sites_region_reset(h); /* an exec: a new image */
+		mine = true;
+	}
+	if (!mine) {
+		if (mem != MAP_FAILED)
+			munmap(mem, (size_t)st.st_size);
+		let_go(fd);
+	} else {
+		/* the descriptor stays open across exec, named for the
+		 * next image (the recorder unlinks the file once claimed) */
+		int fl = fcntl(fd, F_GETFD);
+		if (fl >= 0)
+			fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
+		char num[16];
+		int len = 0;
+		for (int v = fd, d = 1000000; d; d /= 10)
+			if (v / d || len || d == 1)
+				num[len++] = (char)('0' + (v / d) % 10);
+		num[len] = '\0';
+		setenv(SITES_REGION_FD_ENV, num, 1);
+		unsetenv(SITES_REGION_ENV);
+		rate = (double)h->rate;
+		depth = h->depth;
+		/* backtrace() loads libgcc_s on its first call: done here,
+		 * not inside a malloc */
+		void *prime[4];
+		backtrace(prime, 4);
+		dl_iterate_phdr(find_self, (void *)(uintptr_t)&sample_block);
+		pthread_atfork(NULL, NULL, atfork_child);
+		__atomic_store_n(&region, h, __ATOMIC_RELEASE);
+	}
+	in_shim--;
+}
+
+/* ---- the interposed functions ---- */
+
+EXPORT void *malloc(size_t size)
+{
+	if (!ready())
+		return boot_alloc(size);
+	return after_alloc(real.malloc(size), size);
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	if (!ready()) {
+		if (size && n > SIZE_MAX / size)
+			return NULL;
+		return boot_alloc(n * size); /* static: zeroed */
+	}
+	void *p = real.calloc(n, size);
+	return after_alloc(p, n * size);
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || in_boot(p))
+		return;
+	if (!ready())
+		return;
+	before_free(p);
+	real.free(p);
+}
+
+/* realloc's body, for realloc and reallocarray (glibc's reallocarray
+ * would call its own realloc, past the shim). */
+static void *shim_realloc(void *p, size_t size)
+{
+	if (!ready())
+		return boot_alloc(size);
+	if (in_boot(p)) {
+		/* a block from the boot arena: copied out (its size is not
+		 * kept: what is left of the arena bounds it) */
+		void *q = real.malloc(size);
+		if (q) {
+			size_t room = (size_t)(boot_arena + sizeof(boot_arena) -
+					       (char *)p);
+			memcpy(q, p, size < room ? size : room);
+		}
+		return after_alloc(q, size);
+	}
+	/* the old block leaves its site whether it moves or not; the new
+	 * one is a new allocation of the new size */
+	before_free(p);
+	void *q = real.realloc(p, size);
+	if (!q && size && p) {
+		/* failed: p is still live, but no longer counted; rare, and
+		 * an under-estimate, never a block counted twice */
+		return NULL;
+	}
+	return after_alloc(q, size);
+}
+
+EXPORT void *realloc(void *p, size_t size)
+{
+	return shim_realloc(p, size);
+}
+
+EXPORT void *reallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return shim_realloc(p, n * size);
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	if (!ready())
+		return ENOMEM;
+	int rc = real.posix_memalign(out, align, size);
+	if (rc == 0)
+		after_alloc(*out, size);
+	return rc;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	if (!ready())
+		return NULL;
+	return after_alloc(real.aligned_alloc(align, size), size);
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	if (!ready())
+		return NULL;
+	return after_alloc(real.memalign(align, size), size);
+}
+
+EXPORT void *valloc(size_t size)
+{
+	if (!ready())
+		return NULL;
+	return after_alloc(real.valloc(size), size);
+}
+
+EXPORT void *pvalloc(size_t size)
+{
+	if (!ready())
+		return NULL;
+	return after_alloc(real.pvalloc(size), size);
+}

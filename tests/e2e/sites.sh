@@ -1,0 +1,80 @@
+# record --sites (docs/sites.md): a service of known allocation sites
+# (tests/helpers/sites_prog.c: 4 KiB kept per request at leak_keep, a
+# cache at its cap, a realloc'd buffer that stops at 256 KiB, churn),
+# recorded with the shim preloaded. The leak site must be ranked first,
+# named, with 4 KiB per request inside its interval and its live bytes
+# the truth within the sampling's error; the others not called growing;
+# nothing dropped; the region's file gone; --sites refused where it
+# cannot work. About 9 s.
+. "$E2E_LIB"
+: "${SITES_PROG:?}"
+shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
+# 1 KiB between samples on average: a 4 KiB block is sampled with
+# probability 1 - exp(-4) = 0.98 and stands for 4,171 B, so the leak's
+# estimate is the truth within 0.15 % (one standard deviation of the
+# sampling; the weights themselves are test_sites_region's); the small
+# blocks (the churn, 16 B-8 KiB) are still sampled, about one in six.
+# Through a wrapper that execs it (the shell loads the shim first and
+# claims the region; the program, the same pid, takes it over).
+timeout 60 "$MEMTREND" record -q -o "$T/run.db" -i 100ms --sites \
+	--sites-rate 1KiB --work-log "$T/work.log" --match req \
+	-- sh -c 'exec "$0" "$@"' "$SITES_PROG" 8 "$T/work.log" 1000 \
+	> "$T/out" 2> "$T/err"
+rc=$?
+[ $rc = 0 ] || fail "record --sites: exit $rc: $(cat "$T/err")"
+requests=$(grep -c req "$T/work.log")
+[ "$requests" -ge 1000 ] || fail "only $requests requests"
+"$MEMTREND" report --json "$T/run.db" > "$T/r.json" 2> "$T/rerr" ||
+	fail "report: $(cat "$T/rerr")"
+S="d['targets'][0]['sites']"
+[ "$(jget "$T/r.json" "$S['dropped']")" = 0 ] ||
+	fail "dropped: $(jget "$T/r.json" "$S['dropped']")"
+first=$(jget "$T/r.json" "$S['ranked'][0]['frames'][0]['function']")
+[ "$first" = leak_keep ] || fail "first site is '$first', not leak_keep"
+[ "$(jget "$T/r.json" "$S['ranked'][0]['trend']")" = growing ] ||
+	fail "leak site not growing"
+lo=$(jget "$T/r.json" "$S['ranked'][0]['per_request']['ci95_low']")
+hi=$(jget "$T/r.json" "$S['ranked'][0]['per_request']['ci95_high']")
+# A 95 % interval misses the truth in one run of twenty by its
+# definition (measured: 1 of 15 here, 2026-12-05): checked against the
+# interval widened to three times its width about its middle (about 6
+# standard errors: a miss once in 10^8 runs when the interval is
+# honest), which a slope off by 1 % still fails (the interval is +-15 B).
+wlo=$("$PY" -c "import sys; l,h=map(float,sys.argv[1:]); print(l-(h-l))" "$lo" "$hi")
+whi=$("$PY" -c "import sys; l,h=map(float,sys.argv[1:]); print(h+(h-l))" "$lo" "$hi")
+within 4096 "$wlo" "$whi" || fail "4096 B/req outside the leak site's interval [$lo, $hi] (x3: [$wlo, $whi])"
+# the estimate of its live bytes against the truth, 4,096 x requests
+# (15 %: the last sample may miss the last batches; the sampling's error
+# is 0.15 %)
+last=$(jget "$T/r.json" "$S['ranked'][0]['last_bytes']")
+truth=$((4096 * requests))
+within "$last" "$((truth * 85 / 100))" "$((truth * 115 / 100))" ||
+	fail "leak site estimate $last B, truth $truth B"
+# the cache, the buffer and the churn are not growing
+bad=$(jget "$T/r.json" "[r['frames'][0]['function'] for r in $S['ranked'] if r['trend'] == 'growing' and r['frames'][0]['function'] in ('cache_put', 'buffer_grow', 'churn')]")
+[ "$bad" = "[]" ] || fail "called growing: $bad"
+[ "$(jget "$T/r.json" "$S['split']")" = leak ] ||
+	fail "split $(jget "$T/r.json" "$S['split']"), expected leak"
+"$MEMTREND" report "$T/run.db" > "$T/r.txt" 2>&1
+grep -q "leak_keep (sites_prog.c:[0-9]*) in sites_prog" "$T/r.txt" ||
+	fail "text report: $(sed -n '/where it grows/,$p' "$T/r.txt")"
+"$MEMTREND" report "$T/run.db" --html "$T/r.html" > /dev/null 2>&1 ||
+	fail "report --html"
+grep -q "<h3>Where it grows</h3>" "$T/r.html" &&
+	grep -q "leak_keep (sites_prog.c:[0-9]*) in sites_prog" "$T/r.html" ||
+	fail "the HTML report has no sites"
+ok "leak_keep first, $lo..$hi B/req, $last B against $truth B, $requests requests"
+shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
+[ "$shm_after" -le "$shm_before" ] || fail "the region's file was left in /dev/shm"
+# where preload cannot work: a clear message, exit 2, nothing started
+"$MEMTREND" record -q -o "$T/p.db" --sites -p $$ 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--sites -p: exit $rc"
+grep -q "eBPF mode is not built yet" "$T/err" || fail "--sites -p: $(cat "$T/err")"
+[ ! -e "$T/p.db" ] || fail "--sites -p left a file"
+"$MEMTREND" record -q -o "$T/q.db" --sites-rate 1KiB -- true 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--sites-rate without --sites: exit $rc"
+"$MEMTREND" record -q -o "$T/r.db" --sites --retain 1h -- true 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--sites --retain: exit $rc"
+"$MEMTREND" check --sites --max-growth 1MiB/h --load true -- true 2> "$T/err"; rc=$?
+[ $rc = 2 ] && grep -q "needs -o FILE" "$T/err" || fail "check --sites without -o: exit $rc: $(cat "$T/err")"
+ok "--sites with -p, --sites-rate alone, --sites --retain, check --sites without -o refused"

@@ -1,0 +1,196 @@
+/*
+ * test_sites_analysis.c - where it grows (src/analysis/sites.c) on
+ * synthetic recordings of known truth: a target whose footprint grows
+ * 4 KiB per request, with an allocation site that keeps those 4 KiB, a
+ * cache that fills to its cap and a site that never holds anything; and
+ * a target whose footprint grows while its sites hold steady (the
+ * allocator keeps the memory).
+ *
+ * Expected figures are the constructions' own: 600 points 15 s apart
+ * (2.5 h), 100 requests a tick, the leak 4,096 B per request (409,600 B
+ * a tick, 98,304,000 B/h), the footprint 2 MiB above the leak with
+ * +-8 KiB of deterministic noise (a page-rounded sawtooth of period 7).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis.h"
+#include "series.h"
+
+#define N 600
+#define STEP_S 15.0
+#define T0 1.8e9
+#define REQ_PER_TICK 100.0
+#define LEAK 4096.0
+
+static void add_site(struct series *s, const char *fn, const double *live)
+{
+	struct series_site_frame f = {.address = 0x401234, .offset = 0x1234,
+				      .module = "/usr/bin/svc",
+				      .function = (char *)fn};
+	size_t k = series_add_site(s, (int64_t)s->n_sites + 1, 0, &f, 1);
+	double last = NAN;
+	for (size_t i = 0; i < N; i++)
+		if (live[i] != last) { /* as stored: a row when it changes */
+			series_site_add_row(&s->sites[k], T0 + STEP_S * i,
+					    live[i]);
+			last = live[i];
+		}
+}
+
+/* footprint(i) = base + grow x i + noise; work 100 a tick */
+static void target(struct series *s, double grow)
+{
+	series_init(s, "svc");
+	series_add_incarnation(s, 42, 1, T0, "svc", "svc");
+	for (size_t i = 0; i < N; i++) {
+		double noise = 4096.0 * (double)((int)(i % 7) - 3) / 1.5;
+		double fp = 2 * 1048576.0 + grow * (double)i +
+			    4096.0 * round(noise / 4096.0);
+		size_t k = series_append(s, T0 + STEP_S * (double)i, fp, 0);
+		series_set_requests(s, k, REQ_PER_TICK * (double)i);
+	}
+	s->mem_total = 64.0 * 1073741824.0;
+	s->site_stats = (struct series_site_stats){
+		.recorded = true, .inc = 0, .rate = 4096, .depth = 8,
+		.sampled = 1000, .dropped_sites = 0, .dropped_live = 0};
+}
+
+static const struct site_finding *by_fn(const struct sites_finding *x,
+					const struct series *s, const char *fn)
+{
+	for (size_t r = 0; r < x->n_ranked; r++)
+		if (!strcmp(s->sites[x->ranked[r].site].frames[0].function, fn))
+			return &x->ranked[r];
+	fail_msg("no site %s", fn);
+	return NULL;
+}
+
+static void test_leak_found(void **state)
+{
+	(void)state;
+	struct series s;
+	target(&s, REQ_PER_TICK * LEAK);
+	double leak[N], cache[N], none[N];
+	for (size_t i = 0; i < N; i++) {
+		leak[i] = REQ_PER_TICK * LEAK * (double)i;
+		/* fills 64 KiB a tick to 1 MiB, then holds */
+		cache[i] = fmin(65536.0 * (double)i, 1048576.0);
+		none[i] = 0;
+	}
+	add_site(&s, "cache_put", cache);
+	add_site(&s, "leak_keep", leak);
+	add_site(&s, "churn", none);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	const struct sites_finding *x = &f.sites;
+	assert_true(x->recorded);
+	assert_int_equal(x->n_sites, 3);
+	assert_int_equal(x->n_ranked, 3);
+	assert_int_equal(x->n_growing, 1);
+	/* the leak first, growing, at its slopes */
+	const struct site_finding *top = &x->ranked[0];
+	assert_string_equal(s.sites[top->site].frames[0].function,
+			    "leak_keep");
+	assert_int_equal(top->trend, SITE_GROWING);
+	/* 409,600 B a tick of 15 s: 98,304,000 B/h */
+	assert_true(fabs(top->slope.estimate - 98304000.0) < 1.0);
+	assert_true(top->per_request.low <= LEAK &&
+		    LEAK <= top->per_request.high);
+	assert_true(fabs(top->per_request.estimate - LEAK) < 0.01);
+	/* all of the footprint's slope, within the noise */
+	assert_true(top->share > 0.98 && top->share < 1.02);
+	assert_true(top->share_low <= 1 && 1 <= top->share_high);
+	/* the others are not growing */
+	assert_int_not_equal(by_fn(x, &s, "cache_put")->trend, SITE_GROWING);
+	assert_int_not_equal(by_fn(x, &s, "churn")->trend, SITE_GROWING);
+	assert_int_equal(x->split, SITES_SPLIT_LEAK);
+	/* the live heap: the sum of the three, last point */
+	assert_true(fabs(x->heap_last - (REQ_PER_TICK * LEAK * (N - 1) +
+					 1048576.0)) < 1);
+	analysis_release(&f);
+	series_release(&s);
+}
+
+/* The footprint grows 400 KiB a tick; every site holds steady: nothing
+ * keeps it, the allocator does. */
+static void test_retention(void **state)
+{
+	(void)state;
+	struct series s;
+	target(&s, REQ_PER_TICK * LEAK);
+	double a[N], b[N];
+	for (size_t i = 0; i < N; i++) {
+		/* a pool allocated at start and a buffer that comes and goes
+		 * (20 KiB every other tick) */
+		a[i] = i < 2 ? 0 : 8 * 1048576.0;
+		b[i] = i % 2 ? 20480.0 : 0;
+	}
+	add_site(&s, "pool_init", a);
+	add_site(&s, "scratch", b);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_GROWING);
+	assert_int_equal(f.sites.n_growing, 0);
+	assert_int_equal(f.sites.split, SITES_SPLIT_RETENTION);
+	analysis_release(&f);
+	series_release(&s);
+}
+
+/* A flat footprint: no split to make, whatever the sites do. */
+static void test_no_growth(void **state)
+{
+	(void)state;
+	struct series s;
+	target(&s, 0);
+	double a[N];
+	for (size_t i = 0; i < N; i++)
+		a[i] = 1048576.0;
+	add_site(&s, "pool_init", a);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.sites.split, SITES_SPLIT_NONE);
+	assert_true(isnan(f.sites.ranked[0].share));
+	analysis_release(&f);
+	series_release(&s);
+}
+
+/* Without sites: nothing recorded, nothing analysed. */
+static void test_no_sites(void **state)
+{
+	(void)state;
+	struct series s;
+	target(&s, REQ_PER_TICK * LEAK);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_false(f.sites.recorded);
+	assert_int_equal(f.sites.n_ranked, 0);
+	analysis_release(&f);
+	series_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_leak_found),
+		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_no_growth),
+		cmocka_unit_test(test_no_sites),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
