@@ -1,7 +1,8 @@
 /*
  * tick.c - the recorder's per-tick work without the recorder around it:
- * the same library calls that src/recorder.c's tick() makes for one -p
- * target (probe_sys_read, probe_proc_read [+ probe_proc_read_smaps],
+ * the same library calls that its tick() makes for one -p target, most
+ * through its process sampler (src/record/sampler_proc.c: called here
+ * directly, without the one indirect call per operation) (probe_sys_read, probe_proc_read [+ probe_proc_read_smaps],
  * gpu_proc_sample (DRM fdinfo between full fd scans, NVML when loaded),
  * probe_cgroup_read, then store_system_add, store_sample_add,
  * store_cgroup_sample_add, and store_commit once a second), in the two

@@ -548,7 +548,9 @@ static char *read_cmdline(const char *dir)
 		if (s[i] == '\0')
 			s[i] = ' ';
 	s[len] = '\0';
-	return s;
+	/* Kept as long as its identity (a handle's life, a scan's list of
+	 * a thousand processes): its length, not CMDLINE_MAX. */
+	return len < CMDLINE_MAX ? xrealloc(s, len + 1) : s;
 }
 
 static int open_stat(const char *dir, int *fd)

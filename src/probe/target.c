@@ -30,37 +30,18 @@ static bool in_list(pid_t pid, const pid_t *list, size_t n)
 	return false;
 }
 
-int target_find_by_name(struct probe *p, const regex_t *re,
-			const pid_t *exclude, size_t n_exclude, pid_t *found,
-			size_t *n_matches)
+bool target_excluded(pid_t pid, const pid_t *exclude, size_t n_exclude)
 {
-	pid_t *pids;
-	size_t n;
-	*found = 0;
-	*n_matches = 0;
-	if (probe_list_pids(p, &pids, &n))
-		return -1;
-	unsigned long long best_start = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (in_list(pids[i], exclude, n_exclude))
-			continue;
-		struct proc_identity id;
-		if (probe_identity_read(p, pids[i], &id) != PROBE_OK)
-			continue;
-		/* Kernel threads have no command line: never a service. */
-		bool reaper = n_exclude && id.ppid == exclude[0];
-		if (!reaper && id.cmdline && *id.cmdline &&
-		    target_matches(re, &id)) {
-			(*n_matches)++;
-			if (!*found || id.start_ticks < best_start) {
-				*found = id.pid;
-				best_start = id.start_ticks;
-			}
-		}
-		proc_identity_release(&id);
-	}
-	free(pids);
-	return 0;
+	return in_list(pid, exclude, n_exclude);
+}
+
+bool target_name_eligible(const regex_t *re, const struct proc_identity *id,
+			  const pid_t *exclude, size_t n_exclude)
+{
+	/* Kernel threads have no command line: never a service. */
+	bool reaper = n_exclude && id->ppid == exclude[0];
+	return !reaper && !in_list(id->pid, exclude, n_exclude) &&
+	       id->cmdline && *id->cmdline && target_matches(re, id);
 }
 
 int target_ancestors(struct probe *p, pid_t pid, pid_t **out, size_t *n)

@@ -17,20 +17,21 @@
  * against the full command line. */
 bool target_matches(const regex_t *re, const struct proc_identity *id);
 
-/* The oldest process (earliest start) matching re, skipping the pids in
- * exclude (memtrend itself and its ancestors, whose command lines contain
- * the pattern) and the children of exclude[0] when there is one
- * (memtrend's reapers, reaper.h: copies of memtrend, with its command
- * line; what they start is their child, not memtrend's). Every direct
- * child of a recording memtrend is a reaper; not told apart by its name
- * (memtrend-reaper), which a scan can miss in the moment between its
- * fork and its prctl. A new kind of direct child must be told apart
- * here. *found = 0 when
- * none; *n_matches counts all matches. Returns 0, or -1 when the proc
- * root cannot be listed. */
-int target_find_by_name(struct probe *p, const regex_t *re,
-			const pid_t *exclude, size_t n_exclude, pid_t *found,
-			size_t *n_matches);
+/* Is pid one of exclude[0..n_exclude)? */
+bool target_excluded(pid_t pid, const pid_t *exclude, size_t n_exclude);
+/* May a --name scan follow the process id: it matches re (comm or
+ * command line), has a command line (not a kernel thread), and is
+ * neither one of exclude (memtrend itself and its ancestors, whose
+ * command lines contain the pattern) nor a child of exclude[0] when
+ * there is one (memtrend's reapers, reaper.h: copies of memtrend, with
+ * its command line; what they start is their child, not memtrend's).
+ * Every direct child of a recording memtrend is a reaper; not told
+ * apart by its name (memtrend-reaper), which a scan can miss in the
+ * moment between its fork and its prctl. A new kind of direct child
+ * must be told apart here. The recorder's process sampler follows the
+ * oldest such process (sampler_proc.c). */
+bool target_name_eligible(const regex_t *re, const struct proc_identity *id,
+			  const pid_t *exclude, size_t n_exclude);
 
 /* pid and its ancestors up to (not including) pid 0; *out allocated. */
 int target_ancestors(struct probe *p, pid_t pid, pid_t **out, size_t *n);

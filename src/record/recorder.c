@@ -2,18 +2,25 @@
  * recorder.c - the sampling loop (recorder.h).
  *
  * Shape of one tick: each root target (its process, its descendants and
- * their sum; each process's samplers after its status, sampler.h) ->
- * each --group-by group's sum -> the readings the samplers finished
- * between ticks (the work counter's and gauges') and the connection
- * counts -> the samplers asked for the next ->
- * system figures and each distinct memory cgroup (at most once a second)
- * -> the frame to every sink (sink.h) -> the on_tick hook. Between
- * frames, what appears (a target, an incarnation, a cgroup, a note, a GPU
- * row) goes to the sinks as an event, in order. Ticks are scheduled on
- * CLOCK_MONOTONIC absolute deadlines (no drift, no burst after a stall:
- * a missed deadline is skipped); samples are stamped with the wall clock
- * at the start plus the time elapsed (stamp_clock.h: a step of the wall
- * clock is noted, never followed).
+ * their sum: the process sampler's read, which says whether the process
+ * still lives, then each other sampler's, sampler.h) -> each --group-by
+ * group's sum -> the readings the samplers finished between ticks (the
+ * work counter's and gauges') and the connection counts -> the samplers
+ * asked for the next -> the samplers' machine tick (the machine's and
+ * each distinct memory cgroup's figures, a GPU's totals: at most once a
+ * second) -> the frame to every sink (sink.h) -> the on_tick hook.
+ *
+ * It reads nothing itself: every figure, every list of processes and
+ * every process's identity comes from a sampler (the process sampler,
+ * sampler_proc.c, over the caller's probe). What it owns is the
+ * bookkeeping above them: targets, incarnations, sums, the -- COMMAND.
+ *
+ * Between frames, what appears (a target, an incarnation, a cgroup, a
+ * note, a GPU row) goes to the sinks as an event, in order. Ticks are
+ * scheduled on CLOCK_MONOTONIC absolute deadlines (no drift, no burst
+ * after a stall: a missed deadline is skipped); samples are stamped with
+ * the wall clock at the start plus the time elapsed (stamp_clock.h: a
+ * step of the wall clock is noted, never followed).
  *
  * Ids: every target, incarnation, cgroup and source gets the next id of
  * its kind here (sample.h); sinks key on them, the store maps them.
@@ -26,9 +33,10 @@
  * --max-targets.
  *
  * Cost: a process sample is one pread of /proc/PID/status through a kept
- * fd plus one frame entry (the store sink: one prepared INSERT inside its
- * open transaction). Name and
- * descendant scans (O(processes)) run at RESCAN_INTERVAL_S at most.
+ * fd (the process sampler's read, one indirect call) plus one frame
+ * entry (the store sink: one prepared INSERT inside its open
+ * transaction). Name and descendant scans (O(processes)) run at
+ * RESCAN_INTERVAL_S at most.
  * Around that work the loop adds four clock reads (vDSO), two
  * should_stop() calls, a few stores into the tick summary (the on_tick
  * hook's) and one sleep: clock_nanosleep() to the absolute
@@ -55,10 +63,8 @@
 #include <unistd.h>
 
 #include "common.h"
-#include "probe.h"
+#include "probe.h" /* probe_proc_root: the samplers' roots */
 #include "reaper.h"
-#include "regions.h"
-#include "smaps.h"
 #include "sink_set.h"
 #include "stamp_clock.h"
 #include "target.h"
@@ -172,6 +178,52 @@ void sampler_say(struct recorder *rec, double t, bool warn,
 	sink_set_note(&rec->out, t, 0, text);
 }
 
+const struct sink_set *sampler_sinks(const struct recorder *rec)
+{
+	return &rec->out;
+}
+
+/* A memory cgroup first seen: its id, told to the sinks. */
+int64_t sampler_cgroup_declare(struct recorder *rec, const char *key)
+{
+	struct sample_cgroup_decl x = {++rec->last_cgroup, key};
+	struct sample_event e = {.kind = SAMPLE_CGROUP, .t = now_wall(),
+				 .u.cgroup = &x};
+	sink_set_event(&rec->out, &e);
+	return x.id;
+}
+
+void sampler_frame_sys(struct recorder *rec, const struct sys_mem *sys)
+{
+	rec->frame_sys = sys;
+}
+
+void sampler_frame_cgroup(struct recorder *rec, int64_t id,
+			  const struct cgroup_mem *m)
+{
+	assert(id > 0 && id <= rec->last_cgroup);
+	xgrow((void **)&rec->frame_cgroups, &rec->cap_frame_cgroups,
+	      rec->n_frame_cgroups + 1, sizeof(*rec->frame_cgroups));
+	rec->frame_cgroups[rec->n_frame_cgroups++] =
+		(struct sample_cgroup){id, *m};
+}
+
+/* memtrend itself and its ancestors (a shell, a service manager), whose
+ * command lines hold a --name pattern: never its match. */
+static void recorder_exclude_self(struct recorder *rec)
+{
+	struct sampler_query q = {.scope = SAMPLER_ANCESTORS,
+				  .pid = getpid()};
+	struct sampler_list l = {0};
+	if (rec->processes.ops->list(rec->processes.ctx, &q, &l) == 0 && l.n) {
+		rec->exclude = xmalloc(l.n * sizeof(*rec->exclude));
+		for (size_t i = 0; i < l.n; i++)
+			rec->exclude[i] = l.found[i].id.pid;
+		rec->n_exclude = l.n;
+	}
+	sampler_list_release(&l);
+}
+
 /* Is a sampler's reading in flight (sampler.h: busy)? */
 static bool samplers_busy(const struct recorder *rec)
 {
@@ -216,54 +268,18 @@ static void frame_deliver(struct recorder *rec, double t, double mono,
 	assert(!last || !rec->n_procs);
 	assert(rec->n_procs <= rec->cap_procs &&
 	       rec->n_readings <= rec->cap_readings &&
-	       rec->n_frame_cgroups <= rec->n_cgroups);
+	       rec->n_frame_cgroups <= (size_t)rec->last_cgroup);
 	sink_set_frame(&rec->out, &f);
 	rec->n_procs = rec->n_frame_cgroups = rec->n_readings = 0;
 	rec->n_site_values = 0;
 	rec->frame_sys = NULL;
 }
 
-/* The index of pid's memory cgroup in rec->cgroups, opened and declared
- * when first seen; SIZE_MAX: none readable. A cgroup already held is
- * found by its key, read from /proc/PID/cgroup alone: its files are
- * opened once per run, not once per process (at `record --all`'s first
- * scan, three opens and closes per process). */
-static size_t cgroup_for(struct recorder *rec, pid_t pid)
-{
-	char *known;
-	if (probe_cgroup_key_of(rec->probe, pid, &known) == PROBE_OK &&
-	    known) {
-		for (size_t i = 0; i < rec->n_cgroups; i++)
-			if (strcmp(probe_cgroup_key(rec->cgroups[i].cg),
-				   known) == 0) {
-				free(known);
-				return i;
-			}
-	}
-	free(known);
-	struct probe_cgroup *cg;
-	if (probe_cgroup_open(rec->probe, pid, &cg) || !cg)
-		return SIZE_MAX;
-	const char *key = probe_cgroup_key(cg);
-	for (size_t i = 0; i < rec->n_cgroups; i++)
-		if (strcmp(probe_cgroup_key(rec->cgroups[i].cg), key) == 0) {
-			probe_cgroup_close(cg);
-			return i;
-		}
-	struct sample_cgroup_decl x = {++rec->last_cgroup, key};
-	struct sample_event e = {.kind = SAMPLE_CGROUP, .t = now_wall(),
-				 .u.cgroup = &x};
-	sink_set_event(&rec->out, &e);
-	int64_t id = x.id;
-	xgrow((void **)&rec->cgroups, &rec->cap_cgroups, rec->n_cgroups + 1,
-	      sizeof(*rec->cgroups));
-	rec->cgroups[rec->n_cgroups] = (struct cgroup_watch){cg, id};
-	return rec->n_cgroups++;
-}
-
-/* Open a process and register its incarnation under target_id; seen:
- * NULL, or its identity just read by the caller (probe_proc_open_seen:
- * its command line is not read again). */
+/* Follow a process and register its incarnation under target_id: the
+ * process sampler first (NULL: it cannot be followed, and no other
+ * sampler opens it), then the others. seen: NULL, or its identity as a
+ * list() of this run found it (its command line is not read again).
+ * 0, or -1 when the process cannot be followed. */
 static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 		      const struct proc_identity *seen, int64_t target_id,
 		      double t)
@@ -271,94 +287,89 @@ static int watch_open(struct recorder *rec, struct proc_watch *w, pid_t pid,
 	assert(target_id > 0 && target_id <= rec->last_target);
 	assert(!seen || seen->pid == pid);
 	memset(w, 0, sizeof(*w));
-	int rc = seen ? probe_proc_open_seen(rec->probe, seen, &w->pp) :
-		 probe_proc_open(rec->probe, pid, &w->pp);
-	if (rc != PROBE_OK)
-		return rc;
+	const struct sampler *ps = &rec->processes;
+	w->proc = ps->ops->open(ps->ctx, pid, seen);
+	if (!w->proc)
+		return -1;
+	w->ident = ps->ops->identity(ps->ctx, w->proc);
+	assert(w->ident && w->ident->pid == pid);
+	w->cgroup = ps->ops->cgroup ? ps->ops->cgroup(ps->ctx, rec, w->proc) :
+		    0;
 	w->target_id = target_id;
-	w->cgroup = cgroup_for(rec, pid);
-	w->last_smaps = -INFINITY;
 	w->alive = true;
 	for (size_t i = 0; i < rec->n_samplers; i++) {
 		const struct sampler *sp = &rec->samplers[i];
-		w->sampled[i] = sp->ops->open ? sp->ops->open(sp->ctx, pid) :
-			       NULL;
+		w->sampled[i] = sp->ops->open ?
+				sp->ops->open(sp->ctx, pid, seen) : NULL;
 	}
-	int64_t cg_id = w->cgroup == SIZE_MAX ? 0 :
-			rec->cgroups[w->cgroup].id;
-	w->inc_id = recorder_inc_begin(rec, target_id,
-				       probe_proc_identity(w->pp), cg_id, t);
-	return PROBE_OK;
+	w->inc_id = recorder_inc_begin(rec, target_id, w->ident, w->cgroup,
+				       t);
+	return 0;
 }
 
 static void watch_close(struct recorder *rec, struct proc_watch *w, double t,
 			const char *reason)
 {
-	if (!w->pp)
+	if (!w->proc)
 		return;
 	recorder_inc_end(rec, w->inc_id, t, reason);
-	probe_proc_close(w->pp);
-	w->pp = NULL;
 	for (size_t i = 0; i < rec->n_samplers; i++) {
 		const struct sampler *sp = &rec->samplers[i];
 		if (w->sampled[i] && sp->ops->close)
 			sp->ops->close(sp->ctx, w->sampled[i]);
 		w->sampled[i] = NULL;
 	}
+	rec->processes.ops->close(rec->processes.ctx, w->proc);
+	w->proc = NULL;
+	w->ident = NULL;
 	w->alive = false;
 	if (w->child)
 		sink_set_target_end(&rec->out, w->target_id, t, true);
 }
 
+/* --regions: where a process's memory sits, after every read of its
+ * sample (the footprint whole), at a root's first sample and when the
+ * recording ends (sampler.h: snapshot). */
 static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
-			     double t);
+			     double t)
+{
+	if (!rec->o->regions || !w->proc)
+		return;
+	const struct sampler *ps = &rec->processes;
+	if (ps->ops->snapshot)
+		ps->ops->snapshot(ps->ctx, w->proc, &rec->out, w->inc_id, t,
+				  &w->fig.mem);
+	for (size_t i = 0; i < rec->n_samplers; i++) {
+		const struct sampler *sp = &rec->samplers[i];
+		if (w->sampled[i] && sp->ops->snapshot)
+			sp->ops->snapshot(sp->ctx, w->sampled[i], &rec->out,
+					  w->inc_id, t, &w->fig.mem);
+	}
+}
 
 /* Sample one process; false when it is gone (then closed). Its figures
  * stay in w for this tick's frame; the caller adds its entry. */
 static bool watch_sample(struct recorder *rec, struct proc_watch *w,
 			 double t, double mono)
 {
-	int rc = probe_proc_read(w->pp, &w->mem);
-	if (rc == PROBE_GONE || rc != PROBE_OK) {
-		watch_close(rec, w, t, rc == PROBE_GONE ? "exited" :
+	const struct sampler *ps = &rec->processes;
+	enum sampler_status st = ps->ops->read(ps->ctx, w->proc, &rec->out,
+					       w->inc_id, t, mono, &w->fig);
+	if (st != SAMPLER_OK) {
+		watch_close(rec, w, t, st == SAMPLER_GONE ? "exited" :
 			    "unreadable");
 		return false;
 	}
-	/* the other memory sources, after the status figures (the GPU's
-	 * device memory is added to the footprint) */
+	/* the other memory sources, after the process sampler's figures
+	 * (the GPU's device memory is added to the footprint) */
 	for (size_t i = 0; i < rec->n_samplers; i++)
 		if (w->sampled[i])
 			rec->samplers[i].ops->read(rec->samplers[i].ctx,
 						   w->sampled[i], &rec->out,
-						   w->inc_id, t, mono, &w->mem);
+						   w->inc_id, t, mono, &w->fig);
 	if (w->regions_due) {
 		w->regions_due = false;
 		regions_snapshot(rec, w, t);
-	}
-	const struct recorder_options *o = rec->o;
-	w->smaps_read = false;
-	if (o->smaps && mono - w->last_smaps >= o->smaps_interval_s) {
-		w->last_smaps = mono;
-		rc = probe_proc_read_smaps(w->pp, &w->smaps);
-		if (rc == PROBE_OK) {
-			w->smaps_read = true;
-		} else if (rc == PROBE_DENIED) {
-			/* Without ptrace access smaps_rollup is closed to us;
-			 * the status figures are still recorded. */
-			w->last_smaps = INFINITY;
-			if (!rec->smaps_denied_noted) {
-				const struct proc_identity *id =
-					probe_proc_identity(w->pp);
-				char msg[160];
-				snprintf(msg, sizeof(msg),
-					 "smaps_rollup of pid %d is not "
-					 "readable (needs ptrace access): pss "
-					 "figures not recorded", (int)id->pid);
-				note("%s", msg);
-				sink_set_note(&rec->out, t, w->inc_id, msg);
-				rec->smaps_denied_noted = true;
-			}
-		}
 	}
 	rec->samples++;
 	return true;
@@ -397,108 +408,65 @@ void recorder_mem_clear(struct proc_mem *m)
 		m->gpu_dev[d] = m->gpu_total[d] = m->gpu_used[d] = NAN;
 }
 
+/* pid_cmp for the skip lists of list(). */
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* --children: the root's descendants not followed yet become targets of
+ * their own (kind "child", ended with their process). */
 static void children_rescan(struct recorder *rec, struct root *r, double t)
 {
-	pid_t *pids;
-	size_t n;
-	const struct proc_identity *rid = probe_proc_identity(r->main.pp);
-	if (target_descendants(rec->probe, rid->pid, &pids, &n))
-		return;
-	for (size_t i = 0; i < n; i++) {
-		bool known = false;
-		for (size_t k = 0; k < r->n_kids; k++)
-			if (r->kids[k].pp &&
-			    probe_proc_identity(r->kids[k].pp)->pid == pids[i])
-				known = true;
-		if (known)
-			continue;
-		struct proc_identity id;
-		if (probe_identity_read(rec->probe, pids[i], &id) != PROBE_OK)
-			continue;
+	pid_t rid = r->main.ident->pid;
+	pid_t *skip = xmalloc((r->n_kids + 1) * sizeof(*skip));
+	size_t n_skip = 0;
+	for (size_t k = 0; k < r->n_kids; k++)
+		if (r->kids[k].proc)
+			skip[n_skip++] = r->kids[k].ident->pid;
+	qsort(skip, n_skip, sizeof(*skip), pid_cmp);
+	struct sampler_query q = {.scope = SAMPLER_DESCENDANTS, .pid = rid,
+				  .skip = skip, .n_skip = n_skip};
+	struct sampler_list l = {0};
+	int rc = rec->processes.ops->list(rec->processes.ctx, &q, &l);
+	free(skip);
+	for (size_t i = 0; rc == 0 && i < l.n; i++) {
+		const struct proc_identity *id = &l.found[i].id;
 		char spec[64];
-		snprintf(spec, sizeof(spec), "child %d of %d", (int)pids[i],
-			 (int)rid->pid);
+		snprintf(spec, sizeof(spec), "child %d of %d", (int)id->pid,
+			 (int)rid);
 		char name[128];
-		snprintf(name, sizeof(name), "%s[%d]", id.comm, (int)id.pid);
+		snprintf(name, sizeof(name), "%s[%d]", id->comm, (int)id->pid);
 		int64_t tid = recorder_target_add(rec, "child", spec, name,
 						  r->target_id);
 		/* Reuse a closed slot before growing the array. */
 		size_t k;
 		for (k = 0; k < r->n_kids; k++)
-			if (!r->kids[k].pp)
+			if (!r->kids[k].proc)
 				break;
 		if (k == r->n_kids) {
 			xgrow((void **)&r->kids, &r->cap_kids, r->n_kids + 1,
 			      sizeof(*r->kids));
 			r->n_kids++;
 		}
-		int orc = watch_open(rec, &r->kids[k], pids[i], &id, tid, t);
-		proc_identity_release(&id);
-		if (orc != PROBE_OK) {
-			r->kids[k].pp = NULL;
+		if (watch_open(rec, &r->kids[k], id->pid, id, tid, t))
 			sink_set_target_end(&rec->out, tid, t, true);
-		} else {
+		else
 			r->kids[k].child = true;
-		}
 	}
-	free(pids);
-}
-
-/* --regions: one snapshot of where a process's memory sits (smaps by
- * family), told to the sinks under its incarnation (SAMPLE_REGION).
- * Taken at a root process's first sample and when the recording ends
- * (smaps costs milliseconds on a large process: never per tick). Without
- * ptrace access, a note once.
- * Device-local GPU memory is in no mapping's figures, but it is in the
- * footprint: it is added to the GPU family, so the families still add up
- * to the footprint. */
-static void regions_snapshot(struct recorder *rec, struct proc_watch *w,
-			     double t)
-{
-	if (!rec->o->regions || !w->pp)
-		return;
-	const struct proc_identity *id = probe_proc_identity(w->pp);
-	struct region_breakdown b;
-	int rc = smaps_read(probe_proc_root(rec->probe), id->pid, &b);
-	if (rc == PROBE_OK) {
-		if (!isnan(w->mem.gpu))
-			b.f[REGION_GPU].footprint =
-				nan0(b.f[REGION_GPU].footprint) + w->mem.gpu;
-		for (int k = 0; k < REGION_FAMILY_COUNT; k++) {
-			const struct region_figures *f = &b.f[k];
-			struct series_region_row row = {
-				region_family_names[k], f->size, f->rss,
-				f->pss, f->private_dirty, f->swap,
-				f->footprint, f->mappings, b.top[k],
-			};
-			struct sample_event e = {.kind = SAMPLE_REGION,
-						 .t = t, .inc = w->inc_id,
-						 .u.region = &row};
-			sink_set_event(&rec->out, &e);
-		}
-	} else if (rc == PROBE_DENIED && !rec->regions_denied_noted) {
-		char msg[160];
-		snprintf(msg, sizeof(msg), "smaps of pid %d is not readable "
-			 "(needs ptrace access): no region snapshots",
-			 (int)id->pid);
-		note("%s", msg);
-		sink_set_note(&rec->out, t, w->inc_id, msg);
-		rec->regions_denied_noted = true;
-	}
-	regions_release(&b);
+	sampler_list_release(&l);
 }
 
 void recorder_root_open(struct recorder *rec, struct root *r, pid_t pid,
 			const struct proc_identity *seen, double t)
 {
-	if (watch_open(rec, &r->main, pid, seen, r->target_id, t) != PROBE_OK)
+	if (watch_open(rec, &r->main, pid, seen, r->target_id, t))
 		return;
 	r->main.regions_due = rec->o->regions;
 	if (rec->o->children) {
-		const struct proc_identity *id =
-			probe_proc_identity(r->main.pp);
 		r->tree_inc_id = recorder_inc_begin(rec, r->tree_target_id,
-						    id, 0, t);
+						    r->main.ident, 0, t);
 		r->next_child_scan = -INFINITY;
 	}
 }
@@ -506,7 +474,7 @@ void recorder_root_open(struct recorder *rec, struct root *r, pid_t pid,
 static void root_close_all(struct recorder *rec, struct root *r, double t,
 			   const char *reason)
 {
-	if (r->main.pp && rec->o->children && r->tree_inc_id > 0)
+	if (r->main.proc && rec->o->children && r->tree_inc_id > 0)
 		recorder_inc_end(rec, r->tree_inc_id, t, reason);
 	watch_close(rec, &r->main, t, reason);
 	for (size_t k = 0; k < r->n_kids; k++)
@@ -524,18 +492,24 @@ static void name_scan(struct recorder *rec, struct root *r, double t,
 	 * missed, and a scan is O(processes). */
 	r->next_scan = mono + fmax(rec->o->interval_s, NAME_SCAN_MIN_S) -
 		       1e-3;
-	pid_t found;
-	size_t matches;
-	if (target_find_by_name(rec->probe, &rec->name_re, rec->exclude,
-				rec->n_exclude, &found, &matches) || !found)
+	struct sampler_query q = {.scope = SAMPLER_NAME, .re = &rec->name_re,
+				  .exclude = rec->exclude,
+				  .n_exclude = rec->n_exclude};
+	struct sampler_list l = {0};
+	if (rec->processes.ops->list(rec->processes.ctx, &q, &l) || !l.n) {
+		sampler_list_release(&l);
 		return;
-	if (matches > 1 && matches != r->last_matches)
+	}
+	/* oldest first */
+	const struct proc_identity *found = &l.found[0].id;
+	if (l.n > 1 && l.n != r->last_matches)
 		note("%zu processes match '%s'; following the oldest, pid %d "
-		     "(use -p or a tighter pattern for another)", matches,
-		     rec->o->name_regex, (int)found);
-	r->last_matches = matches;
-	recorder_root_open(rec, r, found, NULL, t);
-	if (r->main.pp)
+		     "(use -p or a tighter pattern for another)", l.n,
+		     rec->o->name_regex, (int)found->pid);
+	r->last_matches = l.n;
+	recorder_root_open(rec, r, found->pid, found, t);
+	sampler_list_release(&l);
+	if (r->main.proc)
 		r->matched = true;
 }
 
@@ -544,9 +518,9 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 {
 	if (r->finished)
 		return;
-	if (!r->main.pp && r->kind == ROOT_NAME)
+	if (!r->main.proc && r->kind == ROOT_NAME)
 		name_scan(rec, r, t, mono);
-	if (!r->main.pp)
+	if (!r->main.proc)
 		return;
 	assert(r->target_id > 0 && r->main.inc_id > 0 && r->main.alive);
 	assert(!rec->o->children || r->tree_inc_id > 0);
@@ -565,25 +539,26 @@ static void sample_root(struct recorder *rec, struct root *r, double t,
 			children_rescan(rec, r, t);
 		}
 		struct proc_mem *sum = &r->tree_sum;
-		*sum = r->main.mem;
+		*sum = r->main.fig.mem;
 		for (size_t k = 0; k < r->n_kids; k++) {
 			struct proc_watch *w = &r->kids[k];
-			if (!w->pp || !watch_sample(rec, w, t, mono))
+			if (!w->proc || !watch_sample(rec, w, t, mono))
 				continue;
-			recorder_mem_add(sum, &w->mem);
+			recorder_mem_add(sum, &w->fig.mem);
 			recorder_frame_add(rec, w->target_id, w->inc_id, NULL,
-					   "child", true,
-					   probe_proc_identity(w->pp), &w->mem,
-					   w->smaps_read ? &w->smaps : NULL);
+					   "child", true, w->ident,
+					   &w->fig.mem,
+					   w->fig.smaps_read ? &w->fig.smaps :
+					   NULL);
 		}
 		recorder_frame_add(rec, r->tree_target_id, r->tree_inc_id,
-				   r->name, "tree", false,
-				   probe_proc_identity(r->main.pp), sum, NULL);
+				   r->name, "tree", false, r->main.ident, sum,
+				   NULL);
 	}
 	recorder_frame_add(rec, r->target_id, r->main.inc_id, r->name,
-			   r->target_kind, false,
-			   probe_proc_identity(r->main.pp), &r->main.mem,
-			   r->main.smaps_read ? &r->main.smaps : NULL);
+			   r->target_kind, false, r->main.ident,
+			   &r->main.fig.mem,
+			   r->main.fig.smaps_read ? &r->main.fig.smaps : NULL);
 }
 
 
@@ -596,24 +571,12 @@ static void system_tick(struct recorder *rec, double t, double mono)
 	if (mono < rec->next_system)
 		return;
 	rec->next_system = mono + SYSTEM_INTERVAL_S - 1e-3;
-	struct sys_mem sys;
-	if (probe_sys_read(rec->probe, &sys) == 0) {
-		rec->sys = sys;
-		rec->frame_sys = &rec->sys;
-	}
+	if (rec->processes.ops->tick)
+		rec->processes.ops->tick(rec->processes.ctx, rec, t);
 	for (size_t i = 0; i < rec->n_samplers; i++)
 		if (rec->samplers[i].ops->tick)
-			rec->samplers[i].ops->tick(rec->samplers[i].ctx,
-						   &rec->out, t);
-	for (size_t i = 0; i < rec->n_cgroups; i++) {
-		struct cgroup_mem cm;
-		if (probe_cgroup_read(rec->cgroups[i].cg, &cm) != 0)
-			continue;
-		xgrow((void **)&rec->frame_cgroups, &rec->cap_frame_cgroups,
-		      rec->n_frame_cgroups + 1, sizeof(*rec->frame_cgroups));
-		rec->frame_cgroups[rec->n_frame_cgroups++] =
-			(struct sample_cgroup){rec->cgroups[i].id, cm};
-	}
+			rec->samplers[i].ops->tick(rec->samplers[i].ctx, rec,
+						   t);
 }
 
 /* ESTABLISHED connections to the --conn-port ports, counted on the
@@ -626,7 +589,7 @@ static void system_tick(struct recorder *rec, double t, double mono)
 static void connections_tick(struct recorder *rec, struct root *r, double t,
 			     double mono)
 {
-	if (!rec->o->n_conn_ports || !r->main.pp || r->conn_source_id <= 0 ||
+	if (!rec->o->n_conn_ports || !r->main.proc || r->conn_source_id <= 0 ||
 	    mono < r->next_conn)
 		return;
 	/* Never count memtrend's own probe: while a work command or a scrape
@@ -638,18 +601,20 @@ static void connections_tick(struct recorder *rec, struct root *r, double t,
 	size_t n = 0;
 	xgrow((void **)&r->conn_pids, &r->conn_pids_cap, r->n_kids + 1,
 	      sizeof(pid_t));
-	r->conn_pids[n++] = probe_proc_identity(r->main.pp)->pid;
+	r->conn_pids[n++] = r->main.ident->pid;
 	for (size_t k = 0; k < r->n_kids; k++)
-		if (r->kids[k].pp)
-			r->conn_pids[n++] =
-				probe_proc_identity(r->kids[k].pp)->pid;
+		if (r->kids[k].proc)
+			r->conn_pids[n++] = r->kids[k].ident->pid;
 	double count = NAN;
 	bool restricted = true;
-	if (probe_tcp_established(rec->probe, r->conn_pids, n,
-				  rec->o->conn_ports, rec->o->n_conn_ports,
-				  &count, &restricted) != PROBE_OK)
+	if (!rec->processes.ops->connections ||
+	    rec->processes.ops->connections(rec->processes.ctx, r->conn_pids, n,
+					rec->o->conn_ports,
+					rec->o->n_conn_ports, &count,
+					&restricted))
 		count = NAN;
-	else if (!restricted && !rec->conn_unrestricted_noted) {
+	else if (!isnan(count) && !restricted &&
+		 !rec->conn_unrestricted_noted) {
 		const char *msg = "the target's file descriptors are not "
 				  "readable: connections count every socket "
 				  "on the port in its network namespace";
@@ -824,12 +789,15 @@ static int setup_roots(struct recorder *rec, double t)
 	rec->self = getpid();
 	rec->next_host_scan = -INFINITY;
 	for (size_t i = 0; i < o->n_pids; i++) {
-		struct proc_identity id;
-		if (probe_identity_read(rec->probe, o->pids[i], &id) !=
-		    PROBE_OK) {
+		struct sampler_query q = {.scope = SAMPLER_ONE,
+					  .pid = o->pids[i]};
+		struct sampler_list l = {0};
+		if (rec->processes.ops->list(rec->processes.ctx, &q, &l) || !l.n) {
+			sampler_list_release(&l);
 			error("no process with PID %d", (int)o->pids[i]);
 			return EXIT_USAGE;
 		}
+		const struct proc_identity id = l.found[0].id;
 		struct root *r = &rec->roots[rec->n_roots++];
 		r->kind = ROOT_PID;
 		r->pid = o->pids[i];
@@ -841,7 +809,7 @@ static int setup_roots(struct recorder *rec, double t)
 		r->target_kind = "pid";
 		r->target_id = recorder_target_add(rec, "pid", spec, r->name,
 						   0);
-		proc_identity_release(&id);
+		sampler_list_release(&l);
 	}
 	if (o->name_regex) {
 		int rc = regcomp(&rec->name_re, o->name_regex,
@@ -887,7 +855,7 @@ static int setup_roots(struct recorder *rec, double t)
 		}
 		if (r->kind != ROOT_NAME) {
 			recorder_root_open(rec, r, r->pid, NULL, t);
-			if (!r->main.pp) {
+			if (!r->main.proc) {
 				error("cannot read process %d", (int)r->pid);
 				return EXIT_USAGE;
 			}
@@ -960,9 +928,6 @@ static void recorder_release(struct recorder *rec, double t, bool started)
 	}
 	recorder_groups_release(rec, t);
 	free(rec->roots);
-	for (size_t i = 0; i < rec->n_cgroups; i++)
-		probe_cgroup_close(rec->cgroups[i].cg);
-	free(rec->cgroups);
 	if (rec->have_re)
 		regfree(&rec->name_re);
 	free(rec->exclude);
@@ -973,6 +938,7 @@ static void recorder_release(struct recorder *rec, double t, bool started)
 	for (size_t i = 0; i < rec->n_samplers; i++)
 		if (rec->samplers[i].ops->free)
 			rec->samplers[i].ops->free(rec->samplers[i].ctx);
+	rec->processes.ops->free(rec->processes.ctx);
 }
 
 int recorder_run(const struct recorder_options *o, struct probe *probe,
@@ -984,7 +950,6 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	assert(o->interval_s > 0);
 	struct recorder rec = {0};
 	rec.o = o;
-	rec.probe = probe;
 	rec.out = (struct sink_set){sinks, n_sinks};
 	rec.hooks = hooks ? hooks : &no_hooks;
 	rec.command.fd = -1;
@@ -995,7 +960,16 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	res->command_status = -1;
 	res->duration_ended = false;
 
-	/* The memory sources beside /proc/PID/status: one line each. */
+	/* The samplers, one line each: the process sampler (Linux's /proc
+	 * through the caller's probe: another platform's is another file,
+	 * sampler.h), then the memory sources read per process after it,
+	 * then the readers apart from processes. */
+	rec.processes = proc_sampler(probe, o->smaps, o->smaps_interval_s,
+				 o->regions);
+	/* what a process sampler must fill (sampler.h) */
+	assert(rec.processes.ops->list && rec.processes.ops->open &&
+	       rec.processes.ops->identity && rec.processes.ops->read &&
+	       rec.processes.ops->close && rec.processes.ops->free);
 	rec.samplers[rec.n_samplers++] = gpu_sampler(probe_proc_root(probe),
 						     !o->no_gpu);
 	if (o->n_sources)
@@ -1019,7 +993,7 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 		sink_set_end(&rec.out, t, false);
 		return EXIT_RUNTIME;
 	}
-	target_ancestors(rec.probe, getpid(), &rec.exclude, &rec.n_exclude);
+	recorder_exclude_self(&rec);
 	double t = now_wall();
 	/* --sites whose region could not be made (said): nothing starts */
 	bool sites_failed = false;

@@ -1,7 +1,8 @@
 /*
  * recorder.h - the sampling loop behind `record`, `watch`, `check` and
- * the demo, as a library: resolves targets, samples them through the
- * caller's probe at a fixed interval, hands each tick to the caller's
+ * the demo, as a library: resolves targets, samples them through its
+ * samplers (sampler.h: the process sampler over the caller's probe, the
+ * GPU's, the work sources') at a fixed interval, hands each tick to the caller's
  * sinks as one frame (sink.h, sample.h), follows restarts (by name) and
  * descendants, and stops when its caller says so (hooks.should_stop), at
  * the duration, or when every target is gone.
@@ -165,7 +166,7 @@ struct recorder_result {
 };
 
 /* Run until done, reading through probe (the caller's: opened and freed
- * by it) and handing everything read to sinks[0..n_sinks) (the
+ * by it; the process sampler, sampler_proc.c, reads through it) and handing everything read to sinks[0..n_sinks) (the
  * caller's; each gets begin() first and end() last, whatever happens,
  * sink.h). hooks may be NULL (no stop but the duration or the targets'
  * end). The recorder owns the sources from its start (freed even when it

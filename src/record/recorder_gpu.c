@@ -346,15 +346,19 @@ static const char *gs_describe(void *ctx)
 	return gpu_recorder_sources(ctx);
 }
 
-static void *gs_open(void *ctx, pid_t pid)
+static void *gs_open(void *ctx, pid_t pid, const struct proc_identity *seen)
 {
+	(void)seen;
 	return gpu_proc_new(ctx, pid);
 }
 
-static void gs_read(void *ctx, void *proc, const struct sink_set *out,
-		    int64_t inc, double t, double mono, struct proc_mem *m)
+static enum sampler_status gs_read(void *ctx, void *proc,
+				   const struct sink_set *out, int64_t inc,
+				   double t, double mono,
+				   struct sampler_figures *f)
 {
-	gpu_proc_sample(ctx, proc, out, inc, t, mono, m);
+	gpu_proc_sample(ctx, proc, out, inc, t, mono, &f->mem);
+	return SAMPLER_OK;
 }
 
 static void gs_close(void *ctx, void *proc)
@@ -363,9 +367,9 @@ static void gs_close(void *ctx, void *proc)
 	gpu_proc_free(proc);
 }
 
-static void gs_tick(void *ctx, const struct sink_set *out, double t)
+static void gs_tick(void *ctx, struct recorder *rec, double t)
 {
-	gpu_recorder_devices(ctx, out, t);
+	gpu_recorder_devices(ctx, sampler_sinks(rec), t);
 }
 
 static void gs_free(void *ctx)

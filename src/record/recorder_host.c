@@ -4,7 +4,8 @@
  * --cgroup's selection and --group-by's groups (the sum of their live
  * members, a target each).
  *
- * What it does not do: sample (recorder.c samples the roots this file
+ * What it does not do: read the machine (the process sampler lists the
+ * processes, sampler.h), sample (recorder.c samples the roots this file
  * adds) or keep anything of an ended process: a dropped root's memory is
  * freed at once, and glibc asked to give it back after many.
  */
@@ -21,19 +22,6 @@ static int pid_cmp(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 	return (x > y) - (x < y);
-}
-
-/* A kernel thread has no memory of its own: no command line, and kthreadd
- * (pid 2) or kthreadd's child. Nor has a zombie (its parent has not
- * reaped it yet): left out too, or each rescan would add it again. Nor
- * has a process caught exiting: the kernel reads an empty command line
- * once its memory is gone, before its state turns Z (seen on a loaded
- * machine: a curl of another test recorded with no command line). A
- * process that blanks its own argv is left out with them, until a
- * rescan reads it otherwise. */
-static bool has_no_memory(const struct proc_identity *id)
-{
-	return !*id->cmdline || id->state == 'Z' || id->state == 'X';
 }
 
 /* ---- --all --cgroup, --group-by ------------------------------------- */
@@ -95,31 +83,25 @@ static char *cgroup_unit(const char *path)
 	return u;
 }
 
-/* One candidate of host_scan: false when --cgroup leaves it out (or its
- * cgroup cannot be read); otherwise *key is the key of its --group-by
- * group (allocated), or NULL: no --group-by, or nothing to group it by
- * (no cgroup line, no unit in its path). */
-static bool host_select(struct recorder *rec, pid_t pid,
-			const struct proc_identity *id, char **key)
+/* One candidate of host_scan, found by the process sampler with its
+ * cgroup path (when asked): false when --cgroup leaves it out; otherwise
+ * *key is the key of its --group-by group (allocated), or NULL: no
+ * --group-by, or nothing to group it by (no cgroup line, no unit in its
+ * path). */
+static bool host_select(struct recorder *rec, const struct sampler_found *f,
+			char **key)
 {
 	const struct recorder_options *o = rec->o;
+	const char *path = f->cgroup_path;
 	*key = NULL;
-	char *path = NULL;
-	if ((o->cgroup || o->group_by == RECORDER_GROUP_CGROUP ||
-	     o->group_by == RECORDER_GROUP_UNIT) &&
-	    probe_cgroup_path(rec->probe, pid, &path) != PROBE_OK)
-		return false;  /* gone meanwhile */
-	if (o->cgroup && (!path || !cgroup_within(path, o->cgroup))) {
-		free(path);
+	if (o->cgroup && (!path || !cgroup_within(path, o->cgroup)))
 		return false;
-	}
 	switch (o->group_by) {
 	case RECORDER_GROUP_NAME:
-		*key = xstrdup(id->comm);
+		*key = xstrdup(f->id.comm);
 		break;
 	case RECORDER_GROUP_CGROUP:
-		*key = path;
-		path = NULL;
+		*key = path ? xstrdup(path) : NULL;
 		break;
 	case RECORDER_GROUP_UNIT:
 		*key = path ? cgroup_unit(path) : NULL;
@@ -127,7 +109,6 @@ static bool host_select(struct recorder *rec, pid_t pid,
 	case RECORDER_GROUP_NONE:
 		break;
 	}
-	free(path);
 	return true;
 }
 
@@ -195,11 +176,11 @@ void recorder_groups_tick(struct recorder *rec, double t)
 	}
 	for (size_t i = 0; i < rec->n_roots; i++) {
 		const struct root *r = &rec->roots[i];
-		if (!r->group || r->finished || !r->main.pp)
+		if (!r->group || r->finished || !r->main.proc)
 			continue;
 		assert(r->group <= rec->n_groups);
 		struct group *g = &rec->groups[r->group - 1];
-		recorder_mem_add(&g->sum, &r->main.mem);
+		recorder_mem_add(&g->sum, &r->main.fig.mem);
 		if (!g->members++)
 			g->first = i;
 	}
@@ -217,11 +198,9 @@ void recorder_groups_tick(struct recorder *rec, double t)
 		if (!g->inc_id) {
 			const struct proc_watch *w =
 				&rec->roots[g->first].main;
-			int64_t cg = rec->o->group_by == RECORDER_GROUP_CGROUP &&
-				     w->cgroup != SIZE_MAX ?
-				     rec->cgroups[w->cgroup].id : 0;
-			const struct proc_identity *id =
-				probe_proc_identity(w->pp);
+			int64_t cg = rec->o->group_by == RECORDER_GROUP_CGROUP ?
+				     w->cgroup : 0;
+			const struct proc_identity *id = w->ident;
 			g->inc_id = recorder_inc_begin(rec, g->target_id, id,
 						       cg, t);
 			g->inc_first = (struct proc_identity){
@@ -254,15 +233,17 @@ void recorder_groups_release(struct recorder *rec, double t)
 }
 
 /*
- * --all: every process of the proc root not followed yet becomes a root
- * of its own (target kind "process"), unless it is memtrend itself (its
- * ancestors, a shell or a service manager, are recorded), a kernel thread,
- * another user's (--user), outside --cgroup (host_select), or beyond
- * --max-targets (said once); with --group-by it joins its group. Work:
- * O(processes log processes) per scan (and one read of /proc/PID/cgroup
- * per process not followed yet, with --cgroup or --group-by cgroup|unit),
- * one scan per rescan_s; a process that starts and ends between two scans
- * is not seen (documented with --rescan).
+ * --all: every process the process sampler lists (SAMPLER_ALL: with
+ * memory of its own, not a kernel thread; --user's) and not followed yet
+ * becomes a root of its own (target kind "process"), unless it is
+ * memtrend itself (its ancestors, a shell or a service manager, are
+ * recorded), outside --cgroup (host_select), or beyond --max-targets
+ * (said once); with --group-by it joins its group. Work: O(processes log
+ * processes) per scan (and one read of /proc/PID/cgroup per process not
+ * followed yet, with --cgroup or --group-by cgroup|unit), one scan per
+ * rescan_s; a process that starts and ends between two scans is not
+ * seen (documented with --rescan), one that ends between the list and
+ * its open is declared and ended at once (final).
  */
 void recorder_host_scan(struct recorder *rec, double t, double mono)
 {
@@ -270,50 +251,41 @@ void recorder_host_scan(struct recorder *rec, double t, double mono)
 	if (!o->all || mono < rec->next_host_scan)
 		return;
 	rec->next_host_scan = mono + o->rescan_s - 1e-3;
-	pid_t *pids;
-	size_t n;
-	if (probe_list_pids(rec->probe, &pids, &n))
-		return;
+	/* the processes followed already, and memtrend: not read again */
 	pid_t *known = xmalloc((rec->n_roots + 1) * sizeof(*known));
 	size_t n_known = 0;
 	for (size_t i = 0; i < rec->n_roots; i++)
-		if (!rec->roots[i].finished && rec->roots[i].main.pp)
+		if (!rec->roots[i].finished && rec->roots[i].main.proc)
 			known[n_known++] = rec->roots[i].pid;
-	qsort(known, n_known, sizeof(*known), pid_cmp);
 	size_t active = n_known;
-	for (size_t i = 0; i < n; i++) {
-		pid_t pid = pids[i];
-		if (bsearch(&pid, known, n_known, sizeof(*known), pid_cmp))
-			continue;
-		if (pid == rec->self)
-			continue;
-		uid_t uid;
-		if (o->have_user &&
-		    (probe_proc_uid(rec->probe, pid, &uid) || uid != o->user))
-			continue;
-		struct proc_identity id;
-		int irc = probe_identity_read(rec->probe, pid, &id);
-		if (irc == PROBE_DENIED && !rec->host_denied_noted) {
-			/* hidepid, another namespace's process, a LSM */
-			char msg[160];
-			snprintf(msg, sizeof(msg), "some processes cannot be "
-				 "read (pid %d and maybe others: no access): "
-				 "they are not recorded", (int)pid);
-			note("%s", msg);
-			sink_set_note(&rec->out, t, 0, msg);
-			rec->host_denied_noted = true;
-		}
-		if (irc != PROBE_OK)
-			continue;
-		if (has_no_memory(&id)) {
-			proc_identity_release(&id);
-			continue;
-		}
+	known[n_known++] = rec->self;
+	qsort(known, n_known, sizeof(*known), pid_cmp);
+	struct sampler_query q = {
+		.scope = SAMPLER_ALL, .skip = known, .n_skip = n_known,
+		.have_user = o->have_user, .user = o->user,
+		.cgroup_paths = o->cgroup ||
+				o->group_by == RECORDER_GROUP_CGROUP ||
+				o->group_by == RECORDER_GROUP_UNIT,
+	};
+	struct sampler_list l = {0};
+	int rc = rec->processes.ops->list(rec->processes.ctx, &q, &l);
+	free(known);
+	if (l.denied && !rec->host_denied_noted) {
+		/* hidepid, another namespace's process, a LSM */
+		char msg[160];
+		snprintf(msg, sizeof(msg), "some processes cannot be read "
+			 "(pid %d and maybe others: no access): they are not "
+			 "recorded", (int)l.denied);
+		note("%s", msg);
+		sink_set_note(&rec->out, t, 0, msg);
+		rec->host_denied_noted = true;
+	}
+	for (size_t i = 0; rc == 0 && i < l.n; i++) {
+		const struct sampler_found *f = &l.found[i];
+		pid_t pid = f->id.pid;
 		char *gkey;
-		if (!host_select(rec, pid, &id, &gkey)) {
-			proc_identity_release(&id);
+		if (!host_select(rec, f, &gkey))
 			continue;
-		}
 		if (active >= o->max_targets) {
 			if (!rec->host_cap_noted) {
 				char msg[200];
@@ -325,7 +297,6 @@ void recorder_host_scan(struct recorder *rec, double t, double mono)
 				sink_set_note(&rec->out, t, 0, msg);
 				rec->host_cap_noted = true;
 			}
-			proc_identity_release(&id);
 			free(gkey);
 			continue;
 		}
@@ -335,17 +306,16 @@ void recorder_host_scan(struct recorder *rec, double t, double mono)
 		memset(r, 0, sizeof(*r));
 		r->kind = ROOT_PID;
 		r->pid = pid;
-		snprintf(r->name, sizeof(r->name), "%s", id.comm);
+		snprintf(r->name, sizeof(r->name), "%s", f->id.comm);
 		char spec[32];
 		snprintf(spec, sizeof(spec), "%d", (int)pid);
 		r->target_kind = "process";
 		r->target_id = recorder_target_add(rec, "process", spec,
 						   r->name, 0);
-		/* the identity just read: its command line is not read
-		 * again (probe_proc_open_seen) */
-		recorder_root_open(rec, r, pid, &id, t);
-		proc_identity_release(&id);
-		if (!r->main.pp) {
+		/* the identity just listed: its command line is not read
+		 * again */
+		recorder_root_open(rec, r, pid, &f->id, t);
+		if (!r->main.proc) {
 			/* gone meanwhile, or unreadable */
 			sink_set_target_end(&rec->out, r->target_id, t, true);
 			free(gkey);
@@ -355,8 +325,7 @@ void recorder_host_scan(struct recorder *rec, double t, double mono)
 		rec->n_roots++;
 		active++;
 	}
-	free(known);
-	free(pids);
+	sampler_list_release(&l);
 }
 
 /* --all: drop the roots whose process ended (their incarnation is closed

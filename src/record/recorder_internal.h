@@ -17,7 +17,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "probe.h"
 #include "reaper.h"
 #include "recorder.h"
 #include "sampler.h"
@@ -31,17 +30,19 @@
 #define STOP_GRACE_S 10.0
 #define SYSTEM_INTERVAL_S 1.0
 
+/* A followed process incarnation: the process sampler's state and each
+ * other sampler's, its ids, its figures at this tick (where the frame
+ * points). */
 struct proc_watch {
-	struct probe_proc *pp;
+	void *proc;                /* the process sampler's; NULL: none */
+	const struct proc_identity *ident; /* the process sampler's, valid
+					      while proc is */
 	int64_t inc_id;
 	int64_t target_id;
-	size_t cgroup;             /* index into rec->cgroups, or SIZE_MAX */
-	double last_smaps;         /* monotonic; -inf before the first */
-	struct proc_mem mem;       /* this tick's reading */
-	struct proc_smaps smaps;   /* this tick's smaps_rollup ... */
-	bool smaps_read;           /* ... when read at this tick */
-	/* each sampler's state for this incarnation (sampler.h); NULL:
-	 * nothing to read */
+	int64_t cgroup;            /* its memory cgroup's id; 0: none */
+	struct sampler_figures fig; /* this tick's reading */
+	/* each other sampler's state for this incarnation (sampler.h);
+	 * NULL: nothing to read */
 	void *sampled[RECORDER_MAX_SAMPLERS];
 	bool regions_due;          /* --regions: snapshot at the next sample */
 	bool alive;
@@ -78,11 +79,6 @@ struct root {
 	size_t group;
 };
 
-struct cgroup_watch {
-	struct probe_cgroup *cg;
-	int64_t id;
-};
-
 /* --all --group-by: a group of processes, recorded as one target (kind
  * "group") whose samples are the sum of its live members, like a tree. */
 struct group {
@@ -100,7 +96,9 @@ struct group {
 
 struct recorder {
 	const struct recorder_options *o;
-	struct probe *probe;       /* the caller's */
+	/* The process sampler (sampler.h): which processes there are,
+	 * their lifetimes and figures, the machine's. */
+	struct sampler processes;
 	struct sink_set out;       /* the caller's sinks */
 	/* The recorder's ids (sample.h): the last one given of each. */
 	int64_t last_target, last_inc, last_cgroup, last_source;
@@ -138,12 +136,9 @@ struct recorder {
 	struct group *groups;      /* --all --group-by: every group seen */
 	size_t n_groups, cap_groups;
 	bool group_cap_noted;      /* more groups than --max-targets */
-	struct cgroup_watch *cgroups;
-	size_t n_cgroups, cap_cgroups;
 	uint64_t samples;
 	double t0_mono;
 	double next_system;        /* monotonic time of the next system read */
-	bool smaps_denied_noted;
 	const struct recorder_hooks *hooks;  /* never NULL (a default) */
 	/* The -- COMMAND, started under a reaper (reaper.h) that ends all
 	 * it started; its socket is readable once the command exits, so the
@@ -157,16 +152,14 @@ struct recorder {
 				      sample: tick again at once */
 	int command_status;
 	bool conn_unrestricted_noted;
-	bool regions_denied_noted;
-	/* what is read beside /proc/PID/status (sampler.h): the GPU's
-	 * memory, the work counter and gauges */
+	/* the other samplers (sampler.h): the GPU's memory, the work
+	 * counter and gauges */
 	struct sampler samplers[RECORDER_MAX_SAMPLERS];
 	size_t n_samplers;
 	bool samplers_started;     /* their start() was called (from then
 				      on collect, request, finish) */
 	struct stamp_clock clock;  /* the samples' stamps (tick_stamp) */
 	double last_stamp;         /* the newest tick's stamp; NAN before */
-	struct sys_mem sys;        /* the machine's latest figures */
 	size_t target_rows;        /* targets added to the file */
 };
 

@@ -236,9 +236,11 @@ static int sites_start(void *ctx, struct recorder *rec)
 	return 0;
 }
 
-static void *sites_open(void *ctx, pid_t pid)
+static void *sites_open(void *ctx, pid_t pid,
+			const struct proc_identity *seen)
 {
 	(void)ctx;
+	(void)seen;
 	struct sites_proc *p = xcalloc(1, sizeof(*p));
 	p->pid = pid;
 	p->opened_mono = now_monotonic();
@@ -337,14 +339,18 @@ static void stats_send(struct sites_sampler *s, const struct sink_set *out,
 	}
 }
 
-static void sites_read(void *ctx, void *proc, const struct sink_set *out,
-		       int64_t inc, double t, double mono, struct proc_mem *m)
+/* The sites add no figure to the process's (f): they go to the frame
+ * as sites' values, and the process sampler says whether it lives. */
+static enum sampler_status sites_read(void *ctx, void *proc,
+				      const struct sink_set *out,
+				      int64_t inc, double t, double mono,
+				      struct sampler_figures *f)
 {
-	(void)m;
+	(void)f;
 	struct sites_sampler *s = ctx;
 	struct sites_proc *p = proc;
 	if (!s->rec)
-		return;
+		return SAMPLER_OK;
 	pid_t owner = __atomic_load_n(&s->h->owner, __ATOMIC_ACQUIRE);
 	if (owner != p->pid) {
 		if (!owner && !s->unclaimed_noted &&
@@ -358,7 +364,7 @@ static void sites_read(void *ctx, void *proc, const struct sink_set *out,
 				 SITES_CLAIM_WAIT_S);
 			sampler_say(s->rec, t, true, msg);
 		}
-		return;
+		return SAMPLER_OK;
 	}
 	region_unlink(s); /* the shim holds its mapping */
 	if (!s->meta_sent) {
@@ -380,7 +386,7 @@ static void sites_read(void *ctx, void *proc, const struct sink_set *out,
 		s->generation = gen;
 		sites_symbols_free(s->symbols);
 		s->symbols = NULL;
-		return;
+		return SAMPLER_OK;
 	}
 	uint32_t n = (uint32_t)__atomic_load_n(&s->h->n_sites,
 					       __ATOMIC_ACQUIRE);
@@ -394,6 +400,7 @@ static void sites_read(void *ctx, void *proc, const struct sink_set *out,
 				   (double)allocs);
 	}
 	stats_send(s, out, inc, t);
+	return SAMPLER_OK;
 }
 
 static const struct sampler_ops sites_sampler_ops = {

@@ -22,6 +22,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "probe.h"
 #include "recorder.h"
 #include "sampler.h"
+#include "sink_set.h"
 #include "series.h"
 #include "sink.h"
 #include "sink_dataset.h"
@@ -63,6 +65,10 @@ struct counting {
 	int end_after_frame;
 	const char *end_status;
 	int stop_after_frames;
+	/* the test's action: when the target of this spec is declared
+	 * (--all: after the scan listed it, before it is opened), remove
+	 * this process's folder */
+	const char *vanish_spec, *vanish_dir;
 	/* sources: the last declared; readings of it, each stamped at or
 	 * before its frame's tick; readings in the closing frame */
 	int64_t source_id, source_target;
@@ -95,6 +101,12 @@ static void c_event(void *ctx, const struct sample_event *e)
 		c->last_target = e->u.target->id;
 		assert_true(c->last_target < MAX_IDS);
 		c->target_known[c->last_target] = true;
+		if (c->vanish_spec &&
+		    strcmp(e->u.target->spec, c->vanish_spec) == 0) {
+			char cmd[512];
+			snprintf(cmd, sizeof(cmd), "rm -r '%s'", c->vanish_dir);
+			assert_int_equal(system(cmd), 0);
+		}
 		break;
 	case SAMPLE_INCARNATION:
 		assert_int_equal(e->u.incarnation->id, c->last_inc + 1);
@@ -348,6 +360,31 @@ static void test_all_target_end(void **state)
 	assert_true(isnan(c.footprint[1][3]));
 }
 
+/* --all: a process that ends between the scan that lists it and its
+ * open is declared (the scan's target) and ended at once, final, with
+ * no incarnation and no sample; the others are followed. */
+static void test_all_vanish_before_open(void **state)
+{
+	(void)state;
+	struct recorder_options o = options();
+	o.all = true;
+	char dir[320];
+	snprintf(dir, sizeof(dir), "%s/proc/2002", root);
+	struct counting c = {.stop_after_frames = 3, .vanish_spec = "2002",
+			     .vanish_dir = dir};
+	assert_int_equal(run(&o, &c, 1), EXIT_OK);
+	assert_int_equal(c.events[SAMPLE_TARGET], 4);
+	assert_int_equal(c.events[SAMPLE_INCARNATION], 3);
+	assert_int_equal(c.target_ends, 1);
+	assert_int_equal(c.ended[0], 2);   /* 2002's target, the second */
+	assert_true(c.ended_final[0]);
+	for (int f = 0; f < 3; f++) {
+		assert_int_equal(c.procs[f], 3);
+		assert_true(isnan(c.footprint[f][2]));
+		assert_float_equal(c.footprint[f][1], FP_2001, 0);
+	}
+}
+
 /* --children: each tree's sum is a target of its own, in the frame with
  * its root and its descendants (fixture 2002 is 2001's child: the sum is
  * both footprints). A child is marked so, for the live views to skip. */
@@ -495,6 +532,196 @@ static void test_sources_sampler_unstarted(void **state)
 	s.ops->free(s.ctx);
 }
 
+/* ---- the process sampler (sampler_proc.c) through sampler.h ---------- */
+
+static struct probe *fixture_probe(void)
+{
+	char proc[300], sys[300];
+	snprintf(proc, sizeof(proc), "%s/proc", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	struct probe *p = probe_new(proc, sys);
+	assert_non_null(p);
+	return p;
+}
+
+/* Run a shell command on the copy of the fixture tree (root/proc). */
+static void fixture_sh(const char *fmt, const char *arg)
+{
+	char sh[1024], cmd[1400];
+	snprintf(sh, sizeof(sh), fmt, arg);
+	snprintf(cmd, sizeof(cmd), "cd '%s/proc' && %s", root, sh);
+	assert_int_equal(system(cmd), 0);
+}
+
+static size_t list(const struct sampler *s, const struct sampler_query *q,
+		   pid_t *pids, size_t max)
+{
+	struct sampler_list l = {0};
+	assert_int_equal(s->ops->list(s->ctx, q, &l), 0);
+	assert_true(l.n <= max);
+	for (size_t i = 0; i < l.n; i++)
+		pids[i] = l.found[i].id.pid;
+	size_t n = l.n;
+	sampler_list_release(&l);
+	return n;
+}
+
+/* list(): --all's scan (kthreadd left out: no command line; skip's
+ * pids not read), -p's one, --children's descendants, memtrend's
+ * ancestors (a parent that cannot be read ends the chain), --name's
+ * matches oldest first, never memtrend's own reapers (children of
+ * exclude[0]). */
+static void test_proc_sampler_list(void **state)
+{
+	(void)state;
+	struct probe *p = fixture_probe();
+	struct sampler s = proc_sampler(p, false, 60, false);
+	assert_non_null(s.ops->list);
+	assert_null(s.ops->start);  /* not a reader apart from processes */
+	pid_t got[8];
+
+	struct sampler_query q = {.scope = SAMPLER_ALL, .cgroup_paths = true};
+	struct sampler_list l = {0};
+	assert_int_equal(s.ops->list(s.ctx, &q, &l), 0);
+	assert_int_equal(l.n, 4);
+	assert_int_equal(l.found[0].id.pid, 2001);
+	assert_string_equal(l.found[0].id.comm, "llama-server");
+	assert_string_equal(l.found[0].id.cmdline,
+			    "/opt/llama/llama-server -m /models/m.gguf "
+			    "--port 8000");
+	assert_string_equal(l.found[0].cgroup_path,
+			    "/system.slice/llama.service");
+	assert_int_equal(l.found[3].id.pid, 2004);
+	assert_int_equal(l.denied, 0);
+	sampler_list_release(&l);
+
+	pid_t skip[] = {2002, 2004};
+	q = (struct sampler_query){.scope = SAMPLER_ALL, .skip = skip,
+				   .n_skip = 2};
+	assert_int_equal(list(&s, &q, got, 8), 2);
+	assert_int_equal(got[0], 2001);
+	assert_int_equal(got[1], 2003);
+
+	q = (struct sampler_query){.scope = SAMPLER_ONE, .pid = 2002};
+	assert_int_equal(list(&s, &q, got, 8), 1);
+	assert_int_equal(got[0], 2002);
+	q.pid = 999999;
+	assert_int_equal(list(&s, &q, got, 8), 0);
+
+	q = (struct sampler_query){.scope = SAMPLER_DESCENDANTS, .pid = 2001};
+	assert_int_equal(list(&s, &q, got, 8), 1);
+	assert_int_equal(got[0], 2002);
+	pid_t kid[] = {2002};
+	q.skip = kid;
+	q.n_skip = 1;
+	assert_int_equal(list(&s, &q, got, 8), 0);
+
+	q = (struct sampler_query){.scope = SAMPLER_ANCESTORS, .pid = 2002};
+	assert_int_equal(list(&s, &q, got, 8), 3);
+	assert_int_equal(got[0], 2002);
+	assert_int_equal(got[1], 2001);
+	assert_int_equal(got[2], 1);  /* not in the fixture: the end */
+
+	regex_t re;
+	assert_int_equal(regcomp(&re, "bash|llama", REG_EXTENDED | REG_NOSUB),
+			 0);
+	q = (struct sampler_query){.scope = SAMPLER_NAME, .re = &re};
+	assert_int_equal(list(&s, &q, got, 8), 2);
+	assert_int_equal(got[0], 2001);  /* started first */
+	assert_int_equal(got[1], 2002);
+	pid_t self[] = {2001};           /* 2002 is its child: a reaper */
+	q.exclude = self;
+	q.n_exclude = 1;
+	assert_int_equal(list(&s, &q, got, 8), 0);
+	regfree(&re);
+
+	s.ops->free(s.ctx);
+	probe_free(p);
+}
+
+/* A process that ends between the list that found it and its open is
+ * not followed (open NULL); one that ends after is found gone by read
+ * (SAMPLER_GONE), the recorder's cue to end its incarnation. A pid
+ * reused between list and open is the new process, its own identity
+ * read, not the list's. */
+static void test_proc_sampler_vanish(void **state)
+{
+	(void)state;
+	struct probe *p = fixture_probe();
+	struct sampler s = proc_sampler(p, false, 60, false);
+	struct sampler_query q = {.scope = SAMPLER_ALL};
+	struct sampler_list l = {0};
+	assert_int_equal(s.ops->list(s.ctx, &q, &l), 0);
+	assert_int_equal(l.n, 4);
+	const struct sampler_found *f2001 = &l.found[0], *f2003 = &l.found[2],
+				   *f2004 = &l.found[3];
+	assert_int_equal(f2003->id.pid, 2003);
+
+	fixture_sh("rm -r %s", "2003");
+	assert_null(s.ops->open(s.ctx, 2003, &f2003->id));
+
+	/* 2001 reused by a process started later, its command line another */
+	fixture_sh("sed -i 's/ 360000 / 390000 /' %s/stat && "
+		   "printf 'next\\0' > 2001/cmdline", "2001");
+	void *reused = s.ops->open(s.ctx, 2001, &f2001->id);
+	assert_non_null(reused);
+	const struct proc_identity *id = s.ops->identity(s.ctx, reused);
+	assert_int_equal(id->start_ticks, 390000);
+	assert_string_equal(id->cmdline, "next");
+
+	void *proc = s.ops->open(s.ctx, 2004, &f2004->id);
+	assert_non_null(proc);
+	assert_int_equal(s.ops->identity(s.ctx, proc)->pid, 2004);
+	struct sampler_figures fig;
+	struct sink_set none = {NULL, 0};
+	assert_int_equal(s.ops->read(s.ctx, proc, &none, 1, 0, 0, &fig),
+			 SAMPLER_OK);
+	assert_true(fig.mem.footprint > 0);
+	fixture_sh(": > %s/status", "2004");
+	assert_int_equal(s.ops->read(s.ctx, proc, &none, 1, 0, 1, &fig),
+			 SAMPLER_GONE);
+	s.ops->close(s.ctx, proc);
+	s.ops->close(s.ctx, reused);
+	sampler_list_release(&l);
+	s.ops->free(s.ctx);
+	probe_free(p);
+}
+
+/* A figure that cannot be read is absent (NAN), not a failure of the
+ * sample: status without RssShmem and VmSwap (an old kernel) gives a
+ * footprint of RssAnon alone; smaps_rollup missing (no ptrace access)
+ * leaves the status figures read and smaps_read false. */
+static void test_proc_sampler_absent_figure(void **state)
+{
+	(void)state;
+	fixture_sh("sed -i -E '/^(RssShmem|VmSwap)/d' %s/status && "
+		   "rm 2001/smaps_rollup", "2002");
+	struct probe *p = fixture_probe();
+	struct sampler s = proc_sampler(p, true, 0, false);
+	struct sink_set none = {NULL, 0};
+	struct sampler_figures fig;
+
+	void *proc = s.ops->open(s.ctx, 2002, NULL);
+	assert_non_null(proc);
+	assert_int_equal(s.ops->read(s.ctx, proc, &none, 1, 0, 0, &fig),
+			 SAMPLER_OK);
+	assert_true(isnan(fig.mem.shmem));
+	assert_true(isnan(fig.mem.swap));
+	assert_float_equal(fig.mem.anon, 1024.0 * 1024, 0);
+	assert_float_equal(fig.mem.footprint, 1024.0 * 1024, 0);
+	s.ops->close(s.ctx, proc);
+
+	proc = s.ops->open(s.ctx, 2001, NULL);
+	assert_non_null(proc);
+	assert_int_equal(s.ops->read(s.ctx, proc, &none, 1, 0, 0, &fig),
+			 SAMPLER_OK);
+	assert_false(fig.smaps_read);
+	assert_float_equal(fig.mem.footprint, FP_2001, 0);
+	s.ops->close(s.ctx, proc);
+	s.ops->free(s.ctx);
+	probe_free(p);
+}
+
 /* No such process: EXIT_USAGE before any tick; the sinks were begun and
  * are ended with recorded false (a new file would be removed). */
 static void test_setup_fails(void **state)
@@ -525,6 +752,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_tree_sum, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_all_vanish_before_open,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_setup_fails, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_dataset_matches_file,
@@ -532,6 +761,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sources_sampler, setup,
 						teardown),
 		cmocka_unit_test(test_sources_sampler_unstarted),
+		cmocka_unit_test_setup_teardown(test_proc_sampler_list,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_proc_sampler_vanish,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_proc_sampler_absent_figure,
+						setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
