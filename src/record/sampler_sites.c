@@ -27,6 +27,7 @@
  * command's children (the shim unsets the variable, so that only the
  * command claims the region), or analyse (analysis/sites.c).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -68,6 +69,10 @@ struct sites_sampler {
 	char path[PATH_MAX];       /* the region's file; "" once unlinked */
 	struct sites_header *h;    /* MAP_SHARED */
 	size_t size;
+	/* h read through its own copy of the layout: the target can write
+	 * anything into the region (sites_region.h) */
+	struct sites_reader reader;
+	double rate;               /* mean bytes between samples, as laid out */
 	char **env;                /* the command's environment (owned) */
 	char *env_preload, *env_region; /* its two entries (owned) */
 	int64_t *ids;              /* region site index -> recorder id */
@@ -80,6 +85,7 @@ struct sites_sampler {
 					    names while it is declared */
 	struct sample_site_stats last; /* as last sent */
 	bool stats_sent, dropped_noted, unclaimed_noted, meta_sent;
+	bool corrupt_noted;
 	char describe[160];
 };
 
@@ -212,11 +218,14 @@ static int region_create(struct sites_sampler *s,
 		return -1;
 	}
 	s->h = mem;
+	s->rate = (double)(uint64_t)rate;
 	if (sites_region_format(s->h, s->size, depth, (uint64_t)rate,
 				SITES_DEFAULT_MAX_SITES,
 				SITES_DEFAULT_LIVE_SLOTS))
 		return error("--sites: cannot lay out the region");
-	s->ids = xcalloc(SITES_DEFAULT_MAX_SITES, sizeof(*s->ids));
+	/* the layout copied now: no other process has seen the region */
+	sites_reader_init(&s->reader, s->h, s->size);
+	s->ids = xcalloc(s->reader.max_sites, sizeof(*s->ids));
 	snprintf(s->describe, sizeof(s->describe),
 		 "preload, every %.0f B on average, %u frames, names: %s",
 		 rate, depth, sites_symbols_how());
@@ -258,8 +267,7 @@ static void declare_new(struct sites_sampler *s, pid_t pid,
 			const struct sink_set *out, int64_t inc, double t,
 			uint32_t n)
 {
-	if (n > s->h->max_sites)
-		n = s->h->max_sites;
+	assert(n <= s->reader.max_sites);
 	if (s->n_declared >= n)
 		return;
 	double t0 = now_monotonic();
@@ -269,12 +277,8 @@ static void declare_new(struct sites_sampler *s, pid_t pid,
 	if (!s->rooms)
 		s->rooms = xcalloc(SITES_MAX_DEPTH, sizeof(*s->rooms));
 	for (uint32_t i = s->n_declared; i < n; i++) {
-		const struct sites_site *site = sites_region_site(s->h, i);
-		uint32_t nf = site->n_frames <= s->h->depth ? site->n_frames :
-			      s->h->depth;
 		uint64_t addr[SITES_MAX_DEPTH];
-		for (uint32_t k = 0; k < nf; k++)
-			addr[k] = site->frames[k];
+		uint32_t nf = sites_reader_frames(&s->reader, i, addr);
 		/* the command exec'd while the site was read (its table
 		 * emptied under us): nothing declared from it; the next
 		 * read sees the new generation. (A site of no frames is
@@ -304,7 +308,7 @@ static void stats_send(struct sites_sampler *s, const struct sink_set *out,
 {
 	const struct sites_header *h = s->h;
 	struct sample_site_stats st = {
-		.rate = (double)h->rate, .depth = h->depth,
+		.rate = s->rate, .depth = s->reader.depth,
 		.sampled = (double)__atomic_load_n(&h->sampled,
 						   __ATOMIC_RELAXED),
 		.dropped_sites = (double)__atomic_load_n(&h->dropped_sites,
@@ -333,10 +337,24 @@ static void stats_send(struct sites_sampler *s, const struct sink_set *out,
 			 "full: %.0f sampled allocations not kept (site table "
 			 "of %u: %.0f; live set: %.0f); the sites' figures "
 			 "are low from here on", st.dropped_sites +
-			 st.dropped_live, h->max_sites, st.dropped_sites,
+			 st.dropped_live, s->reader.max_sites, st.dropped_sites,
 			 st.dropped_live);
 		sampler_say(s->rec, t, true, msg);
 	}
+}
+
+/* The target wrote into the region what the shim never would (a count
+ * past a table, a header changed): said once; its figures are read on,
+ * bounded by the recorder's own layout, for what they are worth. */
+static void corrupt_say(struct sites_sampler *s, double t)
+{
+	if (!s->reader.corrupt || s->corrupt_noted)
+		return;
+	s->corrupt_noted = true;
+	sampler_say(s->rec, t, true, "--sites: the region shared with the "
+		    "command holds values the shim never writes (the program "
+		    "wrote into it): its sites' figures are not to be "
+		    "trusted from here on");
 }
 
 /* The sites add no figure to the process's (f): they go to the frame
@@ -388,18 +406,17 @@ static enum sampler_status sites_read(void *ctx, void *proc,
 		s->symbols = NULL;
 		return SAMPLER_OK;
 	}
-	uint32_t n = (uint32_t)__atomic_load_n(&s->h->n_sites,
-					       __ATOMIC_ACQUIRE);
-	declare_new(s, p->pid, out, inc, t, n);
+	sites_reader_check(&s->reader);
+	declare_new(s, p->pid, out, inc, t, sites_reader_count(&s->reader));
 	for (uint32_t i = 0; i < s->n_declared; i++) {
-		const struct sites_site *site = sites_region_site(s->h, i);
-		int64_t live = __atomic_load_n(&site->live, __ATOMIC_RELAXED);
-		uint64_t allocs = __atomic_load_n(&site->allocs,
-						  __ATOMIC_RELAXED);
+		int64_t live;
+		uint64_t allocs;
+		sites_reader_values(&s->reader, i, &live, &allocs);
 		sampler_site_value(s->rec, s->ids[i], (double)live,
 				   (double)allocs);
 	}
 	stats_send(s, out, inc, t);
+	corrupt_say(s, t);
 	return SAMPLER_OK;
 }
 
