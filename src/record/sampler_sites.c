@@ -2,17 +2,20 @@
  * sampler_sites.c - allocation sites as a sampler (sampler.h), record
  * --sites' preload mode (docs/sites.md).
  *
- * Made with the run: a region file (sites_region.h) of the configured
- * rate and depth, created empty (mode 0600) in /dev/shm (or $TMPDIR),
- * and the -- COMMAND's environment: memtrend's, with the shim
+ * Made with the run: a region (sites_region.h) of the configured rate
+ * and depth in a file that has no name (memfd_create; where that is
+ * missing, a file in /dev/shm or $TMPDIR unlinked at once), so that
+ * nothing is left behind whatever ends memtrend (kill -9 included); its
+ * descriptor, close-on-exec in memtrend, is inherited by the -- COMMAND
+ * alone (reaper_spec.pass_fd), named in its environment with its
+ * identity (MEMTREND_SITES_FD=FD:DEV:INO: the shim touches the number
+ * only if fstat finds that file there, never a descriptor of the
+ * program's own). The environment: memtrend's, with the shim
  * (libmemtrend-sites.so, found beside memtrend, then where it is
  * installed; $MEMTREND_SITES_SHIM overrides) first in LD_PRELOAD, so
  * that its malloc is the one the loader binds and a library the user
- * preloads (an allocator) is what it calls next, and the region's path
- * in MEMTREND_SITES. The file is unlinked once the shim has claimed it
- * (its mapping and its descriptor keep it: an exec'd image finds it
- * through the descriptor), or at the end. A command that execs (a
- * wrapper) raises the region's generation: its old sites fall to 0,
+ * preloads (an allocator) is what it calls next. A command that execs
+ * (a wrapper) raises the region's generation: its old sites fall to 0,
  * the new image's are declared anew.
  *
  * At every sample of the process that claimed the region: the sites the
@@ -36,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -66,7 +70,7 @@ extern char **environ;
 
 struct sites_sampler {
 	struct recorder *rec;
-	char path[PATH_MAX];       /* the region's file; "" once unlinked */
+	int fd;                    /* the region's (close-on-exec); -1 */
 	struct sites_header *h;    /* MAP_SHARED */
 	size_t size;
 	/* h read through its own copy of the layout: the target can write
@@ -128,7 +132,7 @@ static char *shim_path(void)
 }
 
 /* memtrend's environment with LD_PRELOAD=shim[:what was there] and
- * MEMTREND_SITES=path. */
+ * MEMTREND_SITES_FD=FD:DEV:INO (sites_region.h). */
 static void make_env(struct sites_sampler *s, const char *shim)
 {
 	const char *old = getenv("LD_PRELOAD");
@@ -136,9 +140,14 @@ static void make_env(struct sites_sampler *s, const char *shim)
 	s->env_preload = xmalloc(len);
 	snprintf(s->env_preload, len, "LD_PRELOAD=%s%s%s", shim,
 		 old && *old ? ":" : "", old && *old ? old : "");
-	len = strlen(s->path) + sizeof(SITES_REGION_ENV) + 2;
+	struct stat st;
+	if (fstat(s->fd, &st))
+		memset(&st, 0, sizeof(st)); /* a just-made fd: not seen */
+	len = sizeof(SITES_REGION_FD_ENV) + 3 * 24;
 	s->env_region = xmalloc(len);
-	snprintf(s->env_region, len, "%s=%s", SITES_REGION_ENV, s->path);
+	snprintf(s->env_region, len, "%s=%d:%llu:%llu", SITES_REGION_FD_ENV,
+		 s->fd, (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
 	size_t n = 0;
 	while (environ[n])
 		n++;
@@ -147,19 +156,13 @@ static void make_env(struct sites_sampler *s, const char *shim)
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
 		    strncmp(environ[i], SITES_REGION_ENV "=",
-			    sizeof(SITES_REGION_ENV)) != 0)
+			    sizeof(SITES_REGION_ENV)) != 0 &&
+		    strncmp(environ[i], SITES_REGION_FD_ENV "=",
+			    sizeof(SITES_REGION_FD_ENV)) != 0)
 			s->env[k++] = environ[i];
 	s->env[k++] = s->env_preload;
 	s->env[k++] = s->env_region;
 	s->env[k] = NULL;
-}
-
-static void region_unlink(struct sites_sampler *s)
-{
-	if (s->path[0]) {
-		unlink(s->path);
-		s->path[0] = '\0';
-	}
 }
 
 static void sites_free(void *ctx)
@@ -167,7 +170,8 @@ static void sites_free(void *ctx)
 	struct sites_sampler *s = ctx;
 	if (!s)
 		return;
-	region_unlink(s);
+	if (s->fd >= 0)
+		close(s->fd);
 	if (s->h)
 		munmap(s->h, s->size);
 	sites_symbols_free(s->symbols);
@@ -177,6 +181,28 @@ static void sites_free(void *ctx)
 	free(s->env_preload);
 	free(s->env_region);
 	free(s);
+}
+
+/* A file of no name for the region, close-on-exec: memfd_create's, or
+ * one made in /dev/shm (else $TMPDIR, /tmp) and unlinked at once; -1
+ * after a message. */
+static int region_file(void)
+{
+	int fd = memfd_create("memtrend-sites", MFD_CLOEXEC);
+	if (fd >= 0 || errno != ENOSYS)
+		goto out;
+	const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
+			  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/memtrend-sites-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+out:
+	if (fd < 0)
+		error("--sites: cannot make the region's file: %s",
+		      strerror(errno));
+	return fd;
 }
 
 /* The region's file, laid out; -1 after a message. */
@@ -194,16 +220,9 @@ static int region_create(struct sites_sampler *s,
 		      SITES_MAX_DEPTH);
 		return -1;
 	}
-	const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
-			  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(s->path, sizeof(s->path), "%s/memtrend-sites-XXXXXX", dir);
-	int fd = mkostemp(s->path, O_CLOEXEC);
-	if (fd < 0) {
-		error("--sites: cannot create '%s': %s", s->path,
-		      strerror(errno));
-		s->path[0] = '\0';
+	int fd = s->fd = region_file();
+	if (fd < 0)
 		return -1;
-	}
 	void *mem = MAP_FAILED;
 	int e = ftruncate(fd, (off_t)s->size) ? errno : 0;
 	if (!e) {
@@ -211,9 +230,8 @@ static int region_create(struct sites_sampler *s,
 			   fd, 0);
 		e = mem == MAP_FAILED ? errno : 0;
 	}
-	close(fd);
 	if (e) {
-		error("--sites: cannot make '%s' of %zu bytes: %s", s->path,
+		error("--sites: cannot make the region of %zu bytes: %s",
 		      s->size, strerror(e));
 		return -1;
 	}
@@ -384,7 +402,6 @@ static enum sampler_status sites_read(void *ctx, void *proc,
 		}
 		return SAMPLER_OK;
 	}
-	region_unlink(s); /* the shim holds its mapping */
 	if (!s->meta_sent) {
 		/* what was sampled and how frames are named, for the
 		 * recording (meta "sites") */
@@ -420,7 +437,7 @@ static enum sampler_status sites_read(void *ctx, void *proc,
 	return SAMPLER_OK;
 }
 
-static const struct sampler_ops sites_sampler_ops = {
+const struct sampler_ops sites_sampler_ops = {
 	.name = "sites",
 	.describe = sites_describe,
 	.open = sites_open,
@@ -431,10 +448,12 @@ static const struct sampler_ops sites_sampler_ops = {
 };
 
 struct sampler sites_sampler(const struct recorder_options *o,
-			     char *const **env)
+			     char *const **env, int *pass_fd)
 {
 	*env = NULL;
+	*pass_fd = 0;
 	struct sites_sampler *s = xcalloc(1, sizeof(*s));
+	s->fd = -1;
 	char *shim = shim_path();
 	if (!shim || region_create(s, o)) {
 		free(shim);
@@ -444,5 +463,6 @@ struct sampler sites_sampler(const struct recorder_options *o,
 	make_env(s, shim);
 	free(shim);
 	*env = s->env;
+	*pass_fd = s->fd;
 	return (struct sampler){&sites_sampler_ops, s};
 }

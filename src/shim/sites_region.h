@@ -52,10 +52,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The variable that names the region's file for the shim; and the one
- * the claimant sets to the descriptor it keeps open across exec, so that
- * the program a wrapper execs (`sh -c 'exec ./server'`: the same pid)
- * finds the region once its file is unlinked. */
+/* The variable that names the region for the shim: FD:DEV:INO, the
+ * descriptor the recorder passed to the command (which keeps it open
+ * across exec, so that the program a wrapper execs, `sh -c 'exec
+ * ./server'`, the same pid, finds the region) and the identity fstat
+ * must find there. SITES_REGION_ENV (a path, no longer made) is only
+ * removed from the command's environment. */
 #define SITES_REGION_ENV "MEMTREND_SITES"
 #define SITES_REGION_FD_ENV "MEMTREND_SITES_FD"
 #define SITES_REGION_MAGIC 0x534554495354454dULL /* "MEMTSITE" */

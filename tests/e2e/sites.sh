@@ -7,7 +7,7 @@
 # nothing dropped; the region's file gone; --sites refused where it
 # cannot work. About 9 s.
 . "$E2E_LIB"
-: "${SITES_PROG:?}"
+: "${SITES_PROG:?}" "${SITES_STATIC:?}"
 shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
 # 1 KiB between samples on average: a 4 KiB block is sampled with
 # probability 1 - exp(-4) = 0.98 and stands for 4,171 B, so the leak's
@@ -66,6 +66,29 @@ grep -q "<h3>Where it grows</h3>" "$T/r.html" &&
 ok "leak_keep first, $lo..$hi B/req, $last B against $truth B, $requests requests"
 shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
 [ "$shm_after" -le "$shm_before" ] || fail "the region's file was left in /dev/shm"
+# The shim never touches a descriptor of the program's own: the command's
+# fd 3, its own, is read whole (before: the shim took 3 for the region's
+# number, closed it, and wc said "No such file").
+printf 'twelve bytes' > "$T/three"
+timeout 30 "$MEMTREND" record -q -o "$T/fd.db" --sites -- \
+	sh -c 'wc -c /dev/fd/3 3<"$0"' "$T/three" > "$T/out" 2> "$T/err" ||
+	fail "record --sites, fd 3: $(cat "$T/err")"
+[ "$(cat "$T/out")" = "12 /dev/fd/3" ] ||
+	fail "the command's fd 3: '$(cat "$T/out")', expected '12 /dev/fd/3'"
+ok "the command's own fd 3 left alone"
+# kill -9 of memtrend leaves no region file: it has no name from the
+# start (before: it stayed in /dev/shm until the first sample after the
+# shim claimed it, and a static command never claims it).
+shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
+bg "$MEMTREND" record -q -o "$T/k.db" --sites -- \
+	"$SITES_STATIC" "$T/started" 60
+wait_for "$T/started" 30
+kill -9 "$LAST_BG"
+wait "$LAST_BG" 2> /dev/null
+shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
+[ "$shm_after" -le "$shm_before" ] ||
+	fail "kill -9 left $((shm_after - shm_before)) region file(s) in /dev/shm"
+ok "kill -9 of memtrend leaves nothing in /dev/shm"
 # where preload cannot work: a clear message, exit 2, nothing started
 "$MEMTREND" record -q -o "$T/p.db" --sites -p $$ 2> "$T/err"; rc=$?
 [ $rc = 2 ] || fail "--sites -p: exit $rc"
