@@ -312,13 +312,15 @@ static void watch_close(struct recorder *rec, struct proc_watch *w, double t,
 {
 	if (!w->proc)
 		return;
-	recorder_inc_end(rec, w->inc_id, t, reason);
+	/* the samplers first: one may have a last word under the
+	 * incarnation (the sites its process added since the last read) */
 	for (size_t i = 0; i < rec->n_samplers; i++) {
 		const struct sampler *sp = &rec->samplers[i];
 		if (w->sampled[i] && sp->ops->close)
 			sp->ops->close(sp->ctx, w->sampled[i]);
 		w->sampled[i] = NULL;
 	}
+	recorder_inc_end(rec, w->inc_id, t, reason);
 	rec->processes.ops->close(rec->processes.ctx, w->proc);
 	w->proc = NULL;
 	w->ident = NULL;

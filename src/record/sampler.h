@@ -183,6 +183,9 @@ struct sampler_ops {
 	 * its whole footprint (device memory included). */
 	void (*snapshot)(void *ctx, void *proc, const struct sink_set *out,
 			 int64_t inc, double t, const struct proc_mem *m);
+	/* Before the incarnation ends: it may still send events under
+	 * it (a last word: record --sites' sites added since the last
+	 * read). */
 	void (*close)(void *ctx, void *proc);
 
 	/* ---- the process sampler only ---- */

@@ -90,6 +90,12 @@ struct sites_sampler {
 	struct sample_site_stats last; /* as last sent */
 	bool stats_sent, dropped_noted, unclaimed_noted, meta_sent;
 	bool corrupt_noted;
+	/* The command's process as last read (its pid, incarnation, the
+	 * sinks): at the end, the sites it added after the last read are
+	 * declared (sites_finish), not lost with it. */
+	pid_t last_pid;
+	int64_t last_inc;
+	const struct sink_set *out;
 	char describe[160];
 };
 
@@ -274,16 +280,11 @@ static void *sites_open(void *ctx, pid_t pid,
 	return p;
 }
 
-static void sites_close(void *ctx, void *proc)
-{
-	(void)ctx;
-	free(proc);
-}
 
-/* Declare sites [n_declared, n) of the region. */
+/* Declare sites [n_declared, n) of the region, for budget_s at most. */
 static void declare_new(struct sites_sampler *s, pid_t pid,
 			const struct sink_set *out, int64_t inc, double t,
-			uint32_t n)
+			uint32_t n, double budget_s)
 {
 	assert(n <= s->reader.max_sites);
 	if (s->n_declared >= n)
@@ -316,7 +317,7 @@ static void declare_new(struct sites_sampler *s, pid_t pid,
 		s->n_declared = i + 1;
 		/* naming costs the tick: a burst of new sites is declared
 		 * over several */
-		if (now_monotonic() - t0 > SITES_NAMING_BUDGET_S)
+		if (now_monotonic() - t0 > budget_s)
 			return;
 	}
 }
@@ -375,6 +376,64 @@ static void corrupt_say(struct sites_sampler *s, double t)
 		    "trusted from here on");
 }
 
+/* The region read for pid, the claimant: new sites declared (naming for
+ * budget_s at most), every site's value into the frame, the counts. */
+static void sites_sync(struct sites_sampler *s, pid_t pid,
+		       const struct sink_set *out, int64_t inc, double t,
+		       double budget_s)
+{
+	if (!s->meta_sent) {
+		/* what was sampled and how frames are named, for the
+		 * recording (meta "sites") */
+		s->meta_sent = true;
+		struct sample_event e = {.kind = SAMPLE_META, .t = t,
+					 .u.meta = {"sites", s->describe}};
+		sink_set_event(out, &e);
+	}
+	uint64_t gen = __atomic_load_n(&s->h->generation, __ATOMIC_ACQUIRE);
+	if (gen != s->generation) {
+		/* the command exec'd (`sh -c 'exec ./server'`): the old
+		 * image's heap is gone, its sites hold nothing from now on;
+		 * the new image's sites are new ones, named from its maps
+		 * (the shim emptied the table before it raised the
+		 * generation) */
+		for (uint32_t i = 0; i < s->n_declared; i++)
+			sampler_site_value(s->rec, s->ids[i], 0, NAN);
+		s->n_declared = 0;
+		s->generation = gen;
+		sites_symbols_free(s->symbols);
+		s->symbols = NULL;
+	}
+	sites_reader_check(&s->reader);
+	declare_new(s, pid, out, inc, t, sites_reader_count(&s->reader),
+		    budget_s);
+	for (uint32_t i = 0; i < s->n_declared; i++) {
+		int64_t live;
+		uint64_t allocs;
+		sites_reader_values(&s->reader, i, &live, &allocs);
+		sampler_site_value(s->rec, s->ids[i], (double)live,
+				   (double)allocs);
+	}
+	stats_send(s, out, inc, t);
+	corrupt_say(s, t);
+}
+
+/* The claimant's end (it exited, or the recording ends): what it added
+ * since the last read is declared now, whatever naming costs (frames its
+ * maps no longer name keep their module and offset, or their address),
+ * not lost with it; the values and counts as last. Before its
+ * incarnation ends (watch_close). */
+static void sites_close(void *ctx, void *proc)
+{
+	struct sites_sampler *s = ctx;
+	struct sites_proc *p = proc;
+	if (s->rec && s->out && p->pid == s->last_pid &&
+	    __atomic_load_n(&s->h->owner, __ATOMIC_ACQUIRE) == p->pid)
+		sites_sync(s, p->pid, s->out, s->last_inc, now_wall(),
+			   INFINITY);
+	free(proc);
+}
+
 /* The sites add no figure to the process's (f): they go to the frame
  * as sites' values, and the process sampler says whether it lives. */
 static enum sampler_status sites_read(void *ctx, void *proc,
@@ -388,6 +447,14 @@ static enum sampler_status sites_read(void *ctx, void *proc,
 	if (!s->rec)
 		return SAMPLER_OK;
 	pid_t owner = __atomic_load_n(&s->h->owner, __ATOMIC_ACQUIRE);
+	if (owner == p->pid || (!owner && !s->last_pid)) {
+		/* the claimant, or the first process read before any
+		 * claimed (the command: held, it is read once at least
+		 * however soon it exits) */
+		s->last_pid = p->pid;
+		s->last_inc = inc;
+		s->out = out;
+	}
 	if (owner != p->pid) {
 		if (!owner && !s->unclaimed_noted &&
 		    mono - p->opened_mono >= SITES_CLAIM_WAIT_S) {
@@ -402,38 +469,7 @@ static enum sampler_status sites_read(void *ctx, void *proc,
 		}
 		return SAMPLER_OK;
 	}
-	if (!s->meta_sent) {
-		/* what was sampled and how frames are named, for the
-		 * recording (meta "sites") */
-		s->meta_sent = true;
-		struct sample_event e = {.kind = SAMPLE_META, .t = t,
-					 .u.meta = {"sites", s->describe}};
-		sink_set_event(out, &e);
-	}
-	uint64_t gen = __atomic_load_n(&s->h->generation, __ATOMIC_ACQUIRE);
-	if (gen != s->generation) {
-		/* the command exec'd (`sh -c 'exec ./server'`): the old
-		 * image's heap is gone, its sites hold nothing from now on;
-		 * the new image's sites are new ones, named from its maps */
-		for (uint32_t i = 0; i < s->n_declared; i++)
-			sampler_site_value(s->rec, s->ids[i], 0, NAN);
-		s->n_declared = 0;
-		s->generation = gen;
-		sites_symbols_free(s->symbols);
-		s->symbols = NULL;
-		return SAMPLER_OK;
-	}
-	sites_reader_check(&s->reader);
-	declare_new(s, p->pid, out, inc, t, sites_reader_count(&s->reader));
-	for (uint32_t i = 0; i < s->n_declared; i++) {
-		int64_t live;
-		uint64_t allocs;
-		sites_reader_values(&s->reader, i, &live, &allocs);
-		sampler_site_value(s->rec, s->ids[i], (double)live,
-				   (double)allocs);
-	}
-	stats_send(s, out, inc, t);
-	corrupt_say(s, t);
+	sites_sync(s, p->pid, out, inc, t, SITES_NAMING_BUDGET_S);
 	return SAMPLER_OK;
 }
 

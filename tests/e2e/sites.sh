@@ -93,6 +93,16 @@ shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
 [ "$shm_after" -le "$shm_before" ] ||
 	fail "kill -9 left $((shm_after - shm_before)) region file(s) in /dev/shm"
 ok "kill -9 of memtrend leaves nothing in /dev/shm"
+# The sites a command adds after the last sample are declared when it
+# ends, not dropped: at -i 1h there is no sample after the first, and the
+# program's four sites (leak, cache, buffer, churn) are all in the
+# recording (before: 1, from the only read).
+timeout 30 "$MEMTREND" record -q -o "$T/end.db" -i 1h --sites \
+	--sites-rate 1KiB -- "$SITES_PROG" 1 "$T/end.log" 200 \
+	> /dev/null 2> "$T/err" || fail "record --sites -i 1h: $(cat "$T/err")"
+n=$(sql "$T/end.db" "SELECT count(*) FROM site")
+[ "$n" -ge 4 ] || fail "$n sites recorded at the end, expected 4 or more"
+ok "$n sites declared at the command's end"
 # where preload cannot work: a clear message, exit 2, nothing started
 "$MEMTREND" record -q -o "$T/p.db" --sites -p $$ 2> "$T/err"; rc=$?
 [ $rc = 2 ] || fail "--sites -p: exit $rc"
