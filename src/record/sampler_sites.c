@@ -89,7 +89,7 @@ struct sites_sampler {
 					    names while it is declared */
 	struct sample_site_stats last; /* as last sent */
 	bool stats_sent, dropped_noted, unclaimed_noted, meta_sent;
-	bool corrupt_noted;
+	bool corrupt_noted, children_noted;
 	/* The command's process as last read (its pid, incarnation, the
 	 * sinks): at the end, the sites it added after the last read are
 	 * declared (sites_finish), not lost with it. */
@@ -454,6 +454,19 @@ static enum sampler_status sites_read(void *ctx, void *proc,
 		s->last_pid = p->pid;
 		s->last_inc = inc;
 		s->out = out;
+	}
+	if (owner != p->pid && s->last_pid && p->pid != s->last_pid &&
+	    !s->children_noted) {
+		/* --children: a child target has a footprint of its own
+		 * but no sites; said, so that its growth is not taken for
+		 * one the sites missed */
+		s->children_noted = true;
+		char msg[200];
+		snprintf(msg, sizeof(msg), "--sites: only the command itself "
+			 "is sampled, not its children (pid %d and others "
+			 "have no sites): run the program with exec",
+			 (int)p->pid);
+		sampler_say(s->rec, t, false, msg);
 	}
 	if (owner != p->pid) {
 		if (!owner && !s->unclaimed_noted &&

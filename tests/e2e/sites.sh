@@ -5,9 +5,9 @@
 # named, with 4 KiB per request inside its interval and its live bytes
 # the truth within the sampling's error; the others not called growing;
 # nothing dropped; the region's file gone; --sites refused where it
-# cannot work. About 9 s.
+# cannot work. About 9 s (its edges: e2e_sites_edges).
 . "$E2E_LIB"
-: "${SITES_PROG:?}" "${SITES_STATIC:?}"
+: "${SITES_PROG:?}"
 shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
 # 1 KiB between samples on average: a 4 KiB block is sampled with
 # probability 1 - exp(-4) = 0.98 and stands for 4,171 B, so the leak's
@@ -70,39 +70,6 @@ grep -q "<h3>Where it grows</h3>" "$T/r.html" &&
 ok "leak_keep first, $lo..$hi B/req, $last B against $truth B, $requests requests"
 shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
 [ "$shm_after" -le "$shm_before" ] || fail "the region's file was left in /dev/shm"
-# The shim never touches a descriptor of the program's own: the command's
-# fd 3, its own, is read whole (before: the shim took 3 for the region's
-# number, closed it, and wc said "No such file").
-printf 'twelve bytes' > "$T/three"
-timeout 30 "$MEMTREND" record -q -o "$T/fd.db" --sites -- \
-	sh -c 'wc -c /dev/fd/3 3<"$0"' "$T/three" > "$T/out" 2> "$T/err" ||
-	fail "record --sites, fd 3: $(cat "$T/err")"
-[ "$(cat "$T/out")" = "12 /dev/fd/3" ] ||
-	fail "the command's fd 3: '$(cat "$T/out")', expected '12 /dev/fd/3'"
-ok "the command's own fd 3 left alone"
-# kill -9 of memtrend leaves no region file: it has no name from the
-# start (before: it stayed in /dev/shm until the first sample after the
-# shim claimed it, and a static command never claims it).
-shm_before=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
-bg "$MEMTREND" record -q -o "$T/k.db" --sites -- \
-	"$SITES_STATIC" "$T/started" 60
-wait_for "$T/started" 30
-kill -9 "$LAST_BG"
-wait "$LAST_BG" 2> /dev/null
-shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
-[ "$shm_after" -le "$shm_before" ] ||
-	fail "kill -9 left $((shm_after - shm_before)) region file(s) in /dev/shm"
-ok "kill -9 of memtrend leaves nothing in /dev/shm"
-# The sites a command adds after the last sample are declared when it
-# ends, not dropped: at -i 1h there is no sample after the first, and the
-# program's four sites (leak, cache, buffer, churn) are all in the
-# recording (before: 1, from the only read).
-timeout 30 "$MEMTREND" record -q -o "$T/end.db" -i 1h --sites \
-	--sites-rate 1KiB -- "$SITES_PROG" 1 "$T/end.log" 200 \
-	> /dev/null 2> "$T/err" || fail "record --sites -i 1h: $(cat "$T/err")"
-n=$(sql "$T/end.db" "SELECT count(*) FROM site")
-[ "$n" -ge 4 ] || fail "$n sites recorded at the end, expected 4 or more"
-ok "$n sites declared at the command's end"
 # where preload cannot work: a clear message, exit 2, nothing started
 "$MEMTREND" record -q -o "$T/p.db" --sites -p $$ 2> "$T/err"; rc=$?
 [ $rc = 2 ] || fail "--sites -p: exit $rc"
