@@ -67,6 +67,11 @@ extern char **environ;
  * table's search, the line tables read), one named before 0.1 us
  * (sites_symbols.c keeps them). */
 #define SITES_NAMING_BUDGET_S 0.02
+/* The claimant exec'd (its /proc/PID/exe is another file) and the
+ * region's generation has not risen after this long: the new image did
+ * not load the shim (static, set-uid, LD_PRELOAD cleared); said. Its
+ * constructor runs before main: milliseconds. */
+#define SITES_EXEC_WAIT_S 1.0
 
 struct sites_sampler {
 	struct recorder *rec;
@@ -90,6 +95,14 @@ struct sites_sampler {
 	struct sample_site_stats last; /* as last sent */
 	bool stats_sent, dropped_noted, unclaimed_noted, meta_sent;
 	bool corrupt_noted, children_noted;
+	/* The claimant's executable (/proc/PID/exe) in this generation: an
+	 * exec that raises no generation is an image without the shim,
+	 * whose heap is not the old image's (image_gone: the old sites
+	 * hold 0, none read until a generation rises). */
+	bool exe_known, image_gone, exec_noted;
+	dev_t exe_dev;
+	ino_t exe_ino;
+	double gone_mono;
 	/* The command's process as last read (its pid, incarnation, the
 	 * sinks): at the end, the sites it added after the last read are
 	 * declared (sites_finish), not lost with it. */
@@ -376,6 +389,32 @@ static void corrupt_say(struct sites_sampler *s, double t)
 		    "trusted from here on");
 }
 
+/* Has the claimant exec'd (its executable another file) with no new
+ * generation? Then its declared sites fall to 0 (the heap they held is
+ * gone), once. false when /proc cannot say (gone, not ours). */
+static bool exec_without_shim(struct sites_sampler *s, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return false;
+	if (!s->exe_known) {
+		s->exe_known = true;
+		s->exe_dev = st.st_dev;
+		s->exe_ino = st.st_ino;
+		return false;
+	}
+	if (st.st_dev == s->exe_dev && st.st_ino == s->exe_ino)
+		return false;
+	for (uint32_t i = 0; i < s->n_declared; i++)
+		sampler_site_value(s->rec, s->ids[i], 0, NAN);
+	s->n_declared = 0;
+	s->image_gone = true;
+	s->gone_mono = now_monotonic();
+	return true;
+}
+
 /* The region read for pid, the claimant: new sites declared (naming for
  * budget_s at most), every site's value into the frame, the counts. */
 static void sites_sync(struct sites_sampler *s, pid_t pid,
@@ -403,6 +442,23 @@ static void sites_sync(struct sites_sampler *s, pid_t pid,
 		s->generation = gen;
 		sites_symbols_free(s->symbols);
 		s->symbols = NULL;
+		s->exe_known = s->image_gone = false;
+	}
+	if (s->image_gone || exec_without_shim(s, pid)) {
+		/* said after the wait, or at the end (close: budget_s
+		 * infinite) */
+		if (!s->exec_noted && (isinf(budget_s) ||
+		    now_monotonic() - s->gone_mono >= SITES_EXEC_WAIT_S)) {
+			s->exec_noted = true;
+			char msg[240];
+			snprintf(msg, sizeof(msg), "--sites: pid %d exec'd a "
+				 "program the shim cannot load (statically "
+				 "linked or set-uid, or LD_PRELOAD cleared): "
+				 "its sites before fell to 0, and it has none "
+				 "from then on", (int)pid);
+			sampler_say(s->rec, t, true, msg);
+		}
+		return;
 	}
 	sites_reader_check(&s->reader);
 	declare_new(s, pid, out, inc, t, sites_reader_count(&s->reader),

@@ -1,7 +1,8 @@
 # record --sites at its edges (docs/sites.md): the shim never touches a
 # descriptor of the program's own; kill -9 of memtrend leaves no region
 # file; the sites a command adds after the last sample are declared at
-# its end; --children says that children have no sites. About 4 s.
+# its end; a wrapper's exec of a static program drops the wrapper's
+# sites; --children says that children have no sites. About 6 s.
 . "$E2E_LIB"
 : "${SITES_PROG:?}" "${SITES_STATIC:?}"
 # The shim never touches a descriptor of the program's own: the command's
@@ -37,6 +38,21 @@ timeout 30 "$MEMTREND" record -q -o "$T/end.db" -i 1h --sites \
 n=$(sql "$T/end.db" "SELECT count(*) FROM site")
 [ "$n" -ge 4 ] || fail "$n sites recorded at the end, expected 4 or more"
 ok "$n sites declared at the command's end"
+# A wrapper that execs a program the shim cannot load (static): the
+# wrapper's sites fall to 0 (its heap is gone) and a warning says so
+# (before: they stayed live at their last value, 2.5 MB here).
+timeout 30 "$MEMTREND" record -q -o "$T/ex.db" -i 100ms --sites \
+	--sites-rate 4KiB -- bash -c 'x=$(seq 1 200000); y="$x$x"; sleep 1;
+	exec "$0" "$1" 1' "$SITES_STATIC" "$T/ex.started" 2> "$T/err" ||
+	fail "record --sites, exec of a static program: $(cat "$T/err")"
+"$MEMTREND" report --json "$T/ex.db" > "$T/ex.json" 2> /dev/null ||
+	fail "report of the exec"
+live=$(jget "$T/ex.json" "sum(r['last_bytes'] for r in d['targets'][0]['sites']['ranked'])")
+[ "$live" = 0 ] || fail "the wrapper's sites hold $live B after its exec"
+"$MEMTREND" report "$T/ex.db" > "$T/ex.txt" 2>&1
+grep -q "exec'd a program the shim cannot load" "$T/ex.txt" ||
+	fail "no word of the exec: $(cat "$T/ex.txt")"
+ok "exec of a static program: the wrapper's sites at 0, said"
 # --children: a child target gets no sites, and the report says so
 # (before: nothing said). The child lives 2 s: 20 ticks at -i 100ms.
 timeout 30 "$MEMTREND" record -q -o "$T/ch.db" -i 100ms --children \
