@@ -23,6 +23,11 @@ timeout 60 "$MEMTREND" record -q -o "$T/run.db" -i 100ms --sites \
 rc=$?
 [ $rc = 0 ] || fail "record --sites: exit $rc: $(cat "$T/err")"
 requests=$(grep -c req "$T/work.log")
+# a site's frames are read through an index (a scan per site took 2.9 s
+# at 4,096 sites)
+sql "$T/run.db" "EXPLAIN QUERY PLAN SELECT depth FROM site_frame WHERE site_id = 1 ORDER BY depth" |
+	grep -q "USING .*INDEX site_frame_by_site" || fail "site_frame read without its index"
+
 
 [ "$requests" -ge 1000 ] || fail "only $requests requests"
 "$MEMTREND" report --json "$T/run.db" > "$T/r.json" 2> "$T/rerr" ||
