@@ -172,6 +172,11 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 	else
 		fprintf(out, ", none dropped");
 	fprintf(out, ")\n");
+	if (!x->n_sites) {
+		fprintf(out, "    no allocation was sampled: none crossed a "
+			"sampling point (a lower --sites-rate samples more)\n");
+		return;
+	}
 	slope_text(b1, sizeof(b1), x->heap_slope, false, decimal);
 	fprintf(out, "    live heap   %s, %s", render_size(b3, sizeof(b3),
 							x->heap_last, decimal),

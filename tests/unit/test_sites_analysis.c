@@ -175,12 +175,27 @@ static void test_no_sites(void **state)
 	(void)state;
 	struct series s;
 	target(&s, REQ_PER_TICK * LEAK);
+	s.site_stats.recorded = false; /* recorded without --sites */
 	struct analysis_options o;
 	analysis_options_init(&o);
 	struct target_findings f;
 	analysis_run(&s, &o, &f);
 	assert_false(f.sites.recorded);
 	assert_int_equal(f.sites.n_ranked, 0);
+	analysis_release(&f);
+	/* recorded with --sites, nothing sampled (--sites-rate 1TiB): the
+	 * shim's figures alone; the finding says so (it read as "never
+	 * asked": JSON null, no section) */
+	s.site_stats = (struct series_site_stats){
+		.recorded = true, .inc = 0, .rate = 1099511627776.0,
+		.depth = 8, .sampled = 0, .dropped_sites = 0,
+		.dropped_live = 0, .backtrace_s = 0};
+	analysis_run(&s, &o, &f);
+	assert_true(f.sites.recorded);
+	assert_int_equal(f.sites.n_sites, 0);
+	assert_int_equal(f.sites.n_ranked, 0);
+	assert_float_equal(f.sites.rate, 1099511627776.0, 0);
+	assert_float_equal(f.sites.sampled, 0, 0);
 	analysis_release(&f);
 	series_release(&s);
 }
