@@ -106,8 +106,6 @@ static bool approach_consistent(const double *by, size_t m)
  * 0.8 of the first's and its slope's interval lies below the first's, and
  * the estimate lies above every reading of the last third: a decelerating
  * leak must not be promised a ceiling it has already passed. */
-static bool approach_consistent(const double *by, size_t m);
-
 static void approach_find(const double *bx, const double *by, size_t m,
 			  double resolution, struct plateau_finding *out)
 {

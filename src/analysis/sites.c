@@ -191,7 +191,9 @@ void sites_analyse(const struct analysis_options *o,
 	x->heap_slope = x->heap_per_request = SLOPE_NONE;
 	x->heap_first = x->heap_last = x->heap_share = NAN;
 	x->rate = x->sampled = x->dropped = NAN;
-	if (!s->n_sites || !s->n)
+	/* recorded with --sites: sites, or the shim's figures alone when
+	 * nothing was sampled (said so, not left out as if never asked) */
+	if ((!s->n_sites && !s->site_stats.recorded) || !s->n)
 		return;
 	uint32_t inc = s->n_incs ? (uint32_t)f->analysed_inc : 0;
 	size_t lo, hi;
@@ -205,6 +207,8 @@ void sites_analyse(const struct analysis_options *o,
 		x->dropped = s->site_stats.dropped_sites +
 			     s->site_stats.dropped_live;
 	}
+	if (!s->n_sites)
+		return;
 	size_t n = hi - lo;
 	double *v = xcalloc(n, sizeof(*v));
 	double *heap = xcalloc(n, sizeof(*heap));

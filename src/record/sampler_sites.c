@@ -567,6 +567,15 @@ struct sampler sites_sampler(const struct recorder_options *o,
 	}
 	make_env(s, shim);
 	free(shim);
+	/* Names are looked up locally only: libdw asks the debuginfod
+	 * servers of $DEBUGINFOD_URLS (set by default on Ubuntu, Fedora,
+	 * Arch) from inside the naming, which runs in the sampling loop --
+	 * a stalled server stalled the recording (4 s per frame), and the
+	 * target's build ids went over the network. libdebuginfod reads
+	 * the variable at each query, so memtrend drops it from its own
+	 * environment here, before any thread of the run starts; the
+	 * command keeps it (make_env copied it above). */
+	unsetenv("DEBUGINFOD_URLS");
 	*env = s->env;
 	*pass_fd = s->fd;
 	return (struct sampler){&sites_sampler_ops, s};

@@ -10,6 +10,7 @@
  */
 #include "render_sites.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -66,13 +67,69 @@ const char *render_sites_split_text(enum sites_split s)
 	return NULL;
 }
 
-const char *render_site_label(const struct series_site *site)
+/* One frame in a label: as render_site_frame(), less " in module". */
+static void label_frame(char *buf, size_t n, const struct series_site_frame *f)
 {
-	for (size_t k = 0; k < site->n_frames; k++)
-		if (site->frames[k].function)
-			return site->frames[k].function;
-	return site->n_frames && site->frames[0].module ?
-	       base_name(site->frames[0].module) : "?";
+	if (f->function && f->file && f->line > 0)
+		snprintf(buf, n, "%s (%s:%d)", f->function, base_name(f->file),
+			 f->line);
+	else if (f->function)
+		snprintf(buf, n, "%s", f->function);
+	else
+		render_site_frame(buf, n, f);
+}
+
+static bool same_frame(const struct series_site_frame *a,
+		       const struct series_site_frame *b)
+{
+	char x[256], y[256];
+	label_frame(x, sizeof(x), a);
+	label_frame(y, sizeof(y), b);
+	return strcmp(x, y) == 0;
+}
+
+char *render_site_label(char *buf, size_t n, const struct series_site *sites,
+			size_t n_sites, size_t site)
+{
+	assert(site < n_sites && n > 0);
+	const struct series_site *me = &sites[site];
+	if (!me->n_frames) {
+		snprintf(buf, n, "? (site %" PRId64 ")", me->id);
+		return buf;
+	}
+	/* the depth at which every site that reads as mine at the
+	 * innermost frame has parted from me; none: the site's number */
+	size_t apart = 0;
+	bool alike = false;
+	for (size_t j = 0; j < n_sites; j++) {
+		const struct series_site *o = &sites[j];
+		if (j == site || !o->n_frames ||
+		    !same_frame(&o->frames[0], &me->frames[0]))
+			continue;
+		size_t k = 1;
+		while (k < me->n_frames && k < o->n_frames &&
+		       same_frame(&o->frames[k], &me->frames[k]))
+			k++;
+		if (k < me->n_frames) {
+			if (k > apart)
+				apart = k;
+		} else {
+			alike = true;
+		}
+	}
+	char first[256], by[256];
+	label_frame(first, sizeof(first), &me->frames[0]);
+	if (apart) {
+		label_frame(by, sizeof(by), &me->frames[apart]);
+		snprintf(buf, n, "%s via %s", first, by);
+	} else {
+		snprintf(buf, n, "%s", first);
+	}
+	if (alike) { /* no frame tells them apart: their numbers do */
+		size_t len = strlen(buf);
+		snprintf(buf + len, n - len, " (site %" PRId64 ")", me->id);
+	}
+	return buf;
 }
 
 static void slope_text(char *buf, size_t n, struct slope s, bool per_req,
@@ -115,6 +172,11 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 	else
 		fprintf(out, ", none dropped");
 	fprintf(out, ")\n");
+	if (!x->n_sites) {
+		fprintf(out, "    no allocation was sampled: none crossed a "
+			"sampling point (a lower --sites-rate samples more)\n");
+		return;
+	}
 	slope_text(b1, sizeof(b1), x->heap_slope, false, decimal);
 	fprintf(out, "    live heap   %s, %s", render_size(b3, sizeof(b3),
 							x->heap_last, decimal),
@@ -165,9 +227,11 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 		const struct site_finding *y = &x->ranked[r];
 		if (y->trend == SITE_GROWING)
 			continue;
-		char name[128];
+		char label[600], name[1200];
 		render_escape_terminal(name, sizeof(name),
-				       render_site_label(&s->sites[y->site]));
+				       render_site_label(label, sizeof(label),
+							 s->sites, s->n_sites,
+							 y->site));
 		fprintf(out, "%s%s %s (%s)", others ? ", " :
 			"    not growing: ",
 			name, site_trend_name(y->trend),

@@ -21,8 +21,13 @@ void render_sites_text(FILE *out, const struct target_findings *f,
  * "0xADDR". */
 void render_site_frame(char *buf, size_t n,
 		       const struct series_site_frame *f);
-/* A site in a word: its innermost named function, else its module. */
-const char *render_site_label(const struct series_site *site);
+/* A site in a few words, not escaped: its innermost frame without the
+ * module ("function (file:line)", "function", "module+0xOFF"), and
+ * where other sites of sites[0..n) share that frame, the first of its
+ * callers that tells them apart ("_PyObject_Malloc (obmalloc.c:1966)
+ * via list_append (listobject.c:340)"). Into buf; returns buf. */
+char *render_site_label(char *buf, size_t n, const struct series_site *sites,
+			size_t n_sites, size_t site);
 /* What the split says (NULL for SITES_SPLIT_NONE). */
 const char *render_sites_split_text(enum sites_split s);
 /* {sampling_rate_bytes, ..., ranked: [...]}, or JSON null. Owned by the

@@ -82,7 +82,7 @@ static const char schema_sql[] =
 	 * their own, made when missing, so a file of schema 3 gains them
 	 * when appended to and an older memtrend reads the rest as before.
 	 * A site's value is written when it changes: it holds until the
-	 * next row (store_read_sites.c). */
+	 * next row (store_read.c). */
 	"CREATE TABLE IF NOT EXISTS site(\n"
 	"  id INTEGER PRIMARY KEY,\n"
 	"  incarnation_id INTEGER NOT NULL REFERENCES incarnation(id),\n"
@@ -92,6 +92,10 @@ static const char schema_sql[] =
 	"  depth INTEGER NOT NULL, address INTEGER NOT NULL, module TEXT,\n"
 	"  build_id TEXT, offset INTEGER, function TEXT, file TEXT,\n"
 	"  line INTEGER);\n"
+	/* a site's frames are read by site (store_read.c): without it each
+	 * site's query scanned every frame (4,096 sites: 2.9 s, 36 ms with) */
+	"CREATE INDEX IF NOT EXISTS site_frame_by_site ON "
+	"site_frame(site_id, depth);\n"
 	"CREATE TABLE IF NOT EXISTS site_sample(\n"
 	"  site_id INTEGER NOT NULL, t REAL NOT NULL, live INTEGER,\n"
 	"  allocs INTEGER);\n"

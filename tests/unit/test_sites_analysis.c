@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "analysis.h"
+#include "render_sites.h"
 #include "series.h"
 
 #define N 600
@@ -174,6 +175,7 @@ static void test_no_sites(void **state)
 	(void)state;
 	struct series s;
 	target(&s, REQ_PER_TICK * LEAK);
+	s.site_stats.recorded = false; /* recorded without --sites */
 	struct analysis_options o;
 	analysis_options_init(&o);
 	struct target_findings f;
@@ -181,7 +183,58 @@ static void test_no_sites(void **state)
 	assert_false(f.sites.recorded);
 	assert_int_equal(f.sites.n_ranked, 0);
 	analysis_release(&f);
+	/* recorded with --sites, nothing sampled (--sites-rate 1TiB): the
+	 * shim's figures alone; the finding says so (it read as "never
+	 * asked": JSON null, no section) */
+	s.site_stats = (struct series_site_stats){
+		.recorded = true, .inc = 0, .rate = 1099511627776.0,
+		.depth = 8, .sampled = 0, .dropped_sites = 0,
+		.dropped_live = 0, .backtrace_s = 0};
+	analysis_run(&s, &o, &f);
+	assert_true(f.sites.recorded);
+	assert_int_equal(f.sites.n_sites, 0);
+	assert_int_equal(f.sites.n_ranked, 0);
+	assert_float_equal(f.sites.rate, 1099511627776.0, 0);
+	assert_float_equal(f.sites.sampled, 0, 0);
+	analysis_release(&f);
 	series_release(&s);
+}
+
+/* A site's label in the text report (render_site_label): its innermost
+ * frame, the caller that tells it from sites sharing that frame, and its
+ * number where no frame does; an unnamed frame as module+offset, never
+ * the first named frame further out (the review found four sites called
+ * "main" and a stripped binary's every site "__libc_start_call_main"). */
+static void test_site_labels(void **state)
+{
+	(void)state;
+	struct series_site_frame a[] = {
+		{.address = 0x10, .function = "f", .file = "src/a.c", .line = 3},
+		{.address = 0x20, .function = "g"}};
+	struct series_site_frame b[] = {
+		{.address = 0x10, .function = "f", .file = "src/a.c", .line = 3},
+		{.address = 0x30, .function = "h", .file = "b.c", .line = 9}};
+	struct series_site_frame c[] = {
+		{.address = 0x7f00, .module = "/usr/bin/stripped", .offset = 0x11a7},
+		{.address = 0x7f10, .function = "__libc_start_call_main"}};
+	struct series_site sites[] = {
+		{.id = 1, .frames = a, .n_frames = 2},
+		{.id = 2, .frames = b, .n_frames = 2},
+		{.id = 3, .frames = c, .n_frames = 2},
+		{.id = 4, .frames = c, .n_frames = 2}};
+	char buf[256];
+	assert_string_equal(render_site_label(buf, sizeof(buf), sites, 2, 0),
+			    "f (a.c:3) via g");
+	assert_string_equal(render_site_label(buf, sizeof(buf), sites, 2, 1),
+			    "f (a.c:3) via h (b.c:9)");
+	/* alone, no caller is needed */
+	assert_string_equal(render_site_label(buf, sizeof(buf), sites, 1, 0),
+			    "f (a.c:3)");
+	assert_string_equal(render_site_label(buf, sizeof(buf), sites + 2, 1,
+					      0), "stripped+0x11a7");
+	/* two stacks alike: told apart by their numbers */
+	assert_string_equal(render_site_label(buf, sizeof(buf), sites, 4, 3),
+			    "stripped+0x11a7 (site 4)");
 }
 
 int main(void)
@@ -191,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_no_growth),
 		cmocka_unit_test(test_no_sites),
+		cmocka_unit_test(test_site_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
