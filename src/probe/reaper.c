@@ -343,6 +343,15 @@ static _Noreturn void command_main(const struct reaper_spec *s, int err_w,
 			_exit(127);
 		}
 	}
+	if (s->pass_fd > 2) {
+		int fl = fcntl(s->pass_fd, F_GETFD);
+		if (fl < 0 || fcntl(s->pass_fd, F_SETFD, fl & ~FD_CLOEXEC) < 0) {
+			int e = errno;
+			ssize_t w = write(err_w, &e, sizeof(e));
+			(void)w;
+			_exit(127);
+		}
+	}
 	if (s->envp)
 		execvpe(s->file ? s->file : s->argv[0], s->argv, s->envp);
 	else

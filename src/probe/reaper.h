@@ -53,6 +53,12 @@ struct reaper_spec {
 				      Ctrl-C reaches it as it reaches
 				      memtrend. */
 	int stdin_fd, stdout_fd, stderr_fd;
+	int pass_fd;               /* > 2: a close-on-exec descriptor of
+				      the caller's that the command
+				      inherits at its number (record
+				      --sites' region), and no other of
+				      the caller's children does; 0:
+				      none */
 	char *const *envp;         /* the command's environment
 				      (NULL-terminated); NULL: the
 				      caller's */

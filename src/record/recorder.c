@@ -312,13 +312,15 @@ static void watch_close(struct recorder *rec, struct proc_watch *w, double t,
 {
 	if (!w->proc)
 		return;
-	recorder_inc_end(rec, w->inc_id, t, reason);
+	/* the samplers first: one may have a last word under the
+	 * incarnation (the sites its process added since the last read) */
 	for (size_t i = 0; i < rec->n_samplers; i++) {
 		const struct sampler *sp = &rec->samplers[i];
 		if (w->sampled[i] && sp->ops->close)
 			sp->ops->close(sp->ctx, w->sampled[i]);
 		w->sampled[i] = NULL;
 	}
+	recorder_inc_end(rec, w->inc_id, t, reason);
 	rec->processes.ops->close(rec->processes.ctx, w->proc);
 	w->proc = NULL;
 	w->ident = NULL;
@@ -978,7 +980,7 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 			o->source_timeout_s);
 	if (o->sites)
 		rec.samplers[rec.n_samplers++] = sites_sampler(o,
-			&rec.command_env);
+			&rec.command_env, &rec.command_pass_fd);
 	assert(rec.n_samplers <= RECORDER_MAX_SAMPLERS);
 	struct sink_run run = {
 		.interval_s = o->interval_s, .all = o->all,
@@ -998,7 +1000,8 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 	/* --sites whose region could not be made (said): nothing starts */
 	bool sites_failed = false;
 	for (size_t i = 0; i < rec.n_samplers; i++)
-		sites_failed |= !rec.samplers[i].ctx;
+		sites_failed |= rec.samplers[i].ops == &sites_sampler_ops &&
+				!rec.samplers[i].ctx;
 	int rc = sites_failed ? EXIT_RUNTIME : setup_roots(&rec, t);
 	if (rc == EXIT_OK)
 		rc = setup_sources(&rec);

@@ -24,6 +24,7 @@ int recorder_command_spawn(struct recorder *rec)
 		.argv = o->command, .stdin_fd = -1, .stdout_fd = -1,
 		.stderr_fd = -1, .grace_s = RECORDER_KILL_GRACE_S,
 		.hold = true, .envp = rec->command_env,
+		.pass_fd = rec->command_pass_fd,
 	};
 	int e = reaper_spawn(&spec, &rec->command);
 	if (e && rec->command.exec_errno) {

@@ -120,6 +120,9 @@ struct recorder {
 	 * preloaded shim, sites_sampler()): the sampler's; NULL:
 	 * memtrend's own. */
 	char *const *command_env;
+	/* A descriptor the command alone inherits (the shim's region,
+	 * sites_sampler()); 0: none. */
+	int command_pass_fd;
 	const struct sys_mem *frame_sys;
 	struct root *roots;
 	size_t n_roots;

@@ -183,6 +183,9 @@ struct sampler_ops {
 	 * its whole footprint (device memory included). */
 	void (*snapshot)(void *ctx, void *proc, const struct sink_set *out,
 			 int64_t inc, double t, const struct proc_mem *m);
+	/* Before the incarnation ends: it may still send events under
+	 * it (a last word: record --sites' sites added since the last
+	 * read). */
 	void (*close)(void *ctx, void *proc);
 
 	/* ---- the process sampler only ---- */
@@ -277,11 +280,15 @@ void sampler_site_value(struct recorder *rec, int64_t site, double live,
 			double allocs);
 
 /* Allocation sites (sampler_sites.c, docs/sites.md): the region the
- * preloaded shim fills, made for the -- COMMAND, and *env the command's
- * environment with the shim preloaded (the sampler's, until it is
- * freed); read at every sample of the process that claimed it. ctx NULL
- * when it cannot be made (said why; the run does not start). */
+ * preloaded shim fills, made for the -- COMMAND, *env the command's
+ * environment with the shim preloaded and *pass_fd the region's
+ * descriptor that the command alone must inherit (both the sampler's,
+ * until it is freed); read at every sample of the process that claimed
+ * it. ctx NULL when it cannot be made (said why; the run does not
+ * start). */
 struct sampler sites_sampler(const struct recorder_options *o,
-			     char *const **env);
+			     char *const **env, int *pass_fd);
+/* Its operations: a sampler is the sites sampler when its ops are these. */
+extern const struct sampler_ops sites_sampler_ops;
 
 #endif

@@ -2,17 +2,20 @@
  * sampler_sites.c - allocation sites as a sampler (sampler.h), record
  * --sites' preload mode (docs/sites.md).
  *
- * Made with the run: a region file (sites_region.h) of the configured
- * rate and depth, created empty (mode 0600) in /dev/shm (or $TMPDIR),
- * and the -- COMMAND's environment: memtrend's, with the shim
+ * Made with the run: a region (sites_region.h) of the configured rate
+ * and depth in a file that has no name (memfd_create; where that is
+ * missing, a file in /dev/shm or $TMPDIR unlinked at once), so that
+ * nothing is left behind whatever ends memtrend (kill -9 included); its
+ * descriptor, close-on-exec in memtrend, is inherited by the -- COMMAND
+ * alone (reaper_spec.pass_fd), named in its environment with its
+ * identity (MEMTREND_SITES_FD=FD:DEV:INO: the shim touches the number
+ * only if fstat finds that file there, never a descriptor of the
+ * program's own). The environment: memtrend's, with the shim
  * (libmemtrend-sites.so, found beside memtrend, then where it is
  * installed; $MEMTREND_SITES_SHIM overrides) first in LD_PRELOAD, so
  * that its malloc is the one the loader binds and a library the user
- * preloads (an allocator) is what it calls next, and the region's path
- * in MEMTREND_SITES. The file is unlinked once the shim has claimed it
- * (its mapping and its descriptor keep it: an exec'd image finds it
- * through the descriptor), or at the end. A command that execs (a
- * wrapper) raises the region's generation: its old sites fall to 0,
+ * preloads (an allocator) is what it calls next. A command that execs
+ * (a wrapper) raises the region's generation: its old sites fall to 0,
  * the new image's are declared anew.
  *
  * At every sample of the process that claimed the region: the sites the
@@ -27,6 +30,7 @@
  * command's children (the shim unsets the variable, so that only the
  * command claims the region), or analyse (analysis/sites.c).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -35,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -62,12 +67,21 @@ extern char **environ;
  * table's search, the line tables read), one named before 0.1 us
  * (sites_symbols.c keeps them). */
 #define SITES_NAMING_BUDGET_S 0.02
+/* The claimant exec'd (its /proc/PID/exe is another file) and the
+ * region's generation has not risen after this long: the new image did
+ * not load the shim (static, set-uid, LD_PRELOAD cleared); said. Its
+ * constructor runs before main: milliseconds. */
+#define SITES_EXEC_WAIT_S 1.0
 
 struct sites_sampler {
 	struct recorder *rec;
-	char path[PATH_MAX];       /* the region's file; "" once unlinked */
+	int fd;                    /* the region's (close-on-exec); -1 */
 	struct sites_header *h;    /* MAP_SHARED */
 	size_t size;
+	/* h read through its own copy of the layout: the target can write
+	 * anything into the region (sites_region.h) */
+	struct sites_reader reader;
+	double rate;               /* mean bytes between samples, as laid out */
 	char **env;                /* the command's environment (owned) */
 	char *env_preload, *env_region; /* its two entries (owned) */
 	int64_t *ids;              /* region site index -> recorder id */
@@ -80,6 +94,21 @@ struct sites_sampler {
 					    names while it is declared */
 	struct sample_site_stats last; /* as last sent */
 	bool stats_sent, dropped_noted, unclaimed_noted, meta_sent;
+	bool corrupt_noted, children_noted;
+	/* The claimant's executable (/proc/PID/exe) in this generation: an
+	 * exec that raises no generation is an image without the shim,
+	 * whose heap is not the old image's (image_gone: the old sites
+	 * hold 0, none read until a generation rises). */
+	bool exe_known, image_gone, exec_noted;
+	dev_t exe_dev;
+	ino_t exe_ino;
+	double gone_mono;
+	/* The command's process as last read (its pid, incarnation, the
+	 * sinks): at the end, the sites it added after the last read are
+	 * declared (sites_finish), not lost with it. */
+	pid_t last_pid;
+	int64_t last_inc;
+	const struct sink_set *out;
 	char describe[160];
 };
 
@@ -122,7 +151,7 @@ static char *shim_path(void)
 }
 
 /* memtrend's environment with LD_PRELOAD=shim[:what was there] and
- * MEMTREND_SITES=path. */
+ * MEMTREND_SITES_FD=FD:DEV:INO (sites_region.h). */
 static void make_env(struct sites_sampler *s, const char *shim)
 {
 	const char *old = getenv("LD_PRELOAD");
@@ -130,9 +159,14 @@ static void make_env(struct sites_sampler *s, const char *shim)
 	s->env_preload = xmalloc(len);
 	snprintf(s->env_preload, len, "LD_PRELOAD=%s%s%s", shim,
 		 old && *old ? ":" : "", old && *old ? old : "");
-	len = strlen(s->path) + sizeof(SITES_REGION_ENV) + 2;
+	struct stat st;
+	if (fstat(s->fd, &st))
+		memset(&st, 0, sizeof(st)); /* a just-made fd: not seen */
+	len = sizeof(SITES_REGION_FD_ENV) + 3 * 24;
 	s->env_region = xmalloc(len);
-	snprintf(s->env_region, len, "%s=%s", SITES_REGION_ENV, s->path);
+	snprintf(s->env_region, len, "%s=%d:%llu:%llu", SITES_REGION_FD_ENV,
+		 s->fd, (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
 	size_t n = 0;
 	while (environ[n])
 		n++;
@@ -141,19 +175,13 @@ static void make_env(struct sites_sampler *s, const char *shim)
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 &&
 		    strncmp(environ[i], SITES_REGION_ENV "=",
-			    sizeof(SITES_REGION_ENV)) != 0)
+			    sizeof(SITES_REGION_ENV)) != 0 &&
+		    strncmp(environ[i], SITES_REGION_FD_ENV "=",
+			    sizeof(SITES_REGION_FD_ENV)) != 0)
 			s->env[k++] = environ[i];
 	s->env[k++] = s->env_preload;
 	s->env[k++] = s->env_region;
 	s->env[k] = NULL;
-}
-
-static void region_unlink(struct sites_sampler *s)
-{
-	if (s->path[0]) {
-		unlink(s->path);
-		s->path[0] = '\0';
-	}
 }
 
 static void sites_free(void *ctx)
@@ -161,7 +189,8 @@ static void sites_free(void *ctx)
 	struct sites_sampler *s = ctx;
 	if (!s)
 		return;
-	region_unlink(s);
+	if (s->fd >= 0)
+		close(s->fd);
 	if (s->h)
 		munmap(s->h, s->size);
 	sites_symbols_free(s->symbols);
@@ -171,6 +200,28 @@ static void sites_free(void *ctx)
 	free(s->env_preload);
 	free(s->env_region);
 	free(s);
+}
+
+/* A file of no name for the region, close-on-exec: memfd_create's, or
+ * one made in /dev/shm (else $TMPDIR, /tmp) and unlinked at once; -1
+ * after a message. */
+static int region_file(void)
+{
+	int fd = memfd_create("memtrend-sites", MFD_CLOEXEC);
+	if (fd >= 0 || errno != ENOSYS)
+		goto out;
+	const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
+			  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/memtrend-sites-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(path);
+out:
+	if (fd < 0)
+		error("--sites: cannot make the region's file: %s",
+		      strerror(errno));
+	return fd;
 }
 
 /* The region's file, laid out; -1 after a message. */
@@ -188,16 +239,9 @@ static int region_create(struct sites_sampler *s,
 		      SITES_MAX_DEPTH);
 		return -1;
 	}
-	const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" :
-			  getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	snprintf(s->path, sizeof(s->path), "%s/memtrend-sites-XXXXXX", dir);
-	int fd = mkostemp(s->path, O_CLOEXEC);
-	if (fd < 0) {
-		error("--sites: cannot create '%s': %s", s->path,
-		      strerror(errno));
-		s->path[0] = '\0';
+	int fd = s->fd = region_file();
+	if (fd < 0)
 		return -1;
-	}
 	void *mem = MAP_FAILED;
 	int e = ftruncate(fd, (off_t)s->size) ? errno : 0;
 	if (!e) {
@@ -205,18 +249,20 @@ static int region_create(struct sites_sampler *s,
 			   fd, 0);
 		e = mem == MAP_FAILED ? errno : 0;
 	}
-	close(fd);
 	if (e) {
-		error("--sites: cannot make '%s' of %zu bytes: %s", s->path,
+		error("--sites: cannot make the region of %zu bytes: %s",
 		      s->size, strerror(e));
 		return -1;
 	}
 	s->h = mem;
+	s->rate = (double)(uint64_t)rate;
 	if (sites_region_format(s->h, s->size, depth, (uint64_t)rate,
 				SITES_DEFAULT_MAX_SITES,
 				SITES_DEFAULT_LIVE_SLOTS))
 		return error("--sites: cannot lay out the region");
-	s->ids = xcalloc(SITES_DEFAULT_MAX_SITES, sizeof(*s->ids));
+	/* the layout copied now: no other process has seen the region */
+	sites_reader_init(&s->reader, s->h, s->size);
+	s->ids = xcalloc(s->reader.max_sites, sizeof(*s->ids));
 	snprintf(s->describe, sizeof(s->describe),
 		 "preload, every %.0f B on average, %u frames, names: %s",
 		 rate, depth, sites_symbols_how());
@@ -247,19 +293,13 @@ static void *sites_open(void *ctx, pid_t pid,
 	return p;
 }
 
-static void sites_close(void *ctx, void *proc)
-{
-	(void)ctx;
-	free(proc);
-}
 
-/* Declare sites [n_declared, n) of the region. */
+/* Declare sites [n_declared, n) of the region, for budget_s at most. */
 static void declare_new(struct sites_sampler *s, pid_t pid,
 			const struct sink_set *out, int64_t inc, double t,
-			uint32_t n)
+			uint32_t n, double budget_s)
 {
-	if (n > s->h->max_sites)
-		n = s->h->max_sites;
+	assert(n <= s->reader.max_sites);
 	if (s->n_declared >= n)
 		return;
 	double t0 = now_monotonic();
@@ -269,12 +309,8 @@ static void declare_new(struct sites_sampler *s, pid_t pid,
 	if (!s->rooms)
 		s->rooms = xcalloc(SITES_MAX_DEPTH, sizeof(*s->rooms));
 	for (uint32_t i = s->n_declared; i < n; i++) {
-		const struct sites_site *site = sites_region_site(s->h, i);
-		uint32_t nf = site->n_frames <= s->h->depth ? site->n_frames :
-			      s->h->depth;
 		uint64_t addr[SITES_MAX_DEPTH];
-		for (uint32_t k = 0; k < nf; k++)
-			addr[k] = site->frames[k];
+		uint32_t nf = sites_reader_frames(&s->reader, i, addr);
 		/* the command exec'd while the site was read (its table
 		 * emptied under us): nothing declared from it; the next
 		 * read sees the new generation. (A site of no frames is
@@ -294,7 +330,7 @@ static void declare_new(struct sites_sampler *s, pid_t pid,
 		s->n_declared = i + 1;
 		/* naming costs the tick: a burst of new sites is declared
 		 * over several */
-		if (now_monotonic() - t0 > SITES_NAMING_BUDGET_S)
+		if (now_monotonic() - t0 > budget_s)
 			return;
 	}
 }
@@ -304,7 +340,7 @@ static void stats_send(struct sites_sampler *s, const struct sink_set *out,
 {
 	const struct sites_header *h = s->h;
 	struct sample_site_stats st = {
-		.rate = (double)h->rate, .depth = h->depth,
+		.rate = s->rate, .depth = s->reader.depth,
 		.sampled = (double)__atomic_load_n(&h->sampled,
 						   __ATOMIC_RELAXED),
 		.dropped_sites = (double)__atomic_load_n(&h->dropped_sites,
@@ -333,10 +369,125 @@ static void stats_send(struct sites_sampler *s, const struct sink_set *out,
 			 "full: %.0f sampled allocations not kept (site table "
 			 "of %u: %.0f; live set: %.0f); the sites' figures "
 			 "are low from here on", st.dropped_sites +
-			 st.dropped_live, h->max_sites, st.dropped_sites,
+			 st.dropped_live, s->reader.max_sites, st.dropped_sites,
 			 st.dropped_live);
 		sampler_say(s->rec, t, true, msg);
 	}
+}
+
+/* The target wrote into the region what the shim never would (a count
+ * past a table, a header changed): said once; its figures are read on,
+ * bounded by the recorder's own layout, for what they are worth. */
+static void corrupt_say(struct sites_sampler *s, double t)
+{
+	if (!s->reader.corrupt || s->corrupt_noted)
+		return;
+	s->corrupt_noted = true;
+	sampler_say(s->rec, t, true, "--sites: the region shared with the "
+		    "command holds values the shim never writes (the program "
+		    "wrote into it): its sites' figures are not to be "
+		    "trusted from here on");
+}
+
+/* Has the claimant exec'd (its executable another file) with no new
+ * generation? Then its declared sites fall to 0 (the heap they held is
+ * gone), once. false when /proc cannot say (gone, not ours). */
+static bool exec_without_shim(struct sites_sampler *s, pid_t pid)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if (stat(path, &st))
+		return false;
+	if (!s->exe_known) {
+		s->exe_known = true;
+		s->exe_dev = st.st_dev;
+		s->exe_ino = st.st_ino;
+		return false;
+	}
+	if (st.st_dev == s->exe_dev && st.st_ino == s->exe_ino)
+		return false;
+	for (uint32_t i = 0; i < s->n_declared; i++)
+		sampler_site_value(s->rec, s->ids[i], 0, NAN);
+	s->n_declared = 0;
+	s->image_gone = true;
+	s->gone_mono = now_monotonic();
+	return true;
+}
+
+/* The region read for pid, the claimant: new sites declared (naming for
+ * budget_s at most), every site's value into the frame, the counts. */
+static void sites_sync(struct sites_sampler *s, pid_t pid,
+		       const struct sink_set *out, int64_t inc, double t,
+		       double budget_s)
+{
+	if (!s->meta_sent) {
+		/* what was sampled and how frames are named, for the
+		 * recording (meta "sites") */
+		s->meta_sent = true;
+		struct sample_event e = {.kind = SAMPLE_META, .t = t,
+					 .u.meta = {"sites", s->describe}};
+		sink_set_event(out, &e);
+	}
+	uint64_t gen = __atomic_load_n(&s->h->generation, __ATOMIC_ACQUIRE);
+	if (gen != s->generation) {
+		/* the command exec'd (`sh -c 'exec ./server'`): the old
+		 * image's heap is gone, its sites hold nothing from now on;
+		 * the new image's sites are new ones, named from its maps
+		 * (the shim emptied the table before it raised the
+		 * generation) */
+		for (uint32_t i = 0; i < s->n_declared; i++)
+			sampler_site_value(s->rec, s->ids[i], 0, NAN);
+		s->n_declared = 0;
+		s->generation = gen;
+		sites_symbols_free(s->symbols);
+		s->symbols = NULL;
+		s->exe_known = s->image_gone = false;
+	}
+	if (s->image_gone || exec_without_shim(s, pid)) {
+		/* said after the wait, or at the end (close: budget_s
+		 * infinite) */
+		if (!s->exec_noted && (isinf(budget_s) ||
+		    now_monotonic() - s->gone_mono >= SITES_EXEC_WAIT_S)) {
+			s->exec_noted = true;
+			char msg[240];
+			snprintf(msg, sizeof(msg), "--sites: pid %d exec'd a "
+				 "program the shim cannot load (statically "
+				 "linked or set-uid, or LD_PRELOAD cleared): "
+				 "its sites before fell to 0, and it has none "
+				 "from then on", (int)pid);
+			sampler_say(s->rec, t, true, msg);
+		}
+		return;
+	}
+	sites_reader_check(&s->reader);
+	declare_new(s, pid, out, inc, t, sites_reader_count(&s->reader),
+		    budget_s);
+	for (uint32_t i = 0; i < s->n_declared; i++) {
+		int64_t live;
+		uint64_t allocs;
+		sites_reader_values(&s->reader, i, &live, &allocs);
+		sampler_site_value(s->rec, s->ids[i], (double)live,
+				   (double)allocs);
+	}
+	stats_send(s, out, inc, t);
+	corrupt_say(s, t);
+}
+
+/* The claimant's end (it exited, or the recording ends): what it added
+ * since the last read is declared now, whatever naming costs (frames its
+ * maps no longer name keep their module and offset, or their address),
+ * not lost with it; the values and counts as last. Before its
+ * incarnation ends (watch_close). */
+static void sites_close(void *ctx, void *proc)
+{
+	struct sites_sampler *s = ctx;
+	struct sites_proc *p = proc;
+	if (s->rec && s->out && p->pid == s->last_pid &&
+	    __atomic_load_n(&s->h->owner, __ATOMIC_ACQUIRE) == p->pid)
+		sites_sync(s, p->pid, s->out, s->last_inc, now_wall(),
+			   INFINITY);
+	free(proc);
 }
 
 /* The sites add no figure to the process's (f): they go to the frame
@@ -352,6 +503,27 @@ static enum sampler_status sites_read(void *ctx, void *proc,
 	if (!s->rec)
 		return SAMPLER_OK;
 	pid_t owner = __atomic_load_n(&s->h->owner, __ATOMIC_ACQUIRE);
+	if (owner == p->pid || (!owner && !s->last_pid)) {
+		/* the claimant, or the first process read before any
+		 * claimed (the command: held, it is read once at least
+		 * however soon it exits) */
+		s->last_pid = p->pid;
+		s->last_inc = inc;
+		s->out = out;
+	}
+	if (owner != p->pid && s->last_pid && p->pid != s->last_pid &&
+	    !s->children_noted) {
+		/* --children: a child target has a footprint of its own
+		 * but no sites; said, so that its growth is not taken for
+		 * one the sites missed */
+		s->children_noted = true;
+		char msg[200];
+		snprintf(msg, sizeof(msg), "--sites: only the command itself "
+			 "is sampled, not its children (pid %d and others "
+			 "have no sites): run the program with exec",
+			 (int)p->pid);
+		sampler_say(s->rec, t, false, msg);
+	}
 	if (owner != p->pid) {
 		if (!owner && !s->unclaimed_noted &&
 		    mono - p->opened_mono >= SITES_CLAIM_WAIT_S) {
@@ -366,44 +538,11 @@ static enum sampler_status sites_read(void *ctx, void *proc,
 		}
 		return SAMPLER_OK;
 	}
-	region_unlink(s); /* the shim holds its mapping */
-	if (!s->meta_sent) {
-		/* what was sampled and how frames are named, for the
-		 * recording (meta "sites") */
-		s->meta_sent = true;
-		struct sample_event e = {.kind = SAMPLE_META, .t = t,
-					 .u.meta = {"sites", s->describe}};
-		sink_set_event(out, &e);
-	}
-	uint64_t gen = __atomic_load_n(&s->h->generation, __ATOMIC_ACQUIRE);
-	if (gen != s->generation) {
-		/* the command exec'd (`sh -c 'exec ./server'`): the old
-		 * image's heap is gone, its sites hold nothing from now on;
-		 * the new image's sites are new ones, named from its maps */
-		for (uint32_t i = 0; i < s->n_declared; i++)
-			sampler_site_value(s->rec, s->ids[i], 0, NAN);
-		s->n_declared = 0;
-		s->generation = gen;
-		sites_symbols_free(s->symbols);
-		s->symbols = NULL;
-		return SAMPLER_OK;
-	}
-	uint32_t n = (uint32_t)__atomic_load_n(&s->h->n_sites,
-					       __ATOMIC_ACQUIRE);
-	declare_new(s, p->pid, out, inc, t, n);
-	for (uint32_t i = 0; i < s->n_declared; i++) {
-		const struct sites_site *site = sites_region_site(s->h, i);
-		int64_t live = __atomic_load_n(&site->live, __ATOMIC_RELAXED);
-		uint64_t allocs = __atomic_load_n(&site->allocs,
-						  __ATOMIC_RELAXED);
-		sampler_site_value(s->rec, s->ids[i], (double)live,
-				   (double)allocs);
-	}
-	stats_send(s, out, inc, t);
+	sites_sync(s, p->pid, out, inc, t, SITES_NAMING_BUDGET_S);
 	return SAMPLER_OK;
 }
 
-static const struct sampler_ops sites_sampler_ops = {
+const struct sampler_ops sites_sampler_ops = {
 	.name = "sites",
 	.describe = sites_describe,
 	.open = sites_open,
@@ -414,10 +553,12 @@ static const struct sampler_ops sites_sampler_ops = {
 };
 
 struct sampler sites_sampler(const struct recorder_options *o,
-			     char *const **env)
+			     char *const **env, int *pass_fd)
 {
 	*env = NULL;
+	*pass_fd = 0;
 	struct sites_sampler *s = xcalloc(1, sizeof(*s));
+	s->fd = -1;
 	char *shim = shim_path();
 	if (!shim || region_create(s, o)) {
 		free(shim);
@@ -436,5 +577,6 @@ struct sampler sites_sampler(const struct recorder_options *o,
 	 * command keeps it (make_env copied it above). */
 	unsetenv("DEBUGINFOD_URLS");
 	*env = s->env;
+	*pass_fd = s->fd;
 	return (struct sampler){&sites_sampler_ops, s};
 }

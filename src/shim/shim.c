@@ -24,9 +24,12 @@
  * started: the first to load the shim with the variable set claims it,
  * and keeps the region's descriptor open across exec, so that a
  * wrapper's `exec ./server` samples the server: shim_init()); a forked
- * child stops sampling (the region is its parent's), what it runs lets
- * go of the region, as does any process whose region is missing or
- * invalid: it then only passes the calls through.
+ * child stops sampling (the region is its parent's) and its copy of the
+ * descriptor is closed when it execs; what it runs lets go of the
+ * region, as does any process whose region is missing or invalid: it
+ * then only passes the calls through. The descriptor is named with its
+ * identity (MEMTREND_SITES_FD=FD:DEV:INO): one that fstat does not find
+ * to be that file is the program's own, never closed nor mapped.
  *
  * What it does not do: anonymous mmap/munmap (not yet: docs/sites.md),
  * name frames (the recorder does, from the target's maps), write
@@ -57,10 +60,14 @@
 
 /* The shim's own frames on a sampled allocation's stack (sample_block,
  * its callers, the interposed function) are those inside its own code:
- * [shim_lo, shim_hi), found at start-up. At most this many are
- * skipped. */
-#define SHIM_FRAMES 4
+ * [shim_lo, shim_hi), found at start-up, all skipped. The stack is
+ * captured this many frames deeper than depth for them: 4 when built
+ * optimised (meson.build forces it), 5 at -O0 (realloc's path), with
+ * room to spare. */
+#define SHIM_FRAMES 8
 static uintptr_t shim_lo, shim_hi;
+/* The region's descriptor in the owner; -1 elsewhere. */
+static int owner_fd = -1;
 
 typedef void *(*malloc_fn)(size_t);
 typedef void *(*calloc_fn)(size_t, size_t);
@@ -189,7 +196,7 @@ static __attribute__((noinline)) void sample_block(void *p, size_t size)
 	uint64_t stack[SITES_MAX_DEPTH];
 	uint32_t k = 0;
 	int i = 0;
-	while (i < n && i < SHIM_FRAMES && (uintptr_t)frames[i] >= shim_lo &&
+	while (i < n && (uintptr_t)frames[i] >= shim_lo &&
 	       (uintptr_t)frames[i] < shim_hi)
 		i++;
 	for (; i < n && k < depth; i++)
@@ -279,31 +286,62 @@ static void atfork_child(void)
 	 * removes the parent's blocks from it; what it execs finds the
 	 * descriptor and lets go (not the owner) */
 	__atomic_store_n(&region, NULL, __ATOMIC_RELAXED);
+	/* nor does what it execs inherit the descriptor (fcntl:
+	 * async-signal-safe, as a child of a threaded fork needs) */
+	if (owner_fd >= 0) {
+		int fl = fcntl(owner_fd, F_GETFD);
+		if (fl >= 0)
+			fcntl(owner_fd, F_SETFD, fl | FD_CLOEXEC);
+	}
 }
 
-/* The region's descriptor: the one an earlier image of this process
- * kept open across exec (SITES_REGION_FD_ENV), else the file named. */
-static int region_fd(void)
+/* An unsigned decimal at *p up to stop (or the end): its value, *p
+ * past it; false when there is none or it overflows. */
+static bool parse_u64(const char **p, char stop, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	if (*s < '0' || *s > '9')
+		return false;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (*s != stop)
+		return false;
+	*p = stop ? s + 1 : s;
+	*out = v;
+	return true;
+}
+
+/* The region's descriptor, named FD:DEV:INO in SITES_REGION_FD_ENV (by
+ * memtrend, which passed it to the command; kept open across exec by
+ * the owner), when fstat finds that very file at that number (*st);
+ * else -1: the number is not the region's (the variable came down to
+ * a process that no longer has it, and the number is now one of the
+ * program's own: never touched). */
+static int region_fd(struct stat *st)
 {
 	const char *v = getenv(SITES_REGION_FD_ENV);
-	if (v && *v) {
-		char *end;
-		long fd = strtol(v, &end, 10);
-		if (!*end && fd >= 0 && fd < 1 << 20)
-			return (int)fd;
-	}
-	const char *path = getenv(SITES_REGION_ENV);
-	return path && *path ? open(path, O_RDWR) : -1;
+	uint64_t fd, dev, ino;
+	if (!v || !parse_u64(&v, ':', &fd) || !parse_u64(&v, ':', &dev) ||
+	    !parse_u64(&v, '\0', &ino) || fd > INT32_MAX)
+		return -1;
+	if (fstat((int)fd, st) || (uint64_t)st->st_dev != dev ||
+	    (uint64_t)st->st_ino != ino)
+		return -1;
+	return (int)fd;
 }
 
-/* What this process inherited but does not own: let go of it, so that
- * its own children do not carry it further. */
+/* What this process inherited but does not own: let go of it (fd: the
+ * region's, checked; -1: nothing of it here), so that its own children
+ * do not carry it further. */
 static void let_go(int fd)
 {
 	if (fd >= 0)
 		close(fd);
 	unsetenv(SITES_REGION_FD_ENV);
-	unsetenv(SITES_REGION_ENV);
 }
 
 /* Who samples: the first process to load the shim with the variable
@@ -314,13 +352,13 @@ static void let_go(int fd)
 __attribute__((constructor)) static void shim_init(void)
 {
 	ready();
-	if (!getenv(SITES_REGION_FD_ENV) && !getenv(SITES_REGION_ENV))
+	if (!getenv(SITES_REGION_FD_ENV))
 		return;
 	in_shim++;
-	int fd = region_fd();
 	struct stat st;
+	int fd = region_fd(&st);
 	void *mem = MAP_FAILED;
-	if (fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0)
+	if (fd >= 0 && st.st_size > 0)
 		mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
 			   MAP_SHARED, fd, 0);
 	int32_t none = 0, self = (int32_t)getpid();
@@ -341,19 +379,9 @@ __attribute__((constructor)) static void shim_init(void)
 			munmap(mem, (size_t)st.st_size);
 		let_go(fd);
 	} else {
-		/* the descriptor stays open across exec, named for the
-		 * next image (the recorder unlinks the file once claimed) */
-		int fl = fcntl(fd, F_GETFD);
-		if (fl >= 0)
-			fcntl(fd, F_SETFD, fl & ~FD_CLOEXEC);
-		char num[16];
-		int len = 0;
-		for (int v = fd, d = 1000000; d; d /= 10)
-			if (v / d || len || d == 1)
-				num[len++] = (char)('0' + (v / d) % 10);
-		num[len] = '\0';
-		setenv(SITES_REGION_FD_ENV, num, 1);
-		unsetenv(SITES_REGION_ENV);
+		/* the descriptor stays open across exec (memtrend passed
+		 * it so), named in the environment for the next image */
+		owner_fd = fd;
 		rate = (double)h->rate;
 		depth = h->depth;
 		/* backtrace() loads libgcc_s on its first call: done here,

@@ -121,6 +121,79 @@ struct sites_site *sites_region_site(struct sites_header *h, uint32_t i)
 				     (size_t)i * site_bytes(h->depth));
 }
 
+void sites_reader_init(struct sites_reader *r, struct sites_header *h,
+		       size_t size)
+{
+	assert(sites_region_valid(h, size));
+	r->h = h;
+	r->size = (size_t)h->size; /* <= size */
+	r->depth = h->depth;
+	r->max_sites = h->max_sites;
+	r->off_sites = (size_t)h->off_sites;
+	r->site_bytes = site_bytes(h->depth);
+	r->corrupt = false;
+	assert(r->off_sites + (size_t)r->max_sites * r->site_bytes <= size);
+}
+
+/* Site i from the reader's own layout: inside the mapping whatever the
+ * header says. */
+static const struct sites_site *reader_site(const struct sites_reader *r,
+					    uint32_t i)
+{
+	assert(i < r->max_sites);
+	return (const struct sites_site *)((const char *)r->h + r->off_sites +
+					   (size_t)i * r->site_bytes);
+}
+
+uint32_t sites_reader_count(struct sites_reader *r)
+{
+	uint64_t n = __atomic_load_n(&r->h->n_sites, __ATOMIC_ACQUIRE);
+	if (n > r->max_sites) {
+		r->corrupt = true;
+		return r->max_sites;
+	}
+	return (uint32_t)n;
+}
+
+uint32_t sites_reader_frames(struct sites_reader *r, uint32_t i,
+			     uint64_t *out)
+{
+	const struct sites_site *s = reader_site(r, i);
+	uint32_t n = LOAD(&s->n_frames);
+	if (n > r->depth) {
+		r->corrupt = true;
+		n = r->depth;
+	}
+	for (uint32_t k = 0; k < n; k++)
+		out[k] = LOAD(&s->frames[k]);
+	return n;
+}
+
+void sites_reader_values(struct sites_reader *r, uint32_t i, int64_t *live,
+			 uint64_t *allocs)
+{
+	const struct sites_site *s = reader_site(r, i);
+	*live = LOAD(&s->live);
+	*allocs = LOAD(&s->allocs);
+	if (*live < 0) {
+		/* the shim subtracts only what it added */
+		r->corrupt = true;
+		*live = 0;
+	}
+}
+
+bool sites_reader_check(struct sites_reader *r)
+{
+	const struct sites_header *h = r->h;
+	if (LOAD(&h->magic) != SITES_REGION_MAGIC ||
+	    LOAD(&h->version) != SITES_REGION_VERSION ||
+	    LOAD(&h->depth) != r->depth ||
+	    LOAD(&h->max_sites) != r->max_sites ||
+	    LOAD(&h->size) != r->size || LOAD(&h->off_sites) != r->off_sites)
+		r->corrupt = true;
+	return !r->corrupt;
+}
+
 static uint32_t *site_index(struct sites_header *h)
 {
 	return (uint32_t *)((char *)h + h->off_site_index);

@@ -52,10 +52,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The variable that names the region's file for the shim; and the one
- * the claimant sets to the descriptor it keeps open across exec, so that
- * the program a wrapper execs (`sh -c 'exec ./server'`: the same pid)
- * finds the region once its file is unlinked. */
+/* The variable that names the region for the shim: FD:DEV:INO, the
+ * descriptor the recorder passed to the command (which keeps it open
+ * across exec, so that the program a wrapper execs, `sh -c 'exec
+ * ./server'`, the same pid, finds the region) and the identity fstat
+ * must find there. SITES_REGION_ENV (a path, no longer made) is only
+ * removed from the command's environment. */
 #define SITES_REGION_ENV "MEMTREND_SITES"
 #define SITES_REGION_FD_ENV "MEMTREND_SITES_FD"
 #define SITES_REGION_MAGIC 0x534554495354454dULL /* "MEMTSITE" */
@@ -140,8 +142,42 @@ bool sites_region_valid(const void *mem, size_t size);
  * owner, before any thread of the new image allocates. */
 void sites_region_reset(struct sites_header *h);
 
-/* Site i (< header n_sites) of region h. */
+/* Site i (< header n_sites) of region h: the shim's, from the header's
+ * own layout (the recorder uses sites_reader_*). */
 struct sites_site *sites_region_site(struct sites_header *h, uint32_t i);
+
+/* The recorder's side: a reader that trusts nothing in the region but
+ * what it laid out itself. The target maps the same pages read-write
+ * and can write anything into them (a bug, or on purpose): the reader
+ * keeps its own copy of the layout (depth, max_sites, size, the sites'
+ * offset) taken when it formatted the region, before any other process
+ * could see it, computes every address from that copy, and clamps
+ * every count it reads (n_sites, a site's n_frames) to it. A value out
+ * of bounds marks the region corrupt (`corrupt`, for the caller to say
+ * once); no read ever leaves [mem, mem + size). */
+struct sites_reader {
+	struct sites_header *h;
+	size_t size;               /* the region's bytes (<= those mapped) */
+	uint32_t depth, max_sites;
+	size_t off_sites, site_bytes;
+	bool corrupt;              /* a value out of bounds was seen */
+};
+/* h: a region sites_region_format() has just laid out in size bytes, in
+ * memory no other process has seen yet. */
+void sites_reader_init(struct sites_reader *r, struct sites_header *h,
+		       size_t size);
+/* The published sites, at most max_sites. */
+uint32_t sites_reader_count(struct sites_reader *r);
+/* Site i's (< max_sites) frames into out[SITES_MAX_DEPTH]: how many, at
+ * most depth. */
+uint32_t sites_reader_frames(struct sites_reader *r, uint32_t i,
+			     uint64_t *out);
+/* Site i's live-bytes estimate and sampled allocations. */
+void sites_reader_values(struct sites_reader *r, uint32_t i, int64_t *live,
+			 uint64_t *allocs);
+/* Whether the header's layout is still the one laid out (false: marked
+ * corrupt; the reader goes on with its own copy). */
+bool sites_reader_check(struct sites_reader *r);
 
 /* The shim's operations; each but maybe_sampled takes the lock. */
 /* A sampled block at addr of weight bytes, allocated from the stack

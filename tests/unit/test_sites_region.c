@@ -239,6 +239,81 @@ static void test_weights_unbiased(void **state)
 			  (long long)(rate + 8)) <= 1);
 }
 
+/* The recorder's reader against a target that writes anything into the
+ * region (every field of the header, a site's count of frames, huge and
+ * negative counts): never a read outside the region (ASan: the region
+ * is a heap block of exactly its size), counts clamped to the layout
+ * the recorder made, the damage marked corrupt. */
+static void test_reader_hostile(void **state)
+{
+	(void)state;
+	const uint32_t depth = 4, max_sites = 16;
+	struct sites_header *h = region_new(depth, max_sites, 64, 1024);
+	size_t size = (size_t)h->size;
+	struct sites_reader r;
+	sites_reader_init(&r, h, size);
+	uint64_t a[] = {1, 2, 3}, out[SITES_MAX_DEPTH];
+	assert_true(sites_region_add(h, 0xa0, 500, a, 3));
+	assert_int_equal(sites_reader_count(&r), 1);
+	assert_int_equal(sites_reader_frames(&r, 0, out), 3);
+	assert_int_equal(out[2], 3);
+	int64_t live;
+	uint64_t allocs;
+	sites_reader_values(&r, 0, &live, &allocs);
+	assert_int_equal(live, 500);
+	assert_true(sites_reader_check(&r));
+	assert_false(r.corrupt);
+	/* counts past the tables: clamped */
+	static const uint64_t counts[] = {17, 1u << 26, UINT32_MAX,
+					  (uint64_t)UINT32_MAX + 2, UINT64_MAX,
+					  (uint64_t)-1 << 31};
+	for (size_t c = 0; c < sizeof(counts) / sizeof(*counts); c++) {
+		h->n_sites = counts[c];
+		uint32_t n = sites_reader_count(&r);
+		assert_int_equal(n, max_sites);
+		for (uint32_t i = 0; i < n; i++) {
+			struct sites_site *s = sites_region_site(h, i);
+			s->n_frames = counts[c] > UINT32_MAX ? UINT32_MAX :
+				      (uint32_t)counts[c];
+			assert_int_equal(sites_reader_frames(&r, i, out),
+					 depth);
+			s->live = -(int64_t)counts[c] | INT64_MIN;
+			sites_reader_values(&r, i, &live, &allocs);
+			assert_int_equal(live, 0);
+		}
+		assert_true(r.corrupt);
+		r.corrupt = false;
+	}
+	/* every field of the header scribbled on, one at a time and all
+	 * at once: the layout the reader uses does not move */
+	uint64_t *words = (uint64_t *)h;
+	for (size_t w = 0; w <= sizeof(*h) / 8; w++) {
+		struct sites_header saved = *h;
+		if (w < sizeof(*h) / 8)
+			words[w] = 0xffffffffffffffffULL;
+		else
+			memset(h, 0xff, sizeof(*h));
+		/* the words the reader's layout is checked against */
+		size_t at = w * 8;
+		bool layout = w == sizeof(*h) / 8 ||
+			      at == offsetof(struct sites_header, magic) ||
+			      at == offsetof(struct sites_header, version) ||
+			      at == offsetof(struct sites_header, size) ||
+			      at == offsetof(struct sites_header, max_sites) ||
+			      at == offsetof(struct sites_header, off_sites);
+		assert_true(!layout || !sites_reader_check(&r));
+		uint32_t n = sites_reader_count(&r);
+		assert_true(n <= max_sites);
+		for (uint32_t i = 0; i < n; i++)
+			assert_true(sites_reader_frames(&r, i, out) <= depth);
+		assert_int_equal(r.depth, depth);
+		assert_int_equal(r.max_sites, max_sites);
+		*h = saved;
+		r.corrupt = false;
+	}
+	free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -247,6 +322,7 @@ int main(void)
 		cmocka_unit_test(test_full_tables),
 		cmocka_unit_test(test_deletions_keep_keys),
 		cmocka_unit_test(test_weights_unbiased),
+		cmocka_unit_test(test_reader_hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
