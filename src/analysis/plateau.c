@@ -69,6 +69,29 @@ void plateau_match_cap(struct plateau_finding *p,
 	}
 }
 
+/* The medians of `parts` equal parts of by[0..m) (m / parts points each,
+ * the last m % parts left out), into med. */
+static void part_medians(const double *by, size_t m, size_t parts,
+			 double *med)
+{
+	size_t len = m / parts;
+	assert(len > 0);
+	double *tmp = xmalloc(len * sizeof(double));
+	for (size_t k = 0; k < parts; k++) {
+		memcpy(tmp, by + k * len, len * sizeof(double));
+		med[k] = stats_median_inplace(tmp, len);
+	}
+	free(tmp);
+}
+
+/* Aitken's delta-squared from three levels at equal steps: y2 + (y2 -
+ * y1)^2 / ((y1 - y0) - (y2 - y1)), the level of y = L - c q^t. */
+static double aitken_level(double y0, double y1, double y2)
+{
+	double d1 = y1 - y0, d2 = y2 - y1;
+	return y2 + d2 * d2 / (d1 - d2);
+}
+
 /* Does the growth slow the way an exponential approach does? Aitken's
  * level from the first three quarters' medians and from the last three
  * must agree: for y = L - c q^t both are L, while growth that slows
@@ -79,21 +102,14 @@ void plateau_match_cap(struct plateau_finding *p,
  * ~2.6 GiB" said of sqrt growth still rising 8.7 MiB/h at 48 h). */
 static bool approach_consistent(const double *by, size_t m)
 {
-	size_t quarter = m / 4;
 	double med[4];
-	double *tmp = xmalloc(quarter * sizeof(double) + sizeof(double));
-	for (int k = 0; k < 4; k++) {
-		memcpy(tmp, by + (size_t)k * quarter,
-		       quarter * sizeof(double));
-		med[k] = stats_median_inplace(tmp, quarter);
-	}
-	free(tmp);
+	part_medians(by, m, 4, med);
 	double da = med[1] - med[0], db = med[2] - med[1];
 	double dc = med[3] - med[2];
 	if (!(da > db && db > dc && dc > 0))
 		return false;
-	double early = med[2] + db * db / (da - db);
-	double late = med[3] + dc * dc / (db - dc);
+	double early = aitken_level(med[0], med[1], med[2]);
+	double late = aitken_level(med[1], med[2], med[3]);
 	return fabs(late - early) <= 0.25 * (med[3] - med[0]);
 }
 
@@ -114,12 +130,7 @@ static void approach_find(const double *bx, const double *by, size_t m,
 		return;
 	size_t third = m / 3;
 	double med[3];
-	double *tmp = xmalloc(third * sizeof(double) + sizeof(double));
-	for (int k = 0; k < 3; k++) {
-		memcpy(tmp, by + (size_t)k * third, third * sizeof(double));
-		med[k] = stats_median_inplace(tmp, third);
-	}
-	free(tmp);
+	part_medians(by, m, 3, med);
 	/* The conditions cheapest first: the medians, then the late
 	 * third's trend, and only then the first third's. */
 	double d1 = med[1] - med[0], d2 = med[2] - med[1];
@@ -133,7 +144,7 @@ static void approach_find(const double *bx, const double *by, size_t m,
 	if (stats_trend_compute(bx, by, third, &first) ||
 	    !(last.ci_high < first.ci_low))
 		return;
-	double level = med[2] + d2 * d2 / (d1 - d2);
+	double level = aitken_level(med[0], med[1], med[2]);
 	if (!approach_consistent(by, m))
 		return;
 	double late_max = -INFINITY;

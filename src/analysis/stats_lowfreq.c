@@ -809,12 +809,6 @@ static size_t models_build(struct lf_model *md, size_t cap,
 /* The interval                                                        */
 /* ------------------------------------------------------------------ */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Does the noise's spread change in time, and how? Fills sig[0..m) with
  * the noise's scale at each bucket (mean 1) and returns true when it does
  * beyond chance; else sig is all ones and false.
@@ -874,7 +868,7 @@ static bool heteroskedastic_scale(const double *r, size_t m, double *sig)
 		size_t hi = (k + 1) * n / LF_HET_BLOCKS;
 		for (size_t i = lo; i < hi; i++)
 			e[i] = fabs(e[i]);
-		qsort(e + lo, hi - lo, sizeof(double), cmp_double);
+		qsort(e + lo, hi - lo, sizeof(double), stats_cmp_double);
 		size_t keep = (hi - lo) - (size_t)((double)(hi - lo) *
 						   LF_HET_TRIM);
 		double ss = 0;
