@@ -6,6 +6,9 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}quarantine_size_mb=0"
 timeout 120 "$MEMTREND" demo --duration 30s --json > "$T/demo.json" 2> "$T/err" || { cat "$T/err"; fail "demo exit $?"; }
 v=$(jget "$T/demo.json" '" ".join(t["name"]+"="+t["verdict"] for t in d["targets"])')
 echo "$v"
+# what each target's verdict rests on, for a failure to be read (a cache
+# once read "growing" under load, 2026-12-05, and the JSON was gone)
+jget "$T/demo.json" '"\n".join(t["name"]+": "+"; ".join(t["reasons"]) for t in d["targets"])' >&2
 if [ -n "${SANITIZED:-}" ]; then
 	# Under ASan the steady workload's footprint wanders by about 1 MiB
 	# in 30 s (the sanitizer allocator's own bookkeeping), so the window
