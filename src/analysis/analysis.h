@@ -95,6 +95,11 @@ struct per_request_finding {
 	bool found;                /* a slope could be computed */
 	double requests;           /* work done in the analysed window */
 	double rate_per_h;         /* requests per hour over the window */
+	double slope_requests;     /* ... of it, in the slope's window (after
+				      the warm-up when one was cut); the
+				      slope, its resolution floor and the
+				      requests needed count these */
+	bool after_warmup;         /* the slope's window starts after it */
 	struct trend_result trend; /* bytes per request */
 	struct slope slope;        /* bytes per request */
 	bool significant;

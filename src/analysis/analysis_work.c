@@ -8,7 +8,8 @@
  * Contracts: no I/O; s and work are read-only; scratch is freed before
  * return. O(n) plus the bounded statistics of stats.c. Like the time
  * slope, the per-request slope is taken within the analysed incarnation
- * only: a restart resets both memory and the counter.
+ * only (a restart resets both memory and the counter) and after its
+ * warm-up when one was cut (f->slope_start).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -77,6 +78,22 @@ int analysis_work_trend(const struct series *s, const double *work,
 	return rc;
 }
 
+/* The work done in the analysed incarnation: its last reading less its
+ * first (NAN without readings). */
+static double work_done(const struct series *s, const double *work,
+			size_t lo, size_t hi)
+{
+	double first = NAN, last = NAN;
+	for (size_t i = lo; i < hi; i++) {
+		if (!isfinite(work[i]) || !isfinite(s->footprint[i]))
+			continue;
+		if (isnan(first))
+			first = work[i];
+		last = work[i];
+	}
+	return last - first;
+}
+
 static void per_request_find(const struct series *s, const double *work,
 			     size_t lo, size_t hi,
 			     const struct analysis_options *o,
@@ -84,15 +101,23 @@ static void per_request_find(const struct series *s, const double *work,
 {
 	struct per_request_finding *pr = &f->per_request;
 	pr->recorded = true;
-	double requests;
-	int rc = analysis_work_trend(s, work, lo, hi, -INFINITY, &pr->trend,
-				   &requests);
+	double requests = work_done(s, work, lo, hi);
 	if (isfinite(requests)) {
 		pr->known = true;
 		pr->requests = requests;
 		if (f->an_span_s > 0)
 			pr->rate_per_h = pr->requests / f->an_span_s * 3600;
 	}
+	/* The slope in the time slope's window (after the warm-up, when
+	 * one was cut): the requests that filled a cache during its
+	 * warm-up are no more evidence of growth per request than the
+	 * warm-up's rise is of growth per hour. */
+	pr->after_warmup = isfinite(f->slope_start) &&
+			   f->slope_start > f->an_start;
+	int rc = analysis_work_trend(s, work, lo, hi,
+				     pr->after_warmup ? f->slope_start :
+							-INFINITY,
+				     &pr->trend, &pr->slope_requests);
 	per_request_concern(o, f);
 	if (rc == 0) {
 		pr->found = true;
@@ -101,7 +126,7 @@ static void per_request_find(const struct series *s, const double *work,
 		pr->slope.high = pr->trend.ci_high;
 		/* the readings' resolution over the work done: no interval
 		 * is narrower than that leaves open */
-		double q = f->resolution / pr->requests;
+		double q = f->resolution / pr->slope_requests;
 		pr->slope.low = fmin(pr->slope.low, pr->slope.estimate - q);
 		pr->slope.high = fmax(pr->slope.high, pr->slope.estimate + q);
 		pr->slope.p = pr->trend.p_value;
@@ -112,7 +137,8 @@ static void per_request_find(const struct series *s, const double *work,
 		/* as for time (analysis_needed()), in requests */
 		if (isfinite(pr->concern) && pr->concern > 0)
 			pr->needed_requests = analysis_needed(
-				pr->requests, half, pr->slope.estimate,
+				pr->slope_requests, half,
+				pr->slope.estimate,
 				pr->concern, f->resolution / pr->concern);
 	} else if (isfinite(pr->concern) && pr->concern > 0) {
 		pr->needed_requests = f->resolution / pr->concern;

@@ -154,7 +154,9 @@ struct reason {
 		} rejected;
 		struct {
 			struct slope slope; /* per request */
-			double requests, detectable;
+			double requests, detectable; /* in the slope's
+							window */
+			bool after_warmup;
 		} per_request;
 		struct { double min_s; bool connections; } idle_none;
 		struct {

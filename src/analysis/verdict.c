@@ -107,7 +107,7 @@ void verdict_facts_of(const struct target_findings *f,
 	out->amount = f->has_trend ?
 		      f->slope.estimate * f->slope_span_s / 3600 : NAN;
 	out->pr_amount = pr->found ?
-			 pr->slope.estimate * pr->requests : NAN;
+			 pr->slope.estimate * pr->slope_requests : NAN;
 }
 
 /* ---- materiality (issue 28) ----------------------------------------------- */
@@ -360,9 +360,9 @@ static void settle_requests_more(struct target_findings *f)
 	f->settle.requests_more = NAN;
 	if (!isfinite(pr->needed_requests))
 		return;
-	double more = pr->needed_requests - pr->requests;
+	double more = pr->needed_requests - pr->slope_requests;
 	if (!(more > 0))
-		more = 0.25 * pr->requests;
+		more = 0.25 * pr->slope_requests;
 	if (!(more > 0))
 		return;
 	f->settle.requests_more = more;
@@ -441,7 +441,8 @@ static void per_request_reason(struct target_findings *f)
 		return;
 	struct reason *r = add(f, REASON_PER_REQUEST);
 	r->u.per_request.slope = pr->slope;
-	r->u.per_request.requests = pr->requests;
+	r->u.per_request.requests = pr->slope_requests;
+	r->u.per_request.after_warmup = pr->after_warmup;
 	r->u.per_request.detectable = pr->detectable;
 }
 

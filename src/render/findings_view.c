@@ -253,6 +253,7 @@ static void reason_figures(struct finding_row *row,
 		fig_num(row, "requests", x->u.per_request.requests);
 		fig_num(row, "detectable_bytes_per_request",
 			x->u.per_request.detectable);
+		fig_bool(row, "after_warmup", x->u.per_request.after_warmup);
 		break;
 	case REASON_IDLE_NONE:
 		fig_num(row, "min_s", x->u.idle_none.min_s);

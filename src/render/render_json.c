@@ -97,6 +97,10 @@ static json_t *per_request_json(const struct target_findings *f)
 	json_object_set_new(o, "ci95_low", num_or_null(pr->slope.low));
 	json_object_set_new(o, "ci95_high", num_or_null(pr->slope.high));
 	json_object_set_new(o, "requests", num_or_null(pr->requests));
+	json_object_set_new(o, "slope_requests",
+			    num_or_null(pr->slope_requests));
+	json_object_set_new(o, "after_warmup",
+			    json_boolean(pr->after_warmup));
 	json_object_set_new(o, "p_value", num_or_null(pr->slope.p));
 	json_object_set_new(o, "detectable_bytes_per_request",
 			    num_or_null(pr->detectable));

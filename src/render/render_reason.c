@@ -645,11 +645,13 @@ int render_reason(FILE *out, const struct target_findings *f,
 		break;
 	case REASON_PER_REQUEST:
 		fprintf(out, "per request: %s (95 %% interval %s to %s) over "
-			"%s requests, %s; detectable %s",
+			"%s requests%s, %s; detectable %s",
 			per_req_w(&w, 0, r->u.per_request.slope.estimate),
 			per_req_w(&w, 1, r->u.per_request.slope.low),
 			per_req_w(&w, 2, r->u.per_request.slope.high),
 			count_w(&w, 3, r->u.per_request.requests),
+			r->u.per_request.after_warmup ?
+				" after the warm-up" : "",
 			p_w(&w, 4, r->u.per_request.slope.p),
 			per_req_w(&w, 5, r->u.per_request.detectable));
 		break;

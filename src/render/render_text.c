@@ -167,12 +167,13 @@ static void print_work(FILE *out, const struct target_findings *f,
 		return;
 	if (pr->found)
 		fprintf(out, "  per request %s (95 %% interval %s to %s), "
-			"p = %s; detectable %s\n",
+			"p = %s; detectable %s%s\n",
 			per_req(b1, sizeof(b1), pr->slope.estimate),
 			per_req(b2, sizeof(b2), pr->slope.low),
 			per_req(b3, sizeof(b3), pr->slope.high),
 			render_p_value(p, sizeof(p), pr->slope.p, 3),
-			per_req(b4, sizeof(b4), pr->detectable));
+			per_req(b4, sizeof(b4), pr->detectable),
+			pr->after_warmup ? " (after the warm-up)" : "");
 	if (isfinite(pr->needed_requests))
 		fprintf(out, "  min. work   %s requests to see %s\n",
 			units_format_count(b1, sizeof(b1), pr->needed_requests),
