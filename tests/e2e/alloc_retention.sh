@@ -6,7 +6,8 @@
 # recorder (-p x3, every 100 ms): 1 s baseline, 120 rounds of 100 ms (each
 # round: 32 buffers, 8 alive at once (a 9th arrives, then one of the 9
 # finishes), every page touched and read back, all freed by the round's
-# end, plus one small block kept per buffer), then 7 s idle (no allocation at all). Between rounds nothing is
+# end, plus one small block kept per buffer), then 12 s idle (no allocation
+# at all). Between rounds nothing is
 # live but ~0.6 MiB of small blocks: the footprint then is what the
 # allocator kept.
 #   varying  sizes uniform in 512 KiB-2 MiB, plain glibc malloc/free
@@ -58,8 +59,12 @@
 #   - varying: verdict "plateau", at no cap. That is the honest reading: the
 #     climb ends by round ~60 of 120 and the idle holds it, so memtrend says
 #     it grew, then flattened, "not given back" (and not "growing": the last
-#     ~13 s are flat). Its idle level is >= 90 % of its highest level
-#     between rounds (99 % measured).
+#     ~18 s are flat). Its idle level is >= 90 % of its highest level
+#     between rounds (99 % measured). The idle phase was 7 s until
+#     2026-12-05: on a loaded machine the climb can stretch to ~7 s, and
+#     the 13 s after it then left the bend test (plateau.c bend_high)
+#     unsure that growth slowed at all -- "inconclusive" in 1 of 4 runs
+#     under load; 12 s of idle: 0 of 8.
 #   - fixed: "stable" or "plateau" reached within 2 s of round 1 (memtrend
 #     says plateau: the 0.1 -> 12.6 MiB step of round 1, then flat), at
 #     <= 16 MiB (12.6 measured).
@@ -68,7 +73,7 @@
 #     >= 90 % of it; with --cap capped=65MiB (the pool's cap plus ~1 MiB the
 #     process holds besides: its small blocks, libc's own) the plateau is
 #     reported at that cap (it must sit within 5 % below it: 1.4 % below).
-# Timing: ~22 s (21 s of recording; the reports take well under a second,
+# Timing: ~27 s (26 s of recording; the reports take well under a second,
 # with ASan too).
 . "$E2E_LIB"
 : "${ALLOCPROBE:?}"
@@ -83,31 +88,34 @@ for arm in $ARMS; do
 		-u MALLOC_MMAP_MAX_ -u MALLOC_ARENA_MAX -u MALLOC_ARENA_TEST \
 		-u GLIBC_TUNABLES -u LD_PRELOAD \
 		"$ALLOCPROBE" --arm "$arm" --seed 1 --min-kib 512 --max-kib 2048 \
-		--cap-mib "$CAP" --rounds 120 --round-ms 100 --idle-s 7 \
+		--cap-mib "$CAP" --rounds 120 --round-ms 100 --idle-s 12 \
 		--delay-s 1 --hold-s 60 --ready "$T/$arm.ready" --log "$T/$arm.log"
 	pids="$pids -p $LAST_BG"
 done
 for arm in $ARMS; do wait_for "$T/$arm.ready" 10; done
 # shellcheck disable=SC2086
-bg "$MEMTREND" record -q -o "$T/run.db" $pids -i 100ms -d 40s
+bg "$MEMTREND" record -q -o "$T/run.db" $pids -i 100ms -d 50s
 REC=$LAST_BG
-# Record until every probe's idle phase is over (~20 s; bounded by -d).
+# Record until every probe's idle phase is over (~25 s; bounded by -d).
 i=0
 for arm in $ARMS; do
 	until grep -q '^done ' "$T/$arm.log" 2>/dev/null; do
-		i=$((i + 1)); [ $i -gt 700 ] && fail "the probes did not finish in 35 s"
+		i=$((i + 1)); [ $i -gt 900 ] && fail "the probes did not finish in 45 s"
 		sleep 0.05
 	done
 done
 kill -INT "$REC"
 wait "$REC" || fail "record exited $?"
 # --suspect 2GiB/h: the question this test asks is the shape (did it
-# level off?); in 13 s of flat readings with rounds of +-5 MiB on top, the
+# level off?); in 18 s of flat readings with rounds of +-5 MiB on top, the
 # default slope of concern (30 days to MemTotal, tens of MiB/h) could not
 # be ruled out, and memtrend rightly would not call that a plateau.
 "$MEMTREND" report "$T/run.db" --json --suspect 2GiB/h > "$T/r.json" || fail "report exited $?"
 "$MEMTREND" report "$T/run.db" --json --suspect 2GiB/h --cap "capped=$((CAP + 1))MiB" \
 	> "$T/c.json" || fail "report --cap exited $?"
+# what each arm's verdict rests on, for a failure to be read (an arm read
+# "inconclusive" under load, 2026-12-05, and nothing said why)
+jget "$T/r.json" '"\n".join(t["name"]+" "+t["verdict"]+": "+"; ".join(t["reasons"]) for t in d["targets"])' >&2
 
 # The figures, per arm (MiB): from the report, the recorded samples and the
 # probe's own log (wall-clock times of its rounds and idle phase).
