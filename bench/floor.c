@@ -5,7 +5,7 @@
  * recorder comes to it.
  *
  *   bench_floor [-m status|smaps|none] [-n ITERS] [-t TIGHT_ITERS] [-i SECONDS] PID
- *   bench_floor -m all [-n ITERS] [-t TIGHT_ITERS] [-i SECONDS]
+ *   bench_floor -m all|all-statm [-n ITERS] [-t TIGHT_ITERS] [-i SECONDS]
  *   bench_floor --hold MIB [--churn MS]
  *
  * Per iteration, through fds opened once before the loop and pread at
@@ -20,6 +20,9 @@
  *   smaps mode:  the same plus /proc/PID/smaps_rollup;
  *   none mode:   no file at all: what the loop and (with -i) the wakeups
  *                alone cost;
+ *   all-statm:   the same with /proc/PID/statm: the floor of a recorder
+ *                that reads statm every tick and status only when statm
+ *                moved (src/probe/probe_linux.c, since 2026-12-05);
  *   all mode:    /proc/PID/status of every process there is at the start
  *                (into 4 KiB, the recorder's buffer for --all), and
  *                /proc/meminfo: the floor of `record --all` (bench section
@@ -69,11 +72,11 @@ struct kept {
 static struct kept files[MAX_FILES];
 static int n_files;
 static char buf[8192];
-/* -m all: every process's status, kept open. */
+/* -m all: every process's status, kept open (-m all-statm: statm). */
 static int *all_fds;
 static int n_all;
 
-static void keep_all_status(void)
+static void keep_all_status(const char *file)
 {
 	DIR *d = opendir("/proc");
 	if (!d) {
@@ -86,7 +89,7 @@ static void keep_all_status(void)
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
 		char path[300];
-		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		snprintf(path, sizeof(path), "/proc/%s/%s", e->d_name, file);
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -104,7 +107,7 @@ static void keep_all_status(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench_floor [-m status|smaps|none|all] [-n ITERS] "
+		"usage: bench_floor [-m status|smaps|none|all|all-statm] [-n ITERS] "
 		"[-t TIGHT_ITERS] [-i SECONDS] [-k EVERY] PID (all: no PID)\n"
 		"       -k: read the system and cgroup files every EVERY-th "
 		"iteration only\n"
@@ -352,7 +355,8 @@ int main(int argc, char **argv)
 	}
 	int smaps = strcmp(mode, "smaps") == 0;
 	int none = strcmp(mode, "none") == 0;
-	int all = strcmp(mode, "all") == 0;
+	int all_statm = strcmp(mode, "all-statm") == 0;
+	int all = strcmp(mode, "all") == 0 || all_statm;
 	if ((pid <= 0 && !all) || iters <= 0 || interval < 0 ||
 	    (!smaps && !none && !all && strcmp(mode, "status")))
 		usage();
@@ -362,7 +366,7 @@ int main(int argc, char **argv)
 	char path[256];
 	if (all) {
 		keep("/proc/meminfo", sizeof(buf), 1);
-		keep_all_status();
+		keep_all_status(all_statm ? "statm" : "status");
 	} else if (!none) {
 		snprintf(path, sizeof(path), "/proc/%d/status", pid);
 		keep(path, sizeof(buf), 1);
@@ -377,7 +381,8 @@ int main(int argc, char **argv)
 	fprintf(stderr, "bench_floor: %d files per iteration:",
 		n_files + n_all);
 	if (all)
-		fprintf(stderr, " %d status files,", n_all);
+		fprintf(stderr, " %d %s files,", n_all,
+			all_statm ? "statm" : "status");
 	for (int i = 0; i < n_files; i++)
 		fprintf(stderr, " %s", files[i].path);
 	fprintf(stderr, "\n");

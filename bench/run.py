@@ -763,6 +763,10 @@ def host_rows():
         # all); CPU from wait4 like the others, start-up included.
         floor = Child("floor-all", [FLOOR, "-m", "all", "-n", HOST_S,
                                     "-t", "0", "-i", "1"])
+        # ... and statm's (the recorder reads statm every tick, status
+        # only when statm moved or every 8 ticks: probe_proc_read()).
+        floor_statm = Child("floor-all-statm", [
+            FLOOR, "-m", "all-statm", "-n", HOST_S, "-t", "0", "-i", "1"])
         peers = []
         if shutil.which("pidstat"):
             peers.append(("pidstat -r -p ALL 1", Child(
@@ -779,6 +783,7 @@ def host_rows():
             detail("h) atop not found (Debian atop): row skipped")
         rec.wait()
         floor.wait()
+        floor_statm.wait()
         for _, c in peers:
             c.wait(ok=None)
         targets = db_query(db, "SELECT count(*) FROM target")[0][0]
@@ -802,6 +807,12 @@ def host_rows():
             "else)", "%.2f %%" % pct, "%.2f %%" % fpct, ratio(pct, fpct),
             "<= %.0f %% of a core" % HOST_CPU_GOAL,
             passmiss(pct <= HOST_CPU_GOAL))
+        spct = floor_statm.cpu / HOST_S * 100
+        detail("h) statm floor (bench_floor -m all-statm): CPU %.2f s over "
+               "%d s" % (floor_statm.cpu, HOST_S))
+        row("record --all vs its statm floor (statm read, status when it "
+            "moved)", "%.2f %%" % pct, "%.2f %%" % spct, ratio(pct, spct),
+            "info", "—")
         for label, c in peers:
             ppct = c.cpu / HOST_S * 100
             detail("h) %s: CPU %.2f s, exit %s" % (label, c.cpu, c.rc))

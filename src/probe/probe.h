@@ -33,6 +33,9 @@ enum probe_status {
 	PROBE_ERROR = -1,   /* unexpected failure; message printed */
 	PROBE_GONE = -2,    /* the process (incarnation) no longer exists */
 	PROBE_DENIED = -3,  /* permission denied (e.g. smaps_rollup w/o ptrace) */
+	PROBE_NOFILE = -4,  /* the open-file limit was reached (EMFILE or
+			       ENFILE); nothing printed: the caller says it
+			       once, not once per process */
 };
 
 /* The sample types (struct proc_mem, proc_smaps, cgroup_mem,

@@ -50,6 +50,12 @@
 #define RBUF_MAX (16u << 20)
 /* Command lines can be megabytes; a label needs far less. */
 #define CMDLINE_MAX 4096
+/* status is re-read at least every this many reads even when statm has
+ * not moved: swap freed without touching resident memory (MADV_DONTNEED
+ * of swapped pages) or page tables changing alone show only there. At
+ * 1 s, such a change is seen within 8 s; any change of size, resident or
+ * shared pages at once. */
+#define PROBE_STATUS_REFRESH 8
 /* v1 reports "unlimited" as PAGE_COUNTER_MAX pages in bytes
  * (9223372036854771712 with 4 KiB pages); anything this large is no limit
  * a machine could hold. */
@@ -158,6 +164,7 @@ static void close_fd(int *fd)
 }
 
 static bool is_denied(int err) { return err == EACCES || err == EPERM; }
+static bool is_nofile(int err) { return err == EMFILE || err == ENFILE; }
 
 /* The process (or the cgroup) behind a kept fd is gone. ENODEV is what
  * kernfs answers for a removed cgroup's files. */
@@ -564,6 +571,7 @@ static int open_stat(const char *dir, int *fd)
 	int err = errno;
 	int rc = is_gone(err)	  ? PROBE_GONE
 		 : is_denied(err) ? PROBE_DENIED
+		 : is_nofile(err) ? PROBE_NOFILE
 				  : error("cannot open '%s': %s", path,
 					  strerror(err));
 	free(path);
@@ -676,7 +684,14 @@ struct probe_proc {
 	struct proc_identity id;
 	char *dir;           /* "<proc_root>/<pid>": the handle outlives no one */
 	int stat_fd;         /* kept: probe_proc_alive re-reads it */
-	int status_fd;       /* kept: every sample */
+	int status_fd;       /* kept: read when statm changed, or every
+				PROBE_STATUS_REFRESH reads */
+	int statm_fd;        /* kept: every sample; -1 when absent */
+	unsigned long long statm[3]; /* size, resident, shared (pages) at
+					the last status read */
+	unsigned reads_since_status; /* reads answered from `last` */
+	bool have_last;
+	struct proc_mem last; /* the figures of the last status read */
 	int smaps_fd;        /* opened on first request, then kept */
 	bool smaps_denied;   /* don't knock again: the answer won't change */
 	struct rbuf buf;
@@ -691,7 +706,7 @@ static int proc_open(struct probe *p, pid_t pid,
 	*out = NULL;
 	struct probe_proc *pp = xcalloc(1, sizeof(*pp));
 	pp->dir = xfmt("%s/%d", p->proc_root, (int)pid);
-	pp->stat_fd = pp->status_fd = pp->smaps_fd = -1;
+	pp->stat_fd = pp->status_fd = pp->statm_fd = pp->smaps_fd = -1;
 	rbuf_init(&pp->buf, RBUF_PROC);
 
 	int rc = open_stat(pp->dir, &pp->stat_fd);
@@ -703,9 +718,22 @@ static int proc_open(struct probe *p, pid_t pid,
 		int err = errno;
 		rc = is_gone(err)    ? PROBE_GONE
 		     : is_denied(err) ? PROBE_DENIED
+		     : is_nofile(err) ? PROBE_NOFILE
 				      : error("cannot open '%s': %s", path,
 					      strerror(err));
 		free(path);
+		goto fail;
+	}
+	free(path);
+	/* statm: a tenth of status's cost to read (0.8 against 7.3 us per
+	 * process on this machine kind), which tells whether status has
+	 * anything new (probe_proc_read). Optional: a fixture tree, or a
+	 * kernel, without it reads status every time. */
+	path = xfmt("%s/statm", pp->dir);
+	pp->statm_fd = open_ro(path);
+	if (pp->statm_fd < 0 && is_nofile(errno)) {
+		free(path);
+		rc = PROBE_NOFILE;
 		goto fail;
 	}
 	free(path);
@@ -750,6 +778,7 @@ void probe_proc_close(struct probe_proc *pp)
 		return;
 	close_fd(&pp->stat_fd);
 	close_fd(&pp->status_fd);
+	close_fd(&pp->statm_fd);
 	close_fd(&pp->smaps_fd);
 	proc_identity_release(&pp->id);
 	rbuf_free(&pp->buf);
@@ -777,9 +806,55 @@ static char status_state(const char *buf)
 	return *s;
 }
 
+/* statm's first three figures (pages): size, resident, shared. PROBE_OK,
+ * PROBE_GONE, or PROBE_ERROR quietly: the caller then reads status, which
+ * says what went wrong. */
+static int statm_read(int fd, unsigned long long v[3])
+{
+	char buf[160];
+	ssize_t n;
+	do
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return is_gone(errno) ? PROBE_GONE : PROBE_ERROR;
+	if (n == 0)
+		return PROBE_GONE;
+	buf[n] = '\0';
+	const char *s = buf;
+	for (int i = 0; i < 3; i++) {
+		while (*s == ' ')
+			s++;
+		if (!parse_u64(&s, &v[i]))
+			return PROBE_ERROR;
+	}
+	return PROBE_OK;
+}
+
+/* Contract: the figures are status's, as of a read of status at most
+ * PROBE_STATUS_REFRESH - 1 reads ago during which statm's size, resident
+ * and shared pages stayed the same (the counters status's Rss lines sum:
+ * fs/proc/task_mmu.c task_statm). Most processes of a host do not move
+ * between two ticks; for them a tick costs a statm read. */
 int probe_proc_read(struct probe_proc *pp, struct proc_mem *out)
 {
 	assert(pp && out && pp->status_fd >= 0);
+	unsigned long long statm[3];
+	bool have_statm = false;
+	if (pp->statm_fd >= 0) {
+		int rc = statm_read(pp->statm_fd, statm);
+		if (rc == PROBE_GONE)
+			return PROBE_GONE;
+		have_statm = rc == PROBE_OK;
+		if (have_statm && pp->have_last &&
+		    pp->reads_since_status + 1 < PROBE_STATUS_REFRESH &&
+		    memcmp(statm, pp->statm, sizeof(statm)) == 0) {
+			pp->reads_since_status++;
+			*out = pp->last;
+			return PROBE_OK;
+		}
+	}
+	pp->have_last = false;
 	out->rss = out->anon = out->file = out->shmem = NAN;
 	out->swap = out->pagetables = out->footprint = NAN;
 	out->gpu = NAN;
@@ -822,6 +897,12 @@ int probe_proc_read(struct probe_proc *pp, struct proc_mem *out)
 		out->footprint = out->anon +
 				 (isnan(out->swap) ? 0 : out->swap) +
 				 (isnan(out->shmem) ? 0 : out->shmem);
+	if (have_statm) {
+		memcpy(pp->statm, statm, sizeof(statm));
+		pp->last = *out;
+		pp->have_last = true;
+		pp->reads_since_status = 0;
+	}
 	return PROBE_OK;
 }
 

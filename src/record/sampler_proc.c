@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "common.h"
 #include "probe.h"
@@ -53,7 +54,17 @@ struct proc_sampler {
 	struct sys_mem sys;        /* the latest machine figures (the
 				      frame points at them) */
 	bool smaps_denied_noted, regions_denied_noted;
+	bool nofile_noted;         /* the open-file limit was said */
+	size_t n_open;             /* processes open now (ps_open/close) */
 };
+
+/* Files a followed process keeps open (stat, status, statm; smaps_rollup
+ * comes on top with --smaps), and the files kept for the rest of the run
+ * -- the store and its journal, the machine's files, the cgroups' (three
+ * each), the sources', a listener's -- which the processes must leave
+ * room for: an open that fails there loses more than one process. */
+#define PROC_FILES 3
+#define FD_HEADROOM 64
 
 /* One followed incarnation. */
 struct proc_one {
@@ -284,15 +295,59 @@ static int64_t cgroup_for(struct proc_sampler *ps, struct recorder *rec,
 	return id;
 }
 
+/* Files are kept open per process (ps_open), and a login's soft limit is
+ * often 1,024 under a hard one of 500,000 or more: when the soft one is
+ * reached, take what is allowed, as any process may, so that --all on a
+ * host of thousands needs no ulimit -n first. Only when needed: a command
+ * started by record (spawned before any list) keeps the limit it had.
+ * true when the soft limit was raised. */
+static bool open_file_limit_raise(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max)
+		return false;
+	rl.rlim_cur = rl.rlim_max;
+	return setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+/* Is there room for one more process's files, FD_HEADROOM left over? */
+static bool fd_room(const struct proc_sampler *ps)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return true;
+	return (ps->n_open + 1) * PROC_FILES + FD_HEADROOM <= rl.rlim_cur;
+}
+
 static void *ps_open(void *ctx, pid_t pid, const struct proc_identity *seen)
 {
 	struct proc_sampler *ps = ctx;
 	assert(!seen || seen->pid == pid);
-	struct probe_proc *pp;
-	int rc = seen ? probe_proc_open_seen(ps->probe, seen, &pp) :
-		 probe_proc_open(ps->probe, pid, &pp);
+	struct probe_proc *pp = NULL;
+	int rc = PROBE_NOFILE;
+	if (fd_room(ps) || (open_file_limit_raise() && fd_room(ps)))
+		rc = seen ? probe_proc_open_seen(ps->probe, seen, &pp) :
+		     probe_proc_open(ps->probe, pid, &pp);
+	if (rc == PROBE_NOFILE && open_file_limit_raise())
+		rc = seen ? probe_proc_open_seen(ps->probe, seen, &pp) :
+		     probe_proc_open(ps->probe, pid, &pp);
+	if (rc == PROBE_NOFILE && !ps->nofile_noted) {
+		/* Once, not once per process: --all on a host of thousands
+		 * under a soft limit of 1,024 would print a line for each. */
+		struct rlimit rl;
+		char lim[32] = "?";
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+			snprintf(lim, sizeof(lim), "%llu",
+				 (unsigned long long)rl.rlim_cur);
+		warning("the open-file limit (%s) is reached: processes "
+			"beyond it are not followed (%d files are kept "
+			"open per process, %d for the rest; raise the limit "
+			"with ulimit -n)", lim, PROC_FILES, FD_HEADROOM);
+		ps->nofile_noted = true;
+	}
 	if (rc != PROBE_OK)
 		return NULL;
+	ps->n_open++;
 	struct proc_one *p = xcalloc(1, sizeof(*p));
 	p->pp = pp;
 	p->last_smaps = -INFINITY;
@@ -302,7 +357,9 @@ static void *ps_open(void *ctx, pid_t pid, const struct proc_identity *seen)
 
 static void ps_close(void *ctx, void *proc)
 {
-	(void)ctx;
+	struct proc_sampler *ps = ctx;
+	assert(ps->n_open > 0);
+	ps->n_open--;
 	struct proc_one *p = proc;
 	probe_proc_close(p->pp);
 	free(p);

@@ -81,3 +81,30 @@ else
 	case "$src" in "DRM fdinfo; NVML"*) ;; *) fail "gpu_sources with a DRM device: $src" ;; esac
 fi
 ok "gpu_sources: $src"
+
+# The open-file limit (three files are kept open per process): a soft
+# limit below what --all needs is raised to the hard one, silently; a hard
+# limit too low is said once, not once per process, and the recording goes
+# on with the processes it could open. 60 sleeping processes need ~180.
+sleepers=""
+for i in $(seq 60); do bg sleep 30; sleepers="$sleepers $LAST_BG"; done
+n=skipped
+if [ "$(ulimit -Hn)" = unlimited ] || [ "$(ulimit -Hn)" -ge 4096 ]; then
+	( ulimit -Sn 64 &&
+	  exec "$MEMTREND" record -o "$T/soft.db" --all --user "$(id -u)" -i 200ms -d 1s ) \
+		2> "$T/err4" || fail "record under a soft limit of 64 exited $?: $(cat "$T/err4")"
+	! grep -q "open-file limit" "$T/err4" || fail "soft limit: $(cat "$T/err4")"
+	n=$(sql "$T/soft.db" "SELECT count(DISTINCT i.pid) FROM incarnation i JOIN sample s ON s.incarnation_id = i.id")
+	[ "$n" -ge 60 ] || fail "soft limit 64 (hard $(ulimit -Hn)): $n processes sampled"
+fi
+( ulimit -n 128 &&
+  exec "$MEMTREND" record -o "$T/hard.db" --all --user "$(id -u)" -i 200ms -d 1s ) \
+	2> "$T/err5" || fail "record under a hard limit of 128 exited $?: $(cat "$T/err5")"
+lines=$(grep -c . "$T/err5")
+[ "$lines" = 1 ] && grep -q "the open-file limit (128) is reached" "$T/err5" \
+	|| fail "hard limit 128: $lines lines: $(head -5 "$T/err5")"
+m=$(sql "$T/hard.db" "SELECT count(DISTINCT i.pid) FROM incarnation i JOIN sample s ON s.incarnation_id = i.id")
+[ "$m" -ge 5 ] && [ "$m" -lt 60 ] || fail "hard limit 128: $m processes sampled"
+# shellcheck disable=SC2086
+kill $sleepers 2>/dev/null
+ok "open-file limit: soft raised ($n sampled), hard said once ($m sampled)"

@@ -700,6 +700,67 @@ static void test_alive_start_time(void **state)
 	remove_tree(root);
 }
 
+/* statm decides when status is read (probe_proc_read's contract): while
+ * statm's size, resident and shared pages stay the same, the figures are
+ * those of the last status read, for at most PROBE_STATUS_REFRESH (8)
+ * reads; a change in statm, or the eighth read, reads status again. The
+ * fixture rewrites status alone to see which read saw it. */
+static void test_statm_decides(void **state)
+{
+	(void)state;
+	char *root = scratch_tree();
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s/77", root);
+	write_file(dir, "stat", "77 (svc) S 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 "
+				"0 1 0 1000 0 0\n");
+	write_file(dir, "status", "Name:\tsvc\nState:\tS (sleeping)\n"
+				  "RssAnon:\t 60 kB\nVmSwap:\t 0 kB\n");
+	write_file(dir, "statm", "900 40 25 3 0 30 0\n");
+	struct probe *p = probe_new(root, NULL);
+	assert_non_null(p);
+	struct probe_proc *pp = NULL;
+	assert_int_equal(probe_proc_open(p, 77, &pp), PROBE_OK);
+	struct proc_mem m;
+	assert_int_equal(probe_proc_read(pp, &m), PROBE_OK);
+	check_figure("first read", 60 * KIB, m.footprint);
+	/* status moves alone (swap freed without a resident page changing):
+	 * reads 2..8 give the figures of read 1 */
+	write_file(dir, "status", "Name:\tsvc\nState:\tS (sleeping)\n"
+				  "RssAnon:\t 60 kB\nVmSwap:\t 8 kB\n");
+	for (int i = 2; i <= 8; i++) {
+		assert_int_equal(probe_proc_read(pp, &m), PROBE_OK);
+		check_figure("statm unchanged", 60 * KIB, m.footprint);
+	}
+	/* ... and the ninth reads status again */
+	assert_int_equal(probe_proc_read(pp, &m), PROBE_OK);
+	check_figure("refresh", 68 * KIB, m.footprint);
+	/* a change of statm (one more resident page) reads status at once */
+	write_file(dir, "status", "Name:\tsvc\nState:\tS (sleeping)\n"
+				  "RssAnon:\t 64 kB\nVmSwap:\t 8 kB\n");
+	assert_int_equal(probe_proc_read(pp, &m), PROBE_OK);
+	check_figure("statm unchanged again", 68 * KIB, m.footprint);
+	write_file(dir, "statm", "901 41 25 3 0 31 0\n");
+	assert_int_equal(probe_proc_read(pp, &m), PROBE_OK);
+	check_figure("statm moved", 72 * KIB, m.footprint);
+	/* a zombie has no memory: statm reads zeros, status says Z */
+	write_file(dir, "statm", "0 0 0 0 0 0 0\n");
+	write_file(dir, "status", "Name:\tsvc\nState:\tZ (zombie)\n");
+	assert_int_equal(probe_proc_read(pp, &m), PROBE_GONE);
+	/* a malformed statm is no error: status is read every time */
+	write_file(dir, "statm", "x\n");
+	write_file(dir, "status", "Name:\tsvc\nState:\tS (sleeping)\n"
+				  "RssAnon:\t 80 kB\n");
+	assert_int_equal(probe_proc_read(pp, &m), PROBE_OK);
+	check_figure("bad statm", 80 * KIB, m.footprint);
+	write_file(dir, "status", "Name:\tsvc\nState:\tS (sleeping)\n"
+				  "RssAnon:\t 84 kB\n");
+	assert_int_equal(probe_proc_read(pp, &m), PROBE_OK);
+	check_figure("bad statm again", 84 * KIB, m.footprint);
+	probe_proc_close(pp);
+	probe_free(p);
+	remove_tree(root);
+}
+
 /* ---- the real machine ------------------------------------------------- */
 
 static struct probe *probe_real(void)
@@ -968,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_cgroup_path),
 		cmocka_unit_test(test_big_status),
 		cmocka_unit_test(test_alive_start_time),
+		cmocka_unit_test(test_statm_decides),
 		cmocka_unit_test(test_real_self_identity),
 		cmocka_unit_test(test_real_self_growth),
 		cmocka_unit_test(test_real_child_gone),
