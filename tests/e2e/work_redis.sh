@@ -56,10 +56,14 @@ within "$reqs" 20000 20000 || fail "requests $reqs, expected 20000"
 within "$bpr" 1000 1400 || fail "per-request growth $bpr, expected about 1130 B"
 # The interval counts what each request keeps and how the allocator's
 # chunks and rehashes make the footprint step (the work's random walk
-# among the noise models, stats_lowfreq.h): about +-25 % here (853 to
-# 1,444 B/req in one ASan run under load), where the OU mixture's +-8 B
-# counted neither. It must hold the estimate and stay informative.
-within "$lo" 700 "$bpr" || fail "interval low $lo"
+# among the noise models, stats_lowfreq.h), where the OU mixture's +-8 B
+# counted neither. How wide depends on where the samples catch those
+# steps: in 18 runs on 2026-12-05 (normal build, quiet machine) +-3 % in
+# 12, +-20-27 % in 4 (828 .. 1,413 B/req), +-41 % in 2 (569 .. 1,503:
+# the work's random walk fitted); 853 .. 1,444 in an ASan run under load.
+# It must hold the estimate and stay informative: below 1,600 above it,
+# above 450 below it (0.4 of the ~1,130 B a SET keeps: far from zero).
+within "$lo" 450 "$bpr" || fail "interval low $lo"
 within "$hi" "$bpr" 1600 || fail "interval high $hi"
 # The idle stretches: found, and the one holding FLUSHALL released memory.
 n=$(jget "$T/r.json" 'len(d["targets"][0]["idle_windows"])')

@@ -620,6 +620,26 @@ static void remove_tree(char *root)
 	free(root);
 }
 
+/* A scratch tree with one process, "svc" (pid 77, started at tick 1000),
+ * whose status is STATUS and statm STATM (NULL: none); *dir is its
+ * directory, *pp an open handle. */
+static char *svc_tree(const char *status, const char *statm, char *dir,
+		      size_t dir_size, struct probe **p, struct probe_proc **pp)
+{
+	char *root = scratch_tree();
+	snprintf(dir, dir_size, "%s/77", root);
+	write_file(dir, "stat", "77 (svc) S 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 "
+				"0 1 0 1000 0 0\n");
+	write_file(dir, "status", status);
+	if (statm)
+		write_file(dir, "statm", statm);
+	*p = probe_new(root, NULL);
+	assert_non_null(*p);
+	*pp = NULL;
+	assert_int_equal(probe_proc_open(*p, 77, pp), PROBE_OK);
+	return root;
+}
+
 /* A status whose fields sit past the first 8 KiB (a process in thousands
  * of supplementary groups): the read buffer must grow. */
 static void test_big_status(void **state)
@@ -667,17 +687,12 @@ static void test_big_status(void **state)
 static void test_alive_start_time(void **state)
 {
 	(void)state;
-	char *root = scratch_tree();
 	char dir[512];
-	snprintf(dir, sizeof(dir), "%s/77", root);
-	write_file(dir, "stat", "77 (svc) S 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 "
-				"0 1 0 1000 0 0\n");
-	write_file(dir, "status", "Name:\tsvc\nState:\tS (sleeping)\n"
-				  "VmRSS:\t 100 kB\nRssAnon:\t 60 kB\n");
-	struct probe *p = probe_new(root, NULL);
-	assert_non_null(p);
-	struct probe_proc *pp = NULL;
-	assert_int_equal(probe_proc_open(p, 77, &pp), PROBE_OK);
+	struct probe *p;
+	struct probe_proc *pp;
+	char *root = svc_tree("Name:\tsvc\nState:\tS (sleeping)\n"
+			      "VmRSS:\t 100 kB\nRssAnon:\t 60 kB\n",
+			      NULL, dir, sizeof(dir), &p, &pp);
 	assert_true(pp != NULL && probe_proc_identity(pp)->start_ticks == 1000);
 	assert_true(probe_proc_alive(pp));
 	/* same pid, later start time: another incarnation */
@@ -708,18 +723,12 @@ static void test_alive_start_time(void **state)
 static void test_statm_decides(void **state)
 {
 	(void)state;
-	char *root = scratch_tree();
 	char dir[512];
-	snprintf(dir, sizeof(dir), "%s/77", root);
-	write_file(dir, "stat", "77 (svc) S 1 77 77 0 -1 0 0 0 0 0 0 0 0 0 20 "
-				"0 1 0 1000 0 0\n");
-	write_file(dir, "status", "Name:\tsvc\nState:\tS (sleeping)\n"
-				  "RssAnon:\t 60 kB\nVmSwap:\t 0 kB\n");
-	write_file(dir, "statm", "900 40 25 3 0 30 0\n");
-	struct probe *p = probe_new(root, NULL);
-	assert_non_null(p);
-	struct probe_proc *pp = NULL;
-	assert_int_equal(probe_proc_open(p, 77, &pp), PROBE_OK);
+	struct probe *p;
+	struct probe_proc *pp;
+	char *root = svc_tree("Name:\tsvc\nState:\tS (sleeping)\n"
+			      "RssAnon:\t 60 kB\nVmSwap:\t 0 kB\n",
+			      "900 40 25 3 0 30 0\n", dir, sizeof(dir), &p, &pp);
 	struct proc_mem m;
 	assert_int_equal(probe_proc_read(pp, &m), PROBE_OK);
 	check_figure("first read", 60 * KIB, m.footprint);
