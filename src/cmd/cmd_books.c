@@ -464,6 +464,9 @@ int cmd_books(int argc, char **argv)
 			r.skipped_denied++;
 			continue;
 		}
+		if (st == PROBE_NOFILE && explicit_pid)
+			error("PID %d: its files cannot be opened: the "
+			      "open-file limit is reached", (int)pid);
 		if (st != PROBE_OK) {
 			if (!explicit_pid)
 				continue; /* the probe said why; go on */

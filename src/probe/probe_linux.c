@@ -806,22 +806,18 @@ static char status_state(const char *buf)
 	return *s;
 }
 
-/* statm's first three figures (pages): size, resident, shared. PROBE_OK,
- * PROBE_GONE, or PROBE_ERROR quietly: the caller then reads status, which
- * says what went wrong. */
-static int statm_read(int fd, unsigned long long v[3])
+/* statm's first three figures (pages): size, resident, shared, read
+ * through the handle's buffer (status's read overwrites it next).
+ * PROBE_OK, PROBE_GONE, or PROBE_ERROR quietly: the caller then reads
+ * status, which says what went wrong. */
+static int statm_read(struct probe_proc *pp, unsigned long long v[3])
 {
-	char buf[160];
-	ssize_t n;
-	do
-		n = pread(fd, buf, sizeof(buf) - 1, 0);
-	while (n < 0 && errno == EINTR);
+	ssize_t n = pread_whole(pp->statm_fd, &pp->buf);
 	if (n < 0)
-		return is_gone(errno) ? PROBE_GONE : PROBE_ERROR;
+		return is_gone((int)-n) ? PROBE_GONE : PROBE_ERROR;
 	if (n == 0)
 		return PROBE_GONE;
-	buf[n] = '\0';
-	const char *s = buf;
+	const char *s = pp->buf.data;
 	for (int i = 0; i < 3; i++) {
 		while (*s == ' ')
 			s++;
@@ -842,7 +838,7 @@ int probe_proc_read(struct probe_proc *pp, struct proc_mem *out)
 	unsigned long long statm[3];
 	bool have_statm = false;
 	if (pp->statm_fd >= 0) {
-		int rc = statm_read(pp->statm_fd, statm);
+		int rc = statm_read(pp, statm);
 		if (rc == PROBE_GONE)
 			return PROBE_GONE;
 		have_statm = rc == PROBE_OK;

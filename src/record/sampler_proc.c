@@ -319,18 +319,28 @@ static bool fd_room(const struct proc_sampler *ps)
 	return (ps->n_open + 1) * PROC_FILES + FD_HEADROOM <= rl.rlim_cur;
 }
 
+/* The probe's handle, when the open-file limit leaves room for it
+ * (raised once first when it does not): PROBE_NOFILE otherwise. */
+static int proc_open_within_limit(struct proc_sampler *ps, pid_t pid,
+				  const struct proc_identity *seen,
+				  struct probe_proc **pp)
+{
+	if (!fd_room(ps) && !(open_file_limit_raise() && fd_room(ps)))
+		return PROBE_NOFILE;
+	return seen ? probe_proc_open_seen(ps->probe, seen, pp) :
+		      probe_proc_open(ps->probe, pid, pp);
+}
+
 static void *ps_open(void *ctx, pid_t pid, const struct proc_identity *seen)
 {
 	struct proc_sampler *ps = ctx;
 	assert(!seen || seen->pid == pid);
 	struct probe_proc *pp = NULL;
-	int rc = PROBE_NOFILE;
-	if (fd_room(ps) || (open_file_limit_raise() && fd_room(ps)))
-		rc = seen ? probe_proc_open_seen(ps->probe, seen, &pp) :
-		     probe_proc_open(ps->probe, pid, &pp);
+	int rc = proc_open_within_limit(ps, pid, seen, &pp);
+	/* room by the count, yet the kernel said EMFILE (files of others):
+	 * raise if not raised yet, and try once more */
 	if (rc == PROBE_NOFILE && open_file_limit_raise())
-		rc = seen ? probe_proc_open_seen(ps->probe, seen, &pp) :
-		     probe_proc_open(ps->probe, pid, &pp);
+		rc = proc_open_within_limit(ps, pid, seen, &pp);
 	if (rc == PROBE_NOFILE && !ps->nofile_noted) {
 		/* Once, not once per process: --all on a host of thousands
 		 * under a soft limit of 1,024 would print a line for each. */
