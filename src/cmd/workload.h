@@ -13,9 +13,9 @@ enum workload_kind { WORKLOAD_LEAK, WORKLOAD_CACHE, WORKLOAD_STEADY };
 #define WORKLOAD_CACHE_CAP (32.0 * 1024 * 1024)  /* the cache's cap */
 #define WORKLOAD_LEAK_PER_REQUEST (16 * 1024)    /* kept per request */
 
-/* How long the cache takes to fill at full speed (its entries over the
- * entries per request, times the pause between requests): slower on a
- * busy machine, hence the signal on full_fd. */
+/* How long the cache takes to fill at full speed (its entries, one per
+ * request, times the pause between requests): slower on a busy machine,
+ * hence the signal on full_fd. */
 #define WORKLOAD_CACHE_FILL_S 12.8
 
 const char *workload_name(enum workload_kind k);
