@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "common.h"
 #include "render.h"
+#include "render_sites.h"
 
 char *cli_join_argv(int argc, char **argv)
 {
@@ -105,6 +106,32 @@ int cli_report_dataset(const struct dataset *d, const struct report_options *o,
 	return rc;
 }
 
+/* --folded: the sites' stacks to stdout; a recording without sites is
+ * bad input (exit 2), one whose sites do not grow prints nothing and
+ * says so. Returns -1 on a write error, else an exit code. */
+static int report_folded(const struct dataset *d,
+			 const struct target_findings *f,
+			 const struct report_options *o)
+{
+	size_t with_sites = 0, lines = 0;
+	for (size_t i = 0; i < d->n_targets; i++)
+		with_sites += f[i].sites.recorded;
+	if (!with_sites) {
+		error("--folded: no target of '%s' has allocation sites: "
+		      "record it with --sites (docs/sites.md)",
+		      d->source ? d->source : "the input");
+		return EXIT_USAGE;
+	}
+	if (render_folded(stdout, d, f, d->n_targets,
+			  (enum folded_value)o->folded, &lines))
+		return -1;
+	if (!lines)
+		note("--folded: no analysed site %s", o->folded == FOLDED_LIVE ?
+		     "holds live bytes" : "grows significantly: nothing to "
+		     "draw (--folded live draws where the heap is)");
+	return 0;
+}
+
 int cli_report_findings(const struct dataset *d,
 			const struct target_findings *f,
 			const struct report_options *o, struct report_html *h)
@@ -120,6 +147,10 @@ int cli_report_findings(const struct dataset *d,
 		rc = html_rc;
 	} else if (o->format == REPORT_JSON) {
 		rc = render_json(stdout, d, f, d->n_targets);
+	} else if (o->format == REPORT_FOLDED) {
+		rc = report_folded(d, f, o);
+		if (rc > 0)
+			return rc;
 	} else {
 		struct render_options ro = {.color = o->color,
 					    .plot = o->plot,

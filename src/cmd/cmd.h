@@ -29,7 +29,9 @@ int cmd_probe(int argc, char **argv);
 /* `memtrend check` (cmd_check.c): a CI gate on memory growth. */
 int cmd_check(int argc, char **argv);
 
-enum report_format { REPORT_TEXT, REPORT_JSON };
+/* REPORT_FOLDED: report --folded, the sites as folded stacks
+ * (render_sites.h; report_options.folded says what the value is). */
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_FOLDED };
 
 struct report_options {
 	enum report_format format;
@@ -40,6 +42,7 @@ struct report_options {
 	struct analysis_options analysis;
 	unsigned fail_on;          /* --fail-on: bit 1 << enum verdict; a
 				      target with such a verdict exits 1 */
+	int folded;                /* with REPORT_FOLDED: enum folded_value */
 };
 
 /* Where --html writes: FILE is replaced only once the page is complete

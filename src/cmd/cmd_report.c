@@ -22,6 +22,7 @@
 #include "common.h"
 #include "csv.h"
 #include "render.h"
+#include "render_sites.h"
 #include "store.h"
 #include "units.h"
 #include "vmmap.h"
@@ -30,6 +31,7 @@
 struct report_args {
 	struct report_options o;
 	bool json;                 /* --json: o.format */
+	int folded;                /* --folded: enum folded_value; -1 none */
 	struct analysis_cap *caps; /* --cap, owned (and their names) */
 	size_t n_caps, cap_caps;
 	struct report_html html;   /* --html: html.path */
@@ -49,6 +51,13 @@ static int parse_cap(const struct cli_option *row, const char *arg,
 	"a time (RFC 3339 with a zone, e.g. 2026-05-01T00:00:00Z, or Unix " \
 	"seconds)")
 
+static const struct cli_choice folded_choices[] = {
+	{"hour", FOLDED_PER_HOUR},
+	{"request", FOLDED_PER_REQUEST},
+	{"live", FOLDED_LIVE},
+	{NULL, 0},
+};
+
 /* report's options: getopt_long, the parser, --help and the man page
  * check all read this table (cli_options.h). */
 const struct cli_option report_options[] = {
@@ -59,6 +68,12 @@ const struct cli_option report_options[] = {
 		"report with plots to FILE (docs/html.md); - writes it to "
 		"stdout instead of the text", "which file? (FILE, or - for "
 		"stdout)"),
+	CLI_ENUM(0, "folded", RA, folded, "WHAT", "print the allocation "
+		"sites (record --sites) as folded stacks for flamegraph.pl, "
+		"inferno or speedscope instead of the text: WHAT is hour (each "
+		"growing site's bytes per hour), request (bytes per request) "
+		"or live (live bytes at the end); docs/sites.md",
+		folded_choices),
 	CLI_COUNT(0, "top", RA, o.top, "N", "show only the worst N targets "
 		"(ranked: growing, plateau, inconclusive, stable) in the text "
 		"and the HTML page; --json always has every target", 1,
@@ -247,6 +262,7 @@ static void heap_keep_for_analysis(void)
 int cmd_report(int argc, char **argv)
 {
 	struct report_args a = {
+		.folded = -1,
 		.o = {
 			.format = REPORT_TEXT,
 			.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
@@ -272,6 +288,25 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	if (a.json)
 		o.format = REPORT_JSON;
+	if (a.folded >= 0) {
+		if (a.json) {
+			error("--folded and --json are two outputs for stdout: "
+			      "choose one");
+			goto out;
+		}
+		if (fleet.url || fleet.query) {
+			error("--folded: a Prometheus series has no allocation "
+			      "sites; report a recording made with --sites");
+			goto out;
+		}
+		if (html.path && !strcmp(html.path, "-")) {
+			error("--html - and --folded both want stdout: write "
+			      "the HTML to a file");
+			goto out;
+		}
+		o.format = REPORT_FOLDED;
+		o.folded = a.folded;
+	}
 	html.opt.top = o.top;
 	o.analysis.has_suspect = o.analysis.suspect.bytes > 0;
 	if (fleet.url || fleet.query) {
@@ -330,6 +365,12 @@ int cmd_report(int argc, char **argv)
 			error("--html: '%s' is a vmmap --summary output, one "
 			      "snapshot of where memory sits, with no series "
 			      "to plot; use the text or --json report", path);
+			rc = EXIT_USAGE;
+			goto out;
+		}
+		if (o.format == REPORT_FOLDED) {
+			error("--folded: '%s' is a vmmap --summary output, "
+			      "with no allocation sites", path);
 			rc = EXIT_USAGE;
 			goto out;
 		}

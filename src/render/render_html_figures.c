@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "render_html_internal.h"
+#include "render_sites.h"
 
 #define PLOT_W 960.0
 #define M_LEFT 84.0
@@ -1019,6 +1020,81 @@ static void figure_gauges(struct ctx *c)
 			s->n_gauges - ng);
 	readout(out);
 	fputs("</figure>\n", out);
+}
+
+/* ---- allocation sites over the footprint (record --sites) --------------- */
+
+void render_html_sites_plot(struct ctx *c, size_t n_sites)
+{
+	static const char *const colours[] = {C_VERMILLION, C_ORANGE,
+					      C_PURPLE, C_GREEN};
+	const struct series *s = c->s;
+	const struct sites_finding *x = &c->f->sites;
+	FILE *out = c->out;
+	if (n_sites > ARRAY_SIZE(colours))
+		n_sites = ARRAY_SIZE(colours);
+	if (!n_sites || s->n < 2)
+		return;
+	/* each site's estimate at the target's own times (its incarnation
+	 * only: 0 elsewhere is "no such site", not "empty") */
+	double *v = xmalloc(n_sites * s->n * sizeof(double));
+	double hi = c->f->fp_max;
+	for (size_t r = 0; r < n_sites; r++) {
+		const struct series_site *site = &s->sites[x->ranked[r].site];
+		for (size_t i = 0; i < s->n; i++) {
+			double e = inc_of(s, i) == site->inc ?
+				   series_site_live_at(site, s->t[i]) : NAN;
+			v[r * s->n + i] = e;
+			if (isfinite(e))
+				hi = fmax(hi, e);
+		}
+	}
+	const double h = 300;
+	struct panel p = {.top = M_TOP, .bottom = h - M_BOTTOM,
+			  .ykind = c->bytes_kind};
+	double lo = 0;
+	pad_range(&lo, &hi, true);
+	svg_scale_set(&p.sx, c->t_lo, c->t_hi, M_LEFT, PLOT_W - M_RIGHT);
+	svg_scale_set(&p.sy, lo, hi, p.bottom, p.top);
+	fputs("<figure class=\"fig-sites\">\n<figcaption>The top sites' "
+	      "live bytes (estimated from the samples) over the "
+	      "footprint</figcaption>\n", out);
+	svg_open(out, h, "Allocation sites over time", &p.sx, SVG_AXIS_TIME,
+		 NULL);
+	char clip[40];
+	snprintf(clip, sizeof(clip), "c%zu-sites", c->ti);
+	clip_def(out, clip, &p);
+	y_axis(out, &p, lo, hi, 6);
+	x_axis(out, &p, SVG_AXIS_TIME, 8, true, "UTC");
+	draw_restarts(c, &p, false);
+	panel_group(out, &p, clip);
+	draw_over_time(c, &p, s->footprint,
+		       "class=\"fp\" data-k=\"footprint\"");
+	struct legend_item items[1 + ARRAY_SIZE(colours)] = {
+		{"border-color:" C_BLUE, "sw-line", "footprint"}};
+	char labels[ARRAY_SIZE(colours)][300];
+	char styles[ARRAY_SIZE(colours)][40];
+	for (size_t r = 0; r < n_sites; r++) {
+		char label[256], attrs[600], key[300];
+		render_site_label(label, sizeof(label), s->sites, s->n_sites,
+				  x->ranked[r].site);
+		snprintf(labels[r], sizeof(labels[r]), "%zu. %s", r + 1, label);
+		render_escape_html(key, sizeof(key), labels[r]);
+		snprintf(attrs, sizeof(attrs), "class=\"site\" stroke=\"%s\" "
+			 "data-k=\"%s\"", colours[r], key);
+		draw_over_time(c, &p, v + r * s->n, attrs);
+		snprintf(styles[r], sizeof(styles[r]), "border-color:%s",
+			 colours[r]);
+		items[1 + r] = (struct legend_item){styles[r], "sw-line",
+						   labels[r]};
+	}
+	fputs("</g>\n", out);
+	frame(out, &p);
+	svg_close(out, h);
+	legend(out, items, 1 + n_sites);
+	readout(out);
+	fputs("</figure>\n", out);
+	free(v);
 }
 
 void render_html_figures(struct ctx *c)

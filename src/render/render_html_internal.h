@@ -121,6 +121,17 @@ void render_html_figures(struct ctx *c);
  * attributes, so the page's style is unchanged. */
 void render_html_sparkline(struct ctx *c, int width, int height);
 
+/* The first n_sites ranked allocation sites' live bytes (at most four)
+ * over the footprint, one plot (record --sites). */
+void render_html_sites_plot(struct ctx *c, size_t n_sites);
+
+/* ---- render_html_flame.c ------------------------------------------------- */
+
+/* Where it grows, drawn: the icicle graph of the sites' growth by stack
+ * (their live bytes where none grows), then render_html_sites_plot().
+ * Nothing without sites. */
+void render_html_sites_figures(struct ctx *c);
+
 /* ---- render_html_tables.c ------------------------------------------------ */
 
 /* The verdict's reasons and settle text, then the target's figures (the

@@ -536,7 +536,9 @@ static void sites_table(struct ctx *c)
 		put_esc(out, render_sites_split_text(x->split));
 		fputs("</strong>.", out);
 	}
-	fputs("</p>\n<table>\n<thead><tr><th>site</th><th>trend</th>"
+	fputs("</p>\n", out);
+	render_html_sites_figures(c);
+	fputs("<table>\n<thead><tr><th>site</th><th>trend</th>"
 	      "<th>slope</th><th>per request</th><th>share of the "
 	      "footprint's slope</th><th>live</th><th>stack</th></tr>"
 	      "</thead>\n<tbody>\n", out);

@@ -67,8 +67,8 @@ const char *render_sites_split_text(enum sites_split s)
 	return NULL;
 }
 
-/* One frame in a label: as render_site_frame(), less " in module". */
-static void label_frame(char *buf, size_t n, const struct series_site_frame *f)
+void render_site_frame_label(char *buf, size_t n,
+			     const struct series_site_frame *f)
 {
 	if (f->function && f->file && f->line > 0)
 		snprintf(buf, n, "%s (%s:%d)", f->function, base_name(f->file),
@@ -83,8 +83,8 @@ static bool same_frame(const struct series_site_frame *a,
 		       const struct series_site_frame *b)
 {
 	char x[256], y[256];
-	label_frame(x, sizeof(x), a);
-	label_frame(y, sizeof(y), b);
+	render_site_frame_label(x, sizeof(x), a);
+	render_site_frame_label(y, sizeof(y), b);
 	return strcmp(x, y) == 0;
 }
 
@@ -118,9 +118,9 @@ char *render_site_label(char *buf, size_t n, const struct series_site *sites,
 		}
 	}
 	char first[256], by[256];
-	label_frame(first, sizeof(first), &me->frames[0]);
+	render_site_frame_label(first, sizeof(first), &me->frames[0]);
 	if (apart) {
-		label_frame(by, sizeof(by), &me->frames[apart]);
+		render_site_frame_label(by, sizeof(by), &me->frames[apart]);
 		snprintf(buf, n, "%s via %s", first, by);
 	} else {
 		snprintf(buf, n, "%s", first);

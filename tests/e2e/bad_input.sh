@@ -6,6 +6,13 @@
 "$MEMTREND" record -q -o "$T/x.db" -p 2147483646 2> "$T/err"; rc=$?
 [ $rc = 2 ] || fail "unknown pid: exit $rc"
 grep -q "no process with PID 2147483646" "$T/err" || fail "message: $(cat "$T/err")"
+# report --folded on data without allocation sites (a CSV): exit 2, and
+# the message says how to get them.
+printf 'time,footprint\n1700000000,100\n1700000060,200\n1700000120,300\n' > "$T/nosites.csv"
+"$MEMTREND" report --folded hour "$T/nosites.csv" > "$T/out" 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--folded without sites: exit $rc"
+grep -q "record it with --sites" "$T/err" || fail "--folded without sites: $(cat "$T/err")"
+[ ! -s "$T/out" ] || fail "--folded without sites printed: $(cat "$T/out")"
 # Usage errors.
 "$MEMTREND" record -p 1 2> /dev/null; [ $? = 2 ] || fail "missing -o not exit 2"
 "$MEMTREND" record -o "$T/y.db" -p 1 --interval fast 2> "$T/err"; [ $? = 2 ] || fail "bad interval not exit 2"

@@ -73,6 +73,39 @@ grep -q "leak_keep (sites_prog.c:[0-9]*) in sites_prog" "$T/r.txt" ||
 grep -q "<h3>Where it grows</h3>" "$T/r.html" &&
 	grep -q "leak_keep (sites_prog.c:[0-9]*) in sites_prog" "$T/r.html" ||
 	fail "the HTML report has no sites"
+# the icicle graph of growth by stack, its widest leaf the leak (its box
+# 90 % of the picture or more: the leak is 98 % of the footprint's
+# slope, checked above through the JSON), and the sites plotted
+"$PY" - "$T/r.html" <<'PY' || fail "the HTML report's flame graph"
+import re, sys
+page = open(sys.argv[1]).read()
+fig = re.search(r'<figure class="fig-flame">.*?</figure>', page, re.S)
+assert fig, "no fig-flame"
+boxes = re.findall(r'<title>([^<]*?): [^<]*</title><rect x="[0-9.]+" y="[0-9.]+" width="([0-9.]+)"', fig.group(0))
+leaves = [(float(w), n) for n, w in boxes if n.startswith("leak_keep (sites_prog.c:")]
+assert leaves and max(leaves)[0] >= 0.9 * 959, boxes
+assert '<figure class="fig-sites">' in page and 'data-k="1. leak_keep' in page, "no sites plot"
+PY
+# --folded: folded stacks (flamegraph.pl, speedscope): the target, the
+# frames outermost first, the leak's leaf with its line; per request its
+# value inside the interval checked above (x3); every line "stack INT"
+"$MEMTREND" report --folded request "$T/run.db" > "$T/folded" 2> "$T/ferr" ||
+	fail "report --folded request: $(cat "$T/ferr")"
+"$PY" - "$T/folded" "$wlo" "$whi" "$(jget "$T/r.json" "d['targets'][0]['name']")" <<'PY' || fail "--folded request: $(cat "$T/folded")"
+import re, sys
+lines = open(sys.argv[1], "rb").read().decode().splitlines()
+assert lines, "no line"
+for l in lines:
+    assert re.fullmatch(r"[^\x00-\x1f;]+(;[^\x00-\x1f;]+)+ [0-9]+", l), l
+top = [l for l in lines if re.search(r";worker;handle_request;leak_keep \(sites_prog\.c:[0-9]+\) [0-9]+$", l)]
+assert top and top[0].startswith(sys.argv[4] + ";"), (sys.argv[4], lines)
+v = int(top[0].rsplit(" ", 1)[1])
+assert float(sys.argv[2]) <= v <= float(sys.argv[3]), v
+PY
+"$MEMTREND" report --folded live "$T/run.db" | grep -q ";cache_put (sites_prog.c:[0-9]*) [0-9]*$" ||
+	fail "--folded live: no cache_put"
+"$MEMTREND" report --folded hour --json "$T/run.db" > /dev/null 2>&1
+[ $? = 2 ] || fail "--folded with --json: not a usage error"
 ok "leak_keep first, $lo..$hi B/req, $last B against $truth B, $requests requests"
 shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
 [ "$shm_after" -le "$shm_before" ] || fail "the region's file was left in /dev/shm"

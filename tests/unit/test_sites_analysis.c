@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -205,6 +206,56 @@ static void test_no_sites(void **state)
  * number where no frame does; an unnamed frame as module+offset, never
  * the first named frame further out (the review found four sites called
  * "main" and a stripped binary's every site "__libc_start_call_main"). */
+/* report --folded (render_folded.c) on the leak's construction: the
+ * values are the construction's own (98,304,000 B/h; 4,096 B/req; the
+ * leak's last estimate 100 x 4,096 x 599 = 245,350,400 B, the cache's
+ * 1 MiB), and a frame name that holds the format's separator and a
+ * control character can add neither a frame nor a line. */
+static void test_folded(void **state)
+{
+	(void)state;
+	struct series s;
+	target(&s, REQ_PER_TICK * LEAK);
+	double leak[N], cache[N], none[N];
+	for (size_t i = 0; i < N; i++) {
+		leak[i] = REQ_PER_TICK * LEAK * (double)i;
+		cache[i] = fmin(65536.0 * (double)i, 1048576.0);
+		none[i] = 0;
+	}
+	add_site(&s, "cache_put", cache);
+	add_site(&s, "leak;keep\n", leak);
+	add_site(&s, "churn", none);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	struct dataset d = {.targets = &s, .n_targets = 1};
+	static const struct {
+		enum folded_value v;
+		const char *want;
+		size_t lines;
+	} cases[] = {
+		{FOLDED_PER_HOUR, "svc;leak_keep? 98304000\n", 1},
+		{FOLDED_PER_REQUEST, "svc;leak_keep? 4096\n", 1},
+		{FOLDED_LIVE, "svc;leak_keep? 245350400\n"
+			      "svc;cache_put 1048576\n", 2},
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char *buf = NULL;
+		size_t len = 0, lines = 0;
+		FILE *m = open_memstream(&buf, &len);
+		assert_non_null(m);
+		assert_int_equal(render_folded(m, &d, &f, 1, cases[k].v,
+					       &lines), 0);
+		fclose(m);
+		assert_string_equal(buf, cases[k].want);
+		assert_int_equal(lines, cases[k].lines);
+		free(buf);
+	}
+	analysis_release(&f);
+	series_release(&s);
+}
+
 static void test_site_labels(void **state)
 {
 	(void)state;
@@ -245,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_no_growth),
 		cmocka_unit_test(test_no_sites),
 		cmocka_unit_test(test_site_labels),
+		cmocka_unit_test(test_folded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
