@@ -450,6 +450,12 @@ static int check_judge(const struct dataset *dp, enum gate_basis basis,
 	struct gate_evidence *ev = xcalloc(n ? n : 1, sizeof(*ev));
 	struct gate_result *res = xcalloc(n ? n : 1, sizeof(*res));
 	struct gate_row *rows = xcalloc(n ? n : 1, sizeof(*rows));
+	/* --sites: each such target analysed as report analyses it, for
+	 * its sites alone (the gate's judgement is gate_measure()'s) */
+	struct target_findings *sf = xcalloc(n ? n : 1, sizeof(*sf));
+	bool *analysed = xcalloc(n ? n : 1, sizeof(*analysed));
+	struct analysis_options ao;
+	analysis_options_init(&ao);
 	size_t fails = 0, unsure = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct series *s = &d.targets[i];
@@ -461,7 +467,17 @@ static int check_judge(const struct dataset *dp, enum gate_basis basis,
 		gate_measure(s, work, basis, w, &ev[i]);
 		free(work);
 		gate_judge(&ev[i], budget, &res[i]);
-		rows[i] = (struct gate_row){s->name, &ev[i], &res[i]};
+		rows[i] = (struct gate_row){s->name, &ev[i], &res[i], NULL,
+					    NULL};
+		if ((s->n_sites || s->site_stats.recorded) &&
+		    res[i].outcome != GATE_PASS) {
+			analysis_run(s, &ao, &sf[i]);
+			analysed[i] = true;
+			if (sf[i].sites.recorded) {
+				rows[i].series = s;
+				rows[i].sites = &sf[i].sites;
+			}
+		}
 		fails += res[i].outcome == GATE_FAIL;
 		unsure += res[i].outcome == GATE_INCONCLUSIVE;
 	}
@@ -489,6 +505,11 @@ static int check_judge(const struct dataset *dp, enum gate_basis basis,
 	if (rc == EXIT_OK && (unsure || !n))
 		warning("check: inconclusive, allowed by "
 			"--allow-inconclusive: this run proves nothing");
+	for (size_t i = 0; i < n; i++)
+		if (analysed[i])
+			analysis_release(&sf[i]);
+	free(analysed);
+	free(sf);
 	free(rows);
 	free(res);
 	free(ev);

@@ -6,12 +6,15 @@
  * are found through arrays indexed by id: O(1) a sample. Readings are kept
  * per source as they come and attached once, at the end, by the file
  * reader's rules (model/readings.h), so that a judgement from memory and
- * one from the file agree.
+ * one from the file agree. record --sites' sites are kept as the file
+ * keeps them (store_read.c): a row when a site's value changes, the
+ * shim's latest figures per target, so that `check` can name them.
  */
 #include "sink_dataset.h"
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +22,7 @@
 
 #include "common.h"
 #include "readings.h"
+#include "sites_region.h"
 
 /* A source's readings (model/readings.h: the file reader's rules) and
  * the target they belong to. */
@@ -37,6 +41,13 @@ struct inc_ref {
 	uint32_t inc;              /* index in its series */
 };
 
+/* A recorder site id's place: its series and its index there; target
+ * SIZE_MAX: an incarnation never declared (not kept). */
+struct site_ref {
+	size_t target, index;
+	double last;               /* the value last kept; NAN: none */
+};
+
 struct sink_dataset {
 	struct dataset d;
 	bool taken;
@@ -46,7 +57,40 @@ struct sink_dataset {
 	size_t cap_incs;
 	struct kept_source *sources; /* [recorder id - 1] */
 	size_t n_sources, cap_sources;
+	struct site_ref *sites;    /* [recorder id]; ids 1..n_sites */
+	size_t n_sites, cap_sites;
 };
+
+/* SAMPLE_SITE: the frames copied into the incarnation's series. */
+static void keep_site(struct sink_dataset *s, int64_t inc,
+		      const struct sample_site *x)
+{
+	if (x->id <= 0)
+		return;
+	size_t id = (size_t)x->id;
+	xgrow((void **)&s->sites, &s->cap_sites, id + 1, sizeof(*s->sites));
+	for (size_t k = s->n_sites + 1; k <= id; k++)
+		s->sites[k] = (struct site_ref){SIZE_MAX, 0, NAN};
+	if (id > s->n_sites)
+		s->n_sites = id;
+	if (inc <= 0 || (size_t)inc >= s->cap_incs)
+		return;
+	const struct inc_ref *r = &s->incs[inc];
+	struct series_site_frame fr[SITES_MAX_DEPTH];
+	size_t n = x->n_frames < SITES_MAX_DEPTH ? x->n_frames :
+		   SITES_MAX_DEPTH;
+	for (size_t k = 0; k < n; k++) {
+		const struct sample_site_frame *f = &x->frames[k];
+		/* series_add_site() copies the strings */
+		fr[k] = (struct series_site_frame){
+			f->address, f->offset, (char *)f->module,
+			(char *)f->build_id, (char *)f->function,
+			(char *)f->file, f->line};
+	}
+	s->sites[id] = (struct site_ref){
+		r->target, series_add_site(&s->d.targets[r->target], x->id,
+					   r->inc, fr, n), NAN};
+}
 
 static int sd_begin(void *ctx, const struct sink_run *run)
 {
@@ -108,6 +152,22 @@ static void sd_event(void *ctx, const struct sample_event *e)
 	case SAMPLE_NOTE:
 		dataset_add_note(&s->d, e->u.text);
 		break;
+	case SAMPLE_SITE:
+		keep_site(s, e->inc, e->u.site);
+		break;
+	case SAMPLE_SITE_STATS: {
+		if (e->inc <= 0 || (size_t)e->inc >= s->cap_incs)
+			break;
+		const struct inc_ref *r = &s->incs[e->inc];
+		const struct sample_site_stats *x = e->u.site_stats;
+		s->d.targets[r->target].site_stats = (struct series_site_stats){
+			.recorded = true, .inc = r->inc, .rate = x->rate,
+			.depth = x->depth, .sampled = x->sampled,
+			.dropped_sites = x->dropped_sites,
+			.dropped_live = x->dropped_live,
+			.backtrace_s = x->backtrace_s};
+		break;
+	}
 	default:
 		break;
 	}
@@ -127,6 +187,19 @@ static void sd_frame(void *ctx, const struct sample_frame *f)
 		/* as the store keeps it: whole bytes */
 		series_append(se, f->t, isnan(fp) ? NAN : (double)llround(fp),
 			      r->inc);
+	}
+	for (size_t i = 0; i < f->n_sites; i++) {
+		const struct sample_site_value *v = &f->sites[i];
+		if (v->site <= 0 || (size_t)v->site > s->n_sites)
+			continue;
+		struct site_ref *r = &s->sites[v->site];
+		if (r->target == SIZE_MAX || r->last == v->live)
+			continue;
+		struct series_site *x = &s->d.targets[r->target].sites[r->index];
+		if (x->n && f->t < x->t[x->n - 1])
+			continue;  /* as the reader: time order kept */
+		r->last = v->live;
+		series_site_add_row(x, f->t, v->live);
 	}
 	for (size_t i = 0; i < f->n_readings; i++) {
 		const struct sample_reading *x = &f->readings[i];
@@ -181,5 +254,6 @@ void sink_dataset_free(struct sink_dataset *s)
 	free(s->sources);
 	free(s->targets);
 	free(s->incs);
+	free(s->sites);
 	free(s);
 }

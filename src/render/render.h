@@ -315,11 +315,19 @@ int render_watch_table_lines(FILE *out, const struct watch_table_view *v);
 
 /* One target's outcome: its display name (process-controlled, escaped
  * here), what was measured and what was judged. */
+struct series;
+struct sites_finding;
 struct gate_row {
 	const char *name;
 	const struct gate_evidence *e;
 	const struct gate_result *r;
+	/* With record --sites (check --sites): the target's series and its
+	 * sites as report analyses them; NULL without. A row that does not
+	 * pass names its growing sites (GATE_SITES_NAMED at most). */
+	const struct series *series;
+	const struct sites_finding *sites;
 };
+#define GATE_SITES_NAMED 3
 /* The one sentence for a target: "+3.9 KiB/req [+3.7 KiB/req, +4.1
  * KiB/req] over 20,000 requests, budget 1 KiB/req", with what would
  * decide when inconclusive. Unescaped; at most n-1 bytes. */

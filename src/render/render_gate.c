@@ -16,6 +16,7 @@
 
 #include "common.h"
 #include "render.h"
+#include "render_sites.h"
 #include "units.h"
 
 static char *fmt_slope(char *buf, size_t n, double v, enum gate_basis b)
@@ -147,6 +148,47 @@ static const char *outcome_word(enum gate_outcome o)
 	return "?";
 }
 
+/* The sites a row that does not pass names: its growing sites in the
+ * gate's basis (significant, positive), in the sites' rank order. */
+static size_t gate_sites_named(const struct gate_row *row,
+			       const struct site_finding **out)
+{
+	const struct sites_finding *x = row->sites;
+	if (!x || !row->series || row->r->outcome == GATE_PASS)
+		return 0;
+	bool per_req = row->e->basis == GATE_PER_REQUEST;
+	size_t k = 0;
+	for (size_t i = 0; i < x->n_ranked && k < GATE_SITES_NAMED; i++) {
+		const struct site_finding *y = &x->ranked[i];
+		if (per_req ? y->per_request_significant &&
+			      y->per_request.estimate > 0 :
+			      y->significant && y->slope.estimate > 0)
+			out[k++] = y;
+	}
+	return k;
+}
+
+/* "LABEL: +3.95 KiB/req [+3.88 KiB/req, +4.07 KiB/req]", unescaped. */
+static void gate_site_text(char *buf, size_t n, const struct gate_row *row,
+			   const struct site_finding *y)
+{
+	char label[300], e[48], lo[48], hi[48];
+	bool per_req = row->e->basis == GATE_PER_REQUEST;
+	const struct slope *sl = per_req ? &y->per_request : &y->slope;
+	render_site_label(label, sizeof(label), row->series->sites,
+			  row->series->n_sites, y->site);
+	if (per_req) {
+		render_per_request(e, sizeof(e), sl->estimate, false);
+		render_per_request(lo, sizeof(lo), sl->low, false);
+		render_per_request(hi, sizeof(hi), sl->high, false);
+	} else {
+		render_rate(e, sizeof(e), sl->estimate, false);
+		render_rate(lo, sizeof(lo), sl->low, false);
+		render_rate(hi, sizeof(hi), sl->high, false);
+	}
+	snprintf(buf, n, "%s: %s [%s, %s]", label, e, lo, hi);
+}
+
 int render_gate_text(FILE *out, const struct gate_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -155,6 +197,21 @@ int render_gate_text(FILE *out, const struct gate_row *rows, size_t n)
 		render_gate_sentence(line, sizeof(line), rows[i].e, rows[i].r);
 		if (fprintf(out, "%-12s %s: %s\n",
 			    outcome_word(rows[i].r->outcome), name, line) < 0)
+			return -1;
+		const struct site_finding *named[GATE_SITES_NAMED];
+		size_t k = gate_sites_named(&rows[i], named);
+		for (size_t j = 0; j < k; j++) {
+			char text[600], esc[4 * 600];
+			gate_site_text(text, sizeof(text), &rows[i], named[j]);
+			render_escape_terminal(esc, sizeof(esc), text);
+			if (fprintf(out, "%-12s   %s at %s\n", "",
+				    j ? "and" : "growing", esc) < 0)
+				return -1;
+		}
+		if (!k && rows[i].sites && rows[i].r->outcome == GATE_FAIL &&
+		    fprintf(out, "%-12s   no allocation site grows: the "
+			    "allocator or memory outside malloc (memtrend "
+			    "report FILE says which)\n", "") < 0)
 			return -1;
 	}
 	return 0;
@@ -176,6 +233,46 @@ static const char *why_name(enum gate_why w)
 	case GATE_WHY_AT_BUDGET: return "at_budget";
 	}
 	return NULL;
+}
+
+/* The named sites (gate_sites_named) as JSON; null without --sites. */
+static json_t *gate_sites_json(const struct gate_row *row)
+{
+	if (!row->sites || !row->series)
+		return json_null();
+	json_t *arr = json_array();
+	const struct site_finding *named[GATE_SITES_NAMED];
+	size_t k = gate_sites_named(row, named);
+	bool per_req = row->e->basis == GATE_PER_REQUEST;
+	for (size_t j = 0; j < k; j++) {
+		const struct site_finding *y = named[j];
+		const struct series_site *site = &row->series->sites[y->site];
+		const struct slope *sl = per_req ? &y->per_request : &y->slope;
+		char label[300], esc[6 * 300 + 4];
+		render_site_label(label, sizeof(label), row->series->sites,
+				  row->series->n_sites, y->site);
+		render_escape_utf8(esc, sizeof(esc), label);
+		json_t *o = json_object();
+		json_object_set_new(o, "label", json_string(esc));
+		const struct series_site_frame *f = site->n_frames ?
+						    &site->frames[0] : NULL;
+		char fn[6 * 256 + 4], file[6 * 256 + 4];
+		if (f && f->function)
+			render_escape_utf8(fn, sizeof(fn), f->function);
+		if (f && f->file)
+			render_escape_utf8(file, sizeof(file), f->file);
+		json_object_set_new(o, "function", f && f->function ?
+				    json_string(fn) : json_null());
+		json_object_set_new(o, "file", f && f->file ?
+				    json_string(file) : json_null());
+		json_object_set_new(o, "line", f && f->line > 0 ?
+				    json_integer(f->line) : json_null());
+		json_object_set_new(o, "estimate", num_or_null(sl->estimate));
+		json_object_set_new(o, "ci95_low", num_or_null(sl->low));
+		json_object_set_new(o, "ci95_high", num_or_null(sl->high));
+		json_array_append_new(arr, o);
+	}
+	return arr;
 }
 
 int render_gate_json(FILE *out, const struct gate_row *rows, size_t n,
@@ -217,6 +314,7 @@ int render_gate_json(FILE *out, const struct gate_row *rows, size_t n,
 		json_object_set_new(o, "more", num_or_null(r->more));
 		json_object_set_new(o, "more_s", num_or_null(r->more_s));
 		json_object_set_new(o, "message", json_string(line));
+		json_object_set_new(o, "sites", gate_sites_json(&rows[i]));
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(root, "targets", arr);
@@ -272,6 +370,15 @@ int render_gate_junit(FILE *out, const struct gate_row *rows, size_t n,
 		snprintf(trimmed, sizeof(trimmed), "%s", rows[i].name);
 		render_escape_html(name, sizeof(name), trimmed);
 		render_gate_sentence(line, sizeof(line), rows[i].e, r);
+		const struct site_finding *named[GATE_SITES_NAMED];
+		size_t n_named = gate_sites_named(&rows[i], named);
+		for (size_t j = 0; j < n_named; j++) {
+			char text[600];
+			size_t len = strlen(line);
+			gate_site_text(text, sizeof(text), &rows[i], named[j]);
+			snprintf(line + len, sizeof(line) - len, "; %s at %s",
+				 j ? "and" : "growing", text);
+		}
 		render_escape_html(msg, sizeof(msg), line);
 		if (fprintf(out, "    <testcase classname=\"memtrend.check\" "
 			    "name=\"%s\" time=\"%.3f\"", name, time_s) < 0)

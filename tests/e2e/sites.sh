@@ -139,3 +139,25 @@ grep -q "eBPF mode is not built yet" "$T/err" || fail "--sites -p: $(cat "$T/err
 "$MEMTREND" check --sites --max-growth 1MiB/h --load true -- true 2> "$T/err"; rc=$?
 [ $rc = 2 ] && grep -q "needs -o FILE" "$T/err" || fail "check --sites without -o: exit $rc: $(cat "$T/err")"
 ok "--sites with -p, --sites-rate alone, --sites --retain, check --sites without -o refused"
+# check --sites names the sites behind a failure: the leak (4 KiB/req,
+# leak_keep) against a budget of 1 KiB/req fails, and the text, the
+# JSON and the JUnit message name leak_keep with its per-request slope
+# (the interval x3 about its middle holds 4,096 B, as above).
+timeout 60 "$MEMTREND" check -q -i 100ms --max-per-request 1KiB \
+	--work-log "$T/c.log" --match req -o "$T/c.db" --sites \
+	--sites-rate 8KiB --load "sleep 4" --json --junit "$T/c.xml" \
+	-- "$SITES_PROG" 60 "$T/c.log" 1000 > "$T/c.json" 2> "$T/cerr"; rc=$?
+[ $rc = 1 ] || fail "check --sites on a leak: exit $rc: $(cat "$T/cerr")"
+"$PY" - "$T/c.json" <<'PY' || fail "check --sites JSON: $(cat "$T/c.json")"
+import json, sys
+t = json.load(open(sys.argv[1]))["targets"][0]
+assert t["outcome"] == "fail", t["outcome"]
+s = t["sites"][0]
+assert s["function"] == "leak_keep" and s["label"].startswith("leak_keep (sites_prog.c:"), s
+lo, hi = s["ci95_low"], s["ci95_high"]
+assert lo - (hi - lo) <= 4096 <= hi + (hi - lo), s
+PY
+grep -q 'growing at leak_keep (sites_prog.c:[0-9]*)' "$T/c.xml" ||
+	fail "the JUnit message names no site: $(cat "$T/c.xml")"
+"$MEMTREND" report "$T/c.db" > /dev/null 2>&1 || fail "report of check's file"
+ok "check --sites names leak_keep: $(jget "$T/c.json" "d['targets'][0]['sites'][0]['label']")"
