@@ -75,21 +75,28 @@ static const struct site_finding *by_fn(const struct sites_finding *x,
 	return NULL;
 }
 
+/* The leak's construction: the footprint grows 4 KiB per request, kept
+ * at site leak_fn; a cache fills 64 KiB a tick to 1 MiB, then holds; a
+ * churn site holds nothing. */
+static void leak_target(struct series *s, const char *leak_fn)
+{
+	target(s, REQ_PER_TICK * LEAK);
+	double leak[N], cache[N], none[N];
+	for (size_t i = 0; i < N; i++) {
+		leak[i] = REQ_PER_TICK * LEAK * (double)i;
+		cache[i] = fmin(65536.0 * (double)i, 1048576.0);
+		none[i] = 0;
+	}
+	add_site(s, "cache_put", cache);
+	add_site(s, leak_fn, leak);
+	add_site(s, "churn", none);
+}
+
 static void test_leak_found(void **state)
 {
 	(void)state;
 	struct series s;
-	target(&s, REQ_PER_TICK * LEAK);
-	double leak[N], cache[N], none[N];
-	for (size_t i = 0; i < N; i++) {
-		leak[i] = REQ_PER_TICK * LEAK * (double)i;
-		/* fills 64 KiB a tick to 1 MiB, then holds */
-		cache[i] = fmin(65536.0 * (double)i, 1048576.0);
-		none[i] = 0;
-	}
-	add_site(&s, "cache_put", cache);
-	add_site(&s, "leak_keep", leak);
-	add_site(&s, "churn", none);
+	leak_target(&s, "leak_keep");
 	struct analysis_options o;
 	analysis_options_init(&o);
 	struct target_findings f;
@@ -215,16 +222,7 @@ static void test_folded(void **state)
 {
 	(void)state;
 	struct series s;
-	target(&s, REQ_PER_TICK * LEAK);
-	double leak[N], cache[N], none[N];
-	for (size_t i = 0; i < N; i++) {
-		leak[i] = REQ_PER_TICK * LEAK * (double)i;
-		cache[i] = fmin(65536.0 * (double)i, 1048576.0);
-		none[i] = 0;
-	}
-	add_site(&s, "cache_put", cache);
-	add_site(&s, "leak;keep\n", leak);
-	add_site(&s, "churn", none);
+	leak_target(&s, "leak;keep\n");
 	struct analysis_options o;
 	analysis_options_init(&o);
 	struct target_findings f;
