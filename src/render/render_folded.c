@@ -6,17 +6,15 @@
  * inferno, speedscope and Grafana's flame graphs read this format as it
  * is.
  *
- * The value (enum folded_value): the site's growth per hour or per
- * request (only the sites whose growth is significant: a flame graph of
- * what grows, not of estimates that cannot be told from zero), or its
- * live bytes at the analysed window's end (every analysed site).
+ * The value (enum folded_value, render_site_value()): the site's growth
+ * per hour or per request (only the sites whose growth is significant: a
+ * flame graph of what grows, not of estimates that cannot be told from
+ * zero), or its live bytes at the analysed window's end.
  * Integers, as flamegraph.pl wants: bytes, rounded; a site whose value
  * rounds to 0 is left out.
  *
- * A frame is its function where known, as a profiler's flame graph has
- * it (two call sites of one caller merge), the innermost one with its
- * file and line (the allocation itself: what tells two sites in one
- * function apart); unnamed frames are module+offset or an address.
+ * Frames are named by render_site_frame_folded() (functions, the
+ * innermost with its file and line).
  *
  * What it does not do: analyse (sites.c did; at most SITES_ANALYSED sites
  * per target, so a site never analysed is never here) or name frames (the
@@ -46,23 +44,6 @@ static void folded_put(FILE *out, const char *s)
 	}
 }
 
-static double folded_site_value(const struct site_finding *sf,
-				enum folded_value v)
-{
-	switch (v) {
-	case FOLDED_PER_HOUR:
-		return sf->significant && sf->slope.estimate > 0 ?
-		       sf->slope.estimate : 0;
-	case FOLDED_PER_REQUEST:
-		return sf->per_request_significant &&
-		       sf->per_request.estimate > 0 ?
-		       sf->per_request.estimate : 0;
-	case FOLDED_LIVE:
-		return sf->last > 0 ? sf->last : 0;
-	}
-	return 0;
-}
-
 int render_folded(FILE *out, const struct dataset *d,
 		  const struct target_findings *f, size_t n,
 		  enum folded_value v, size_t *lines)
@@ -76,7 +57,7 @@ int render_folded(FILE *out, const struct dataset *d,
 			continue;
 		for (size_t r = 0; r < x->n_ranked; r++) {
 			const struct site_finding *sf = &x->ranked[r];
-			double value = rint(folded_site_value(sf, v));
+			double value = rint(render_site_value(sf, v));
 			if (!(value >= 1))
 				continue;
 			assert(sf->site < s->n_sites);
@@ -84,15 +65,9 @@ int render_folded(FILE *out, const struct dataset *d,
 			folded_put(out, s->name ? s->name : "?");
 			for (size_t k = site->n_frames; k-- > 0;) {
 				char buf[512];
-				const struct series_site_frame *fr =
-					&site->frames[k];
-				if (k > 0 && fr->function)
-					snprintf(buf, sizeof(buf), "%s",
-						 fr->function);
-				else
-					render_site_frame_label(buf,
-								sizeof(buf),
-								fr);
+				render_site_frame_folded(buf, sizeof(buf),
+							 &site->frames[k],
+							 k == 0);
 				fputc(';', out);
 				folded_put(out, buf);
 			}

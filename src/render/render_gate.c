@@ -149,22 +149,19 @@ static const char *outcome_word(enum gate_outcome o)
 }
 
 /* The sites a row that does not pass names: its growing sites in the
- * gate's basis (significant, positive), in the sites' rank order. */
+ * gate's unit (render_site_value()), in the sites' rank order. */
 static size_t gate_sites_named(const struct gate_row *row,
 			       const struct site_finding **out)
 {
 	const struct sites_finding *x = row->sites;
 	if (!x || !row->series || row->r->outcome == GATE_PASS)
 		return 0;
-	bool per_req = row->e->basis == GATE_PER_REQUEST;
+	enum folded_value unit = row->e->basis == GATE_PER_REQUEST ?
+				 FOLDED_PER_REQUEST : FOLDED_PER_HOUR;
 	size_t k = 0;
-	for (size_t i = 0; i < x->n_ranked && k < GATE_SITES_NAMED; i++) {
-		const struct site_finding *y = &x->ranked[i];
-		if (per_req ? y->per_request_significant &&
-			      y->per_request.estimate > 0 :
-			      y->significant && y->slope.estimate > 0)
-			out[k++] = y;
-	}
+	for (size_t i = 0; i < x->n_ranked && k < GATE_SITES_NAMED; i++)
+		if (render_site_value(&x->ranked[i], unit) > 0)
+			out[k++] = &x->ranked[i];
 	return k;
 }
 
@@ -172,21 +169,13 @@ static size_t gate_sites_named(const struct gate_row *row,
 static void gate_site_text(char *buf, size_t n, const struct gate_row *row,
 			   const struct site_finding *y)
 {
-	char label[300], e[48], lo[48], hi[48];
+	char label[300], slope[160];
 	bool per_req = row->e->basis == GATE_PER_REQUEST;
-	const struct slope *sl = per_req ? &y->per_request : &y->slope;
 	render_site_label(label, sizeof(label), row->series->sites,
 			  row->series->n_sites, y->site);
-	if (per_req) {
-		render_per_request(e, sizeof(e), sl->estimate, false);
-		render_per_request(lo, sizeof(lo), sl->low, false);
-		render_per_request(hi, sizeof(hi), sl->high, false);
-	} else {
-		render_rate(e, sizeof(e), sl->estimate, false);
-		render_rate(lo, sizeof(lo), sl->low, false);
-		render_rate(hi, sizeof(hi), sl->high, false);
-	}
-	snprintf(buf, n, "%s: %s [%s, %s]", label, e, lo, hi);
+	render_site_slope_text(slope, sizeof(slope), per_req ?
+			       y->per_request : y->slope, per_req, false);
+	snprintf(buf, n, "%s: %s", label, slope);
 }
 
 int render_gate_text(FILE *out, const struct gate_row *rows, size_t n)
@@ -243,35 +232,10 @@ static json_t *gate_sites_json(const struct gate_row *row)
 	json_t *arr = json_array();
 	const struct site_finding *named[GATE_SITES_NAMED];
 	size_t k = gate_sites_named(row, named);
-	bool per_req = row->e->basis == GATE_PER_REQUEST;
-	for (size_t j = 0; j < k; j++) {
-		const struct site_finding *y = named[j];
-		const struct series_site *site = &row->series->sites[y->site];
-		const struct slope *sl = per_req ? &y->per_request : &y->slope;
-		char label[300], esc[6 * 300 + 4];
-		render_site_label(label, sizeof(label), row->series->sites,
-				  row->series->n_sites, y->site);
-		render_escape_utf8(esc, sizeof(esc), label);
-		json_t *o = json_object();
-		json_object_set_new(o, "label", json_string(esc));
-		const struct series_site_frame *f = site->n_frames ?
-						    &site->frames[0] : NULL;
-		char fn[6 * 256 + 4], file[6 * 256 + 4];
-		if (f && f->function)
-			render_escape_utf8(fn, sizeof(fn), f->function);
-		if (f && f->file)
-			render_escape_utf8(file, sizeof(file), f->file);
-		json_object_set_new(o, "function", f && f->function ?
-				    json_string(fn) : json_null());
-		json_object_set_new(o, "file", f && f->file ?
-				    json_string(file) : json_null());
-		json_object_set_new(o, "line", f && f->line > 0 ?
-				    json_integer(f->line) : json_null());
-		json_object_set_new(o, "estimate", num_or_null(sl->estimate));
-		json_object_set_new(o, "ci95_low", num_or_null(sl->low));
-		json_object_set_new(o, "ci95_high", num_or_null(sl->high));
-		json_array_append_new(arr, o);
-	}
+	for (size_t j = 0; j < k; j++)
+		json_array_append_new(arr, render_site_brief_json(
+			row->series, named[j],
+			row->e->basis == GATE_PER_REQUEST));
 	return arr;
 }
 

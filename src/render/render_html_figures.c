@@ -1035,8 +1035,9 @@ void render_html_sites_plot(struct ctx *c, size_t n_sites)
 		n_sites = ARRAY_SIZE(colours);
 	if (!n_sites || s->n < 2)
 		return;
-	/* each site's estimate at the target's own times (its incarnation
-	 * only: 0 elsewhere is "no such site", not "empty") */
+	/* each site's estimate at the target's own times; NAN (a break)
+	 * in other incarnations: a site belongs to one image, and 0 there
+	 * would read as a site emptied */
 	double *v = xmalloc(n_sites * s->n * sizeof(double));
 	double hi = c->f->fp_max;
 	for (size_t r = 0; r < n_sites; r++) {

@@ -13,9 +13,10 @@
  * boxes, clipped labels and a <title> per box (the browser's tooltip),
  * no script.
  *
- * Bounds: at most SITES_ANALYSED sites of at most SERIES_SITE_DEPTH_MAX
- * frames, so a few hundred boxes; the plot reads each shown site's rows
- * once (series_site_value_at() over the target's times).
+ * Bounds: at most SITES_ANALYSED sites of at most FLAME_ROWS_MAX - 1
+ * frames, so a few hundred boxes; the plot (render_html_figures.c) looks
+ * each shown site up at each of the target's times (series_site_live_at(),
+ * a search of the site's rows).
  *
  * Every frame name came from the target's files: escaped (put_esc).
  */
@@ -84,16 +85,6 @@ static void flame_free(struct flame *fl)
 	free(fl->n);
 }
 
-/* A frame as the folded output names it (render_folded.c). */
-static void frame_name(char *buf, size_t n, const struct series_site_frame *f,
-		       bool innermost)
-{
-	if (!innermost && f->function)
-		snprintf(buf, n, "%s", f->function);
-	else
-		render_site_frame_label(buf, n, f);
-}
-
 /* Built from the analysed sites; returns whether any value is there.
  * live: the sites' live bytes rather than their growth. */
 static bool flame_build(struct ctx *c, struct flame *fl, bool live)
@@ -102,8 +93,8 @@ static bool flame_build(struct ctx *c, struct flame *fl, bool live)
 	flame_add(fl, c->s->name ? c->s->name : "?");
 	for (size_t r = 0; r < x->n_ranked; r++) {
 		const struct site_finding *y = &x->ranked[r];
-		double v = live ? y->last :
-			   y->significant ? y->slope.estimate : 0;
+		double v = render_site_value(y, live ? FOLDED_LIVE :
+					     FOLDED_PER_HOUR);
 		if (!(v > 0))
 			continue;
 		const struct series_site *site = &c->s->sites[y->site];
@@ -112,8 +103,8 @@ static bool flame_build(struct ctx *c, struct flame *fl, bool live)
 		for (size_t k = site->n_frames; k-- > 0 &&
 		     depth + 1 < FLAME_ROWS_MAX;) {
 			char name[512];
-			frame_name(name, sizeof(name), &site->frames[k],
-				   k == 0);
+			render_site_frame_folded(name, sizeof(name),
+						 &site->frames[k], k == 0);
 			at = flame_child(fl, at, name);
 			fl->n[at].value += v;
 			depth++;

@@ -79,6 +79,31 @@ void render_site_frame_label(char *buf, size_t n,
 		render_site_frame(buf, n, f);
 }
 
+void render_site_frame_folded(char *buf, size_t n,
+			      const struct series_site_frame *f, bool innermost)
+{
+	if (!innermost && f->function)
+		snprintf(buf, n, "%s", f->function);
+	else
+		render_site_frame_label(buf, n, f);
+}
+
+double render_site_value(const struct site_finding *sf, enum folded_value v)
+{
+	switch (v) {
+	case FOLDED_PER_HOUR:
+		return sf->significant && sf->slope.estimate > 0 ?
+		       sf->slope.estimate : 0;
+	case FOLDED_PER_REQUEST:
+		return sf->per_request_significant &&
+		       sf->per_request.estimate > 0 ?
+		       sf->per_request.estimate : 0;
+	case FOLDED_LIVE:
+		return sf->last > 0 ? sf->last : 0;
+	}
+	return 0;
+}
+
 static bool same_frame(const struct series_site_frame *a,
 		       const struct series_site_frame *b)
 {
@@ -132,8 +157,8 @@ char *render_site_label(char *buf, size_t n, const struct series_site *sites,
 	return buf;
 }
 
-static void slope_text(char *buf, size_t n, struct slope s, bool per_req,
-		       bool decimal)
+void render_site_slope_text(char *buf, size_t n, struct slope s,
+			    bool per_req, bool decimal)
 {
 	char e[48], lo[48], hi[48];
 	if (isnan(s.estimate)) {
@@ -177,12 +202,12 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 			"sampling point (a lower --sites-rate samples more)\n");
 		return;
 	}
-	slope_text(b1, sizeof(b1), x->heap_slope, false, decimal);
+	render_site_slope_text(b1, sizeof(b1), x->heap_slope, false, decimal);
 	fprintf(out, "    live heap   %s, %s", render_size(b3, sizeof(b3),
 							x->heap_last, decimal),
 		b1);
 	if (!isnan(x->heap_per_request.estimate)) {
-		slope_text(b2, sizeof(b2), x->heap_per_request, true, decimal);
+		render_site_slope_text(b2, sizeof(b2), x->heap_per_request, true, decimal);
 		fprintf(out, ", %s", b2);
 	}
 	if (isfinite(x->heap_share))
@@ -197,10 +222,10 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 		if (y->trend != SITE_GROWING)
 			continue;
 		const struct series_site *site = &s->sites[y->site];
-		slope_text(b1, sizeof(b1), y->slope, false, decimal);
+		render_site_slope_text(b1, sizeof(b1), y->slope, false, decimal);
 		fprintf(out, "    %zu. growing  %s", ++shown, b1);
 		if (!isnan(y->per_request.estimate)) {
-			slope_text(b2, sizeof(b2), y->per_request, true,
+			render_site_slope_text(b2, sizeof(b2), y->per_request, true,
 				   decimal);
 			fprintf(out, ", %s", b2);
 		}
@@ -301,6 +326,28 @@ static json_t *frames_json(const struct series_site *site)
 		json_array_append_new(a, o);
 	}
 	return a;
+}
+
+json_t *render_site_brief_json(const struct series *s,
+			       const struct site_finding *y, bool per_req)
+{
+	assert(y->site < s->n_sites);
+	const struct series_site *site = &s->sites[y->site];
+	const struct series_site_frame *f = site->n_frames ? &site->frames[0] :
+					    NULL;
+	const struct slope *sl = per_req ? &y->per_request : &y->slope;
+	char label[300];
+	render_site_label(label, sizeof(label), s->sites, s->n_sites, y->site);
+	json_t *o = json_object();
+	json_object_set_new(o, "label", str_or_null(label));
+	json_object_set_new(o, "function", str_or_null(f ? f->function : NULL));
+	json_object_set_new(o, "file", str_or_null(f ? f->file : NULL));
+	json_object_set_new(o, "line", f && f->line > 0 ?
+			    json_integer(f->line) : json_null());
+	json_object_set_new(o, "estimate", num_or_null(sl->estimate));
+	json_object_set_new(o, "ci95_low", num_or_null(sl->low));
+	json_object_set_new(o, "ci95_high", num_or_null(sl->high));
+	return o;
 }
 
 json_t *render_sites_json(const struct target_findings *f)

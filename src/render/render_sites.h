@@ -21,6 +21,33 @@ void render_sites_text(FILE *out, const struct target_findings *f,
  * "0xADDR". */
 void render_site_frame(char *buf, size_t n,
 		       const struct series_site_frame *f);
+/* A slope and its interval, "+3.95 KiB/req [+3.88 KiB/req, +4.07
+ * KiB/req]" (per hour unless per_req; "no slope" for NAN), unescaped. */
+void render_site_slope_text(char *buf, size_t n, struct slope s,
+			    bool per_req, bool decimal);
+/* What a folded stack's value is (report --folded). */
+enum folded_value {
+	FOLDED_PER_HOUR,           /* growth, bytes per hour (significant) */
+	FOLDED_PER_REQUEST,        /* growth, bytes per request (significant) */
+	FOLDED_LIVE,               /* live bytes at the window's end */
+};
+/* What site sf stands for in unit v, the one rule the folded stacks, the
+ * HTML's icicle graph and check's named sites share: its growth when
+ * significant and positive (per hour, per request), its live bytes at
+ * the window's end (live); else 0. */
+double render_site_value(const struct site_finding *sf, enum folded_value v);
+/* A frame as the folded stacks and the icicle graph name it: the
+ * function where known (two call sites of one caller merge, as in a
+ * profiler's flame graph), the innermost frame with its file and line
+ * (what tells two allocations of one function apart); unnamed frames as
+ * render_site_frame_label(). Not escaped. */
+void render_site_frame_folded(char *buf, size_t n,
+			      const struct series_site_frame *f, bool innermost);
+/* One of check's named sites (docs/check.md): {label, function, file,
+ * line (the innermost frame's), estimate, ci95_low, ci95_high} in the
+ * unit per_req says; escaped. */
+json_t *render_site_brief_json(const struct series *s,
+			       const struct site_finding *y, bool per_req);
 /* One frame as a label shows it: render_site_frame() less " in module"
  * ("function (file:line)", "function", "module+0xOFF", "0xADDR"). */
 void render_site_frame_label(char *buf, size_t n,
@@ -38,12 +65,6 @@ const char *render_sites_split_text(enum sites_split s);
  * caller. */
 json_t *render_sites_json(const struct target_findings *f);
 
-/* What a folded stack's value is (report --folded). */
-enum folded_value {
-	FOLDED_PER_HOUR,           /* growth, bytes per hour (significant) */
-	FOLDED_PER_REQUEST,        /* growth, bytes per request (significant) */
-	FOLDED_LIVE,               /* live bytes at the window's end */
-};
 /* The analysed sites of every target of d as folded stacks
  * (render_folded.c): "target;outer;...;inner VALUE" per line. *lines (may
  * be NULL) gets the lines written. Returns 0, or -1 on a write error. */
