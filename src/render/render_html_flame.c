@@ -30,7 +30,7 @@
 #define FLAME_ROW 18.0
 #define FLAME_PAD 1.0
 /* A box narrower than this is drawn without a label (its title holds
- * it); about the width of one glyph at the label's size. */
+ * it): about three glyphs at the label's size, FLAME_GLYPH_PX each. */
 #define FLAME_MIN_LABEL_PX 24.0
 #define FLAME_GLYPH_PX 6.6
 /* The frames of the deepest stack plus the root. */
@@ -63,18 +63,17 @@ static size_t flame_add(struct flame *fl, const char *name)
 /* The child of parent named name, made when absent. */
 static size_t flame_child(struct flame *fl, size_t parent, const char *name)
 {
-	size_t *link = &fl->n[parent].child;
-	while (*link) {
-		if (!strcmp(fl->n[*link].name, name))
-			return *link;
-		link = &fl->n[*link].sibling;
+	size_t last = 0;
+	for (size_t k = fl->n[parent].child; k; k = fl->n[k].sibling) {
+		if (!strcmp(fl->n[k].name, name))
+			return k;
+		last = k;
 	}
-	size_t k = flame_add(fl, name);
-	/* fl->n may have moved: find the link again */
-	link = &fl->n[parent].child;
-	while (*link)
-		link = &fl->n[*link].sibling;
-	*link = k;
+	size_t k = flame_add(fl, name);   /* fl->n may move: indexes only */
+	if (last)
+		fl->n[last].sibling = k;
+	else
+		fl->n[parent].child = k;
 	return k;
 }
 
