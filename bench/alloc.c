@@ -7,9 +7,12 @@
  * prints "ops N ops_per_s R ops_per_cpu_s C" (one op: a free and a
  * malloc; C: per second of the process's own CPU time).
  *
- * Usage: bench_alloc THREADS SECONDS [SPIN]: SPIN rounds of xorshift
- * after each op stand for the work a program does between allocations
- * (0: none, malloc and free back to back, the worst case for a shim).
+ * Usage: bench_alloc THREADS SECONDS [SPIN [WAIT]]: SPIN rounds of
+ * xorshift after each op stand for the work a program does between
+ * allocations (0: none, malloc and free back to back, the worst case for
+ * a shim); WAIT seconds asleep first, not measured, in which a tracer of
+ * a running process (record --sites -p, bpftrace) attaches: it prints
+ * "pid P" at once and starts when the wait is over.
  * Not sanitized: the shim runs in it.
  */
 #include <pthread.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #define RING 4096
 
@@ -72,8 +76,18 @@ int main(int argc, char **argv)
 	int threads = argc > 1 ? atoi(argv[1]) : 2;
 	double seconds = argc > 2 ? atof(argv[2]) : 5;
 	spin = argc > 3 ? atoi(argv[3]) : 0;
+	double wait = argc > 4 ? atof(argv[4]) : 0;
 	if (threads < 1 || threads > 64)
 		return 2;
+	if (wait > 0) {
+		printf("pid %d\n", (int)getpid());
+		fflush(stdout);
+		struct timespec w = {(time_t)wait,
+				     (long)((wait - (time_t)wait) * 1e9)};
+		nanosleep(&w, NULL);
+	}
+	struct rusage ru0;
+	getrusage(RUSAGE_SELF, &ru0);
 	pthread_t t[64];
 	double t0 = now();
 	for (int i = 0; i < threads; i++)
@@ -92,8 +106,10 @@ int main(int argc, char **argv)
 	 * the other work, the process's own CPU time does not */
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	double cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-		     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	double cpu = ru.ru_utime.tv_sec - ru0.ru_utime.tv_sec +
+		     (ru.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+		     ru.ru_stime.tv_sec - ru0.ru_stime.tv_sec +
+		     (ru.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
 	printf("ops %llu ops_per_s %.0f ops_per_cpu_s %.0f\n",
 	       (unsigned long long)total, total / dt, total / cpu);
 	return 0;

@@ -6,19 +6,23 @@
 set -e
 # Building: the compiler, Meson (and its python3), the libraries.
 # libdw-dev: record --sites names its frames (without it: module+offset).
-BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-dev libcurl4-openssl-dev libmicrohttpd-dev libyajl-dev libdw-dev"
+# libbpf-dev, clang, bpftool: record --sites -p's eBPF mode (its kernel
+# half compiled for the BPF target, its skeleton generated; without them
+# the mode says so and records without sites).
+BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-dev libcurl4-openssl-dev libmicrohttpd-dev libyajl-dev libdw-dev libbpf-dev clang bpftool"
 # Testing, fuzzing, benchmarks: cmocka, the real servers of the end-to-end
 # tests, Chromium for the HTML checks, clang for libFuzzer, the peers,
 # prometheus for promtool (test_openmetrics_render checks the exposition
 # with it; on a machine with systemd the package also starts a Prometheus
 # server: `systemctl disable --now prometheus` if it is not wanted), jemalloc
 # and mimalloc for the preloaded arms of `memtrend probe` (tests/e2e/probe.sh),
-# stress-ng for `make test-loaded` (the suites with the cores busy).
+# stress-ng for `make test-loaded` (the suites with the cores busy),
+# bpftrace for the eBPF mode's peer in the benchmarks (bench/README.md, j).
 TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat atop procps tmux
       clang libclang-rt-dev
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk
       prometheus curl libjemalloc2 libmimalloc2.0
-      prometheus-process-exporter libxml2-utils stress-ng"
+      prometheus-process-exporter libxml2-utils stress-ng bpftrace"
 case " $* " in
 *" --build-only "*) PKGS=$BUILD_PKGS ;;
 *) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

@@ -165,9 +165,10 @@ const struct cli_option record_options[] = {
 		"snapshot of smaps by region family (heap, anonymous, stack, "
 		"file, shmem, GPU) at start and end; the report shows growth "
 		"per family"),
-	CLI_FLAG(0, "sites", RA, o.sites, "with -- COMMAND: the allocation "
-		"sites that keep memory, sampled in the command by a preloaded "
-		"shim; the report says where it grows (docs/sites.md)"),
+	CLI_FLAG(0, "sites", RA, o.sites, "the allocation sites that keep "
+		"memory, sampled in -- COMMAND by a preloaded shim, or in -p "
+		"PID by eBPF uprobes (root or CAP_BPF); the report says where "
+		"it grows (docs/sites.md)"),
 	CLI_SIZE(0, "sites-rate", RA, o.sites_rate, "SIZE", "with --sites: "
 		"sample once every SIZE allocated bytes on average (default "
 		"512KiB; smaller: more precise, dearer)", 1, false, 1ULL << 40,
@@ -405,12 +406,13 @@ static int record_combine(struct record_args *a, const char *verb)
 	    strcmp(verb, "check") != 0)
 		return error("%s: --sites is record's and check's (memtrend "
 			     "record -o FILE --sites -- COMMAND)", verb);
-	if (o->sites && !o->command)
-		return error("%s: --sites needs a command memtrend starts (-- "
-			     "COMMAND): its preload mode puts a shim in the "
-			     "process as it starts. For a running process (-p, "
-			     "--name, --all) the eBPF mode is not built yet "
-			     "(docs/sites.md)", verb);
+	if (o->sites && !o->command && (a->n_pids != 1 || o->name_regex ||
+					o->all))
+		return error("%s: --sites samples one process: a command "
+			     "memtrend starts (-- COMMAND: a preloaded shim), "
+			     "or one running process (-p PID: eBPF uprobes, "
+			     "root or CAP_BPF and CAP_PERFMON), not --name or "
+			     "--all (docs/sites.md)", verb);
 	if (o->sites && !o->output)
 		return error("%s: --sites needs -o FILE (the sites are kept "
 			     "in the recording)", verb);

@@ -978,9 +978,11 @@ int recorder_run(const struct recorder_options *o, struct probe *probe,
 		rec.samplers[rec.n_samplers++] = sources_sampler(o->sources,
 			o->n_sources, o->source_roots, o->n_pids,
 			o->source_timeout_s);
-	if (o->sites)
+	if (o->sites && o->command)
 		rec.samplers[rec.n_samplers++] = sites_sampler(o,
 			&rec.command_env, &rec.command_pass_fd);
+	else if (o->sites)
+		rec.samplers[rec.n_samplers++] = bpf_sites_sampler(o);
 	assert(rec.n_samplers <= RECORDER_MAX_SAMPLERS);
 	struct sink_run run = {
 		.interval_s = o->interval_s, .all = o->all,

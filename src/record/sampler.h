@@ -290,5 +290,10 @@ struct sampler sites_sampler(const struct recorder_options *o,
 			     char *const **env, int *pass_fd);
 /* Its operations: a sampler is the sites sampler when its ops are these. */
 extern const struct sampler_ops sites_sampler_ops;
+/* Allocation sites of a process memtrend did not start (record --sites
+ * -p PID, sampler_sites_bpf.c): eBPF uprobes on its allocator, attached
+ * when the first process is opened. Never fails the run: what stops it
+ * (no permission, built without eBPF) is said, and no sites recorded. */
+struct sampler bpf_sites_sampler(const struct recorder_options *o);
 
 #endif

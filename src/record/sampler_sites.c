@@ -25,8 +25,8 @@
  * SAMPLE_SITE_STATS event when they change; a table found full is said
  * once, with what it cost.
  *
- * What it does not do: sample a process memtrend did not start (-p,
- * --name: eBPF mode, not built; the command line refuses it), follow the
+ * What it does not do: sample a process memtrend did not start (-p:
+ * the eBPF mode, sampler_sites_bpf.c; --name: refused), follow the
  * command's children (the shim unsets the variable, so that only the
  * command claims the region), or analyse (analysis/sites.c).
  */

@@ -127,11 +127,12 @@ DEBUGINFOD_URLS="http://127.0.0.1:$dport" timeout 20 "$MEMTREND" record -q \
 n=$(nsamples "$T/s.db")
 [ "$n" -ge 12 ] || fail "$n samples in 2 s at 100 ms: the sampling stalled"
 ok "a stripped target, debuginfod named but stalled: $n samples"
-# where preload cannot work: a clear message, exit 2, nothing started
-"$MEMTREND" record -q -o "$T/p.db" --sites -p $$ 2> "$T/err"; rc=$?
-[ $rc = 2 ] || fail "--sites -p: exit $rc"
-grep -q "eBPF mode is not built yet" "$T/err" || fail "--sites -p: $(cat "$T/err")"
-[ ! -e "$T/p.db" ] || fail "--sites -p left a file"
+# where neither mode works (several processes): a clear message, exit 2,
+# nothing started (the eBPF mode, -p: e2e_sites_bpf)
+"$MEMTREND" record -q -o "$T/p.db" --sites --name sites_prog 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--sites --name: exit $rc"
+grep -q "sites samples one process" "$T/err" || fail "--sites --name: $(cat "$T/err")"
+[ ! -e "$T/p.db" ] || fail "--sites --name left a file"
 "$MEMTREND" record -q -o "$T/q.db" --sites-rate 1KiB -- true 2> "$T/err"; rc=$?
 [ $rc = 2 ] || fail "--sites-rate without --sites: exit $rc"
 "$MEMTREND" record -q -o "$T/r.db" --sites --retain 1h -- true 2> "$T/err"; rc=$?

@@ -47,6 +47,8 @@ OWNERS = {
     "dlfcn.h": ["src/probe/",                    # NVML, the allocator probe
                 "src/shim/shim.c"],              # the preloaded sampler
     "elfutils/": ["src/record/sites_symbols.c"], # allocation sites' names
+    "bpf/": ["src/record/sampler_sites_bpf.c",   # record --sites -p (eBPF)
+             "src/record/sites_bpf.bpf.c"],      # its kernel half
 }
 
 # The C library, POSIX and Linux: any layer may include these.
@@ -66,8 +68,8 @@ SYSTEM_DIRS = ("sys/", "arpa/", "netinet/", "net/", "linux/", "asm/",
                "bits/")
 
 # Headers the build generates, by the layer whose build makes them
-# (src/render/meson.build).
-GENERATED = {"render_html_assets.h": "render"}
+# (src/render/meson.build, src/record/meson.build).
+GENERATED = {"render_html_assets.h": "render", "sites_bpf.skel.h": "record"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 

@@ -1,0 +1,246 @@
+/*
+ * sites_bpf.bpf.c - the kernel half of record --sites -p PID (eBPF mode,
+ * docs/sites.md): uprobes on a running process's allocator that keep the
+ * same table as the preloaded shim (src/shim/shim.c) -- per call site,
+ * an unbiased estimate of the live bytes and the sampled allocations --
+ * in BPF maps the recorder reads at each tick
+ * (src/record/sampler_sites_bpf.c, which loads this program through the
+ * skeleton bpftool generates at build time and attaches it to one pid).
+ *
+ * Sampling: each allocation of size s is sampled on its own, with
+ * probability min(1, s / rate), and then stands for rate bytes (s when
+ * s >= rate): the Horvitz-Thompson weight 1/p, so the sum of the live
+ * samples' weights is an unbiased estimate of the live bytes, as the
+ * shim's byte-Poisson sampling is (the two agree for s much smaller
+ * than the rate; this one needs one random number per call and no
+ * floating point, which a BPF program has not). The decision is made
+ * at the call's entry, in the kernel: an allocation not sampled costs
+ * the trap and a few instructions, no map write.
+ *
+ * A sampled allocation's stack is taken at the return (uretprobe), where
+ * the first frame is the caller's return address and the rest follow
+ * the frame pointers (bpf_get_stackid, BPF_F_USER_STACK): a program
+ * built without them keeps its first frame right and may lose the rest.
+ *
+ * Bounds: every map has a fixed size (the recorder sets the stack depth
+ * and the capacities before loading); what does not fit is counted
+ * (COUNT_DROPPED_SITES, COUNT_DROPPED_LIVE), never silently lost.
+ *
+ * What it does not do: follow anonymous mmap/munmap (as the shim does
+ * not), or decide which process: the recorder attaches every probe to
+ * one pid (the kernel filters by the process's memory).
+ */
+#include <linux/bpf.h>
+#include <linux/ptrace.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "sites_bpf.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Mean bytes between samples; set by the recorder before loading. */
+const volatile __u64 sample_rate = 512 * 1024;
+
+/* A sampled call between its entry and its return, per thread. */
+struct pending {
+	__u64 weight;
+	__u64 memptr; /* posix_memalign's void **, else 0 */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u64); /* pid_tgid */
+	__type(value, struct pending);
+} pending SEC(".maps");
+
+/* The sampled live set: address -> (weight, stack id). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SITES_BPF_DEFAULT_LIVE);
+	__type(key, __u64);
+	__type(value, struct sites_bpf_block);
+} live SEC(".maps");
+
+/* Per stack id: the live bytes' estimate and the sampled allocations. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SITES_BPF_DEFAULT_SITES);
+	__type(key, __u32);
+	__type(value, struct sites_bpf_site);
+} sites SEC(".maps");
+
+/* value_size (the depth: 8 bytes a frame) set before loading */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, SITES_BPF_DEFAULT_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, SITES_BPF_DEFAULT_DEPTH * sizeof(__u64));
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SITES_BPF_COUNTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} counts SEC(".maps");
+
+static __always_inline void count_add(__u32 which, __s64 n)
+{
+	__u64 *c = bpf_map_lookup_elem(&counts, &which);
+	if (c)
+		__sync_fetch_and_add(c, n);
+}
+
+/* At a call's entry: sampled? Then its weight waits for the return. */
+static __always_inline int enter(__u64 size, __u64 memptr)
+{
+	count_add(COUNT_ALLOC_CALLS, 1);
+	__u64 rate = sample_rate;
+	__u64 weight;
+	if (size == 0)
+		return 0;
+	if (size >= rate) {
+		weight = size;
+	} else {
+		/* p = size / rate in 32-bit fixed point; rate <= 2^32
+		 * (the recorder's bound), size < rate: p32 < 2^32 */
+		__u64 p32 = (size << 32) / rate;
+		if ((__u64)bpf_get_prandom_u32() >= p32)
+			return 0;
+		weight = rate;
+	}
+	__u64 id = bpf_get_current_pid_tgid();
+	struct pending p = {weight, memptr};
+	bpf_map_update_elem(&pending, &id, &p, BPF_ANY);
+	return 0;
+}
+
+/* At a sampled call's return: the block at addr joins its site. */
+static __always_inline int leave(struct pt_regs *ctx, __u64 addr)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct pending *p = bpf_map_lookup_elem(&pending, &id);
+	if (!p)
+		return 0;
+	__u64 weight = p->weight;
+	__u64 memptr = p->memptr;
+	bpf_map_delete_elem(&pending, &id);
+	if (memptr) {
+		/* posix_memalign: addr is its return code; the block is
+		 * where memptr points */
+		if (addr != 0)
+			return 0;
+		if (bpf_probe_read_user(&addr, sizeof(addr),
+					(void *)memptr))
+			return 0;
+	}
+	if (!addr)
+		return 0;
+	count_add(COUNT_SAMPLED, 1);
+	long stackid = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	if (stackid < 0) {
+		count_add(COUNT_DROPPED_SITES, 1);
+		return 0;
+	}
+	__u32 key = (__u32)stackid;
+	struct sites_bpf_site *site = bpf_map_lookup_elem(&sites, &key);
+	if (!site) {
+		struct sites_bpf_site zero = {0, 0};
+		bpf_map_update_elem(&sites, &key, &zero, BPF_NOEXIST);
+		site = bpf_map_lookup_elem(&sites, &key);
+		if (!site) {
+			count_add(COUNT_DROPPED_SITES, 1);
+			return 0;
+		}
+	}
+	struct sites_bpf_block b = {weight, key, 0};
+	if (bpf_map_update_elem(&live, &addr, &b, BPF_ANY)) {
+		count_add(COUNT_DROPPED_LIVE, 1);
+		return 0;
+	}
+	count_add(COUNT_LIVE_BLOCKS, 1);
+	__sync_fetch_and_add(&site->live, (__s64)weight);
+	__sync_fetch_and_add(&site->allocs, 1);
+	return 0;
+}
+
+/* A block freed (or moved by realloc): if sampled, its weight leaves its
+ * site. The deletion decides, so a block is subtracted once. */
+static __always_inline void release(__u64 addr)
+{
+	if (!addr)
+		return;
+	struct sites_bpf_block *b = bpf_map_lookup_elem(&live, &addr);
+	if (!b)
+		return;
+	__u64 weight = b->weight;
+	__u32 key = b->stackid;
+	if (bpf_map_delete_elem(&live, &addr))
+		return;
+	count_add(COUNT_LIVE_BLOCKS, -1);
+	struct sites_bpf_site *site = bpf_map_lookup_elem(&sites, &key);
+	if (site)
+		__sync_fetch_and_add(&site->live, -(__s64)weight);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(malloc_enter, __u64 size)
+{
+	return enter(size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(calloc_enter, __u64 n, __u64 size)
+{
+	/* An overflowing product fails in calloc: nothing to sample. In
+	 * 32-bit halves: the BPF target has no 128-bit product (which
+	 * clang makes of a division-based test). */
+	__u64 a = n > size ? n : size, b = n > size ? size : n;
+	if (b >> 32)
+		return 0;
+	__u64 high = (a >> 32) * b, low = (a & 0xffffffffULL) * b;
+	if (high >> 32 || (high << 32) > ~0ULL - low)
+		return 0;
+	return enter((high << 32) + low, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(realloc_enter, __u64 addr, __u64 size)
+{
+	release(addr);
+	return enter(size, 0);
+}
+
+/* aligned_alloc(alignment, size), memalign(alignment, size) */
+SEC("uprobe")
+int BPF_KPROBE(memalign_enter, __u64 alignment, __u64 size)
+{
+	(void)alignment;
+	return enter(size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(posix_memalign_enter, __u64 memptr, __u64 alignment,
+	       __u64 size)
+{
+	(void)alignment;
+	return enter(size, memptr);
+}
+
+/* Every allocation's return is trapped (a uretprobe cannot be skipped
+ * for the calls not sampled) and looked up. */
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_return, __u64 ret)
+{
+	return leave(ctx, ret);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(free_enter, __u64 addr)
+{
+	count_add(COUNT_FREE_CALLS, 1);
+	release(addr);
+	return 0;
+}
