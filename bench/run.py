@@ -1357,6 +1357,90 @@ def sites_rows():
                                          stats[2], 1e9 / s - 1e9 / b))
     row("j. the shim's own memory (its region in the target's shmem)",
         mib(shmem), "—", "—", "<= 16 MiB", passmiss(shmem <= 16 << 20))
+    sites_bpf_rows()
+
+
+# What memleak does, in bpftrace: every allocation traced with its stack,
+# every free looked up (bcc's memleak-bpfcc compiles its programs against
+# the running kernel's headers, which a kernel without them -- this VM's
+# -- does not have; bpftrace reads BTF).
+MEMLEAK_BT = """
+uprobe:%(libc)s:malloc { @size[tid] = arg0; }
+uretprobe:%(libc)s:malloc /@size[tid]/ {
+    @bytes[retval] = @size[tid]; @stack[retval] = ustack(8);
+    delete(@size[tid]);
+}
+uprobe:%(libc)s:free { delete(@bytes[arg0]); delete(@stack[arg0]); }
+"""
+
+
+def traced_alloc(name, threads, secs, spin, tracer, wait):
+    """bench_alloc started asleep for `wait` s (not measured), tracer(pid)
+    attached meanwhile (a Child, or None: bare); its ops per CPU second
+    over the measured part, which includes the traps (kernel time in the
+    process)."""
+    c = Child(name, [ALLOC, threads, secs, spin, wait])
+    pid = None
+    for _ in range(200):
+        with open(c.out_path) as f:
+            first = f.readline()
+        if first.startswith("pid "):
+            pid = int(first.split()[1])
+            break
+        time.sleep(0.01)
+    t = tracer(pid) if tracer and pid else None
+    c.wait()
+    if t is not None and not t.done:
+        t.p.send_signal(signal.SIGINT)
+        t.wait(ok=None)
+    return kv(c.out.replace(" ", "="), "ops_per_cpu_s"), t
+
+
+def sites_bpf_rows():
+    """The eBPF mode (record --sites -p) and its peer on the 2-thread
+    load, alternated, BENCH_SITES_RUNS each: bare, memtrend attached,
+    bpftrace doing memleak's work attached. Root only (uprobes)."""
+    if os.geteuid() != 0:
+        row("j. --sites -p (eBPF)", "—", "—", "—", "info", "not run: needs root")
+        return
+    runs = knob("BENCH_SITES_RUNS", 5, 1)
+    secs = knob("BENCH_SITES_SECONDS", 3, 1)
+    libc = next((l.split()[-1] for l in open("/proc/self/maps")
+                 if re.search(r"/libc[.-][^/]*$", l.strip())), None)
+    bpftrace = shutil.which("bpftrace")
+    bare, ebpf, peer, note, calls = [], [], [], "", ""
+    for k in range(runs):
+        bare.append(traced_alloc("alloc-bare-w", 2, secs, 60, None, 2)[0])
+        db = os.path.join(OUT, "sites_bpf.db")
+        rm(db)
+        v, t = traced_alloc("alloc-ebpf", 2, secs, 60, lambda pid: Child(
+            "sites-bpf", [MEMTREND, "record", "-q", "-o", db, "-i", "1s",
+                          "--sites", "-p", pid]), 2)
+        ebpf.append(v)
+        calls = next((r[0] for r in db_query(
+            db, "SELECT text FROM note WHERE text LIKE '%trapped%'")), "")
+        if bpftrace and libc:
+            # bpftrace compiles for a second or two before it attaches:
+            # the program sleeps 6 s first
+            v, t = traced_alloc("alloc-bpftrace", 2, secs, 60,
+                                lambda pid: Child("bpftrace", [
+                                    bpftrace, "-p", pid, "-e",
+                                    MEMLEAK_BT % {"libc": libc}]), 6)
+            if "Attaching" in t.out + t.err:
+                peer.append(v)
+            else:
+                note = "bpftrace did not attach: " + (t.err or t.out)[-200:]
+    b, e = sorted(bare)[runs // 2], sorted(ebpf)[runs // 2]
+    if peer:
+        pv = sorted(peer)[runs // 2]
+        row("j. --sites -p (eBPF), 2 threads ~10^7/s: ops per CPU s",
+            "%.3g" % e, "%.3g memleak-like bpftrace" % pv, e / pv,
+            "above the peer", passmiss(e > pv))
+    else:
+        row("j. --sites -p (eBPF), 2 threads ~10^7/s: ops per CPU s",
+            "%.3g" % e, "— (%s)" % (note or "bpftrace not installed"), "—")
+    detail("j. eBPF: bare %.3g ops per CPU s, %.1f %% of it kept; %s"
+           % (b, 100 * e / b, calls))
 
 
 def main():
