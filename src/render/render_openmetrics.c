@@ -168,7 +168,7 @@ static void put_label_value(struct obuf *b, const char *s)
 
 enum family {
 	F_FOOTPRINT, F_RESIDENT, F_REQUESTS, F_CONNECTIONS, F_SAMPLES, F_SLOPE,
-	F_DETECTABLE, F_VERDICT, F_EXHAUSTION, F_COUNT
+	F_DETECTABLE, F_VERDICT, F_EXHAUSTION, F_SITE_LIVE, F_COUNT
 };
 
 struct family_desc {
@@ -209,6 +209,10 @@ static const struct family_desc families[F_COUNT] = {
 		"slope: host memory (pool host) against the cgroup limit or "
 		"MemTotal, a GPU (pool gpu0, ...) against its memory less "
 		"what others hold."},
+	[F_SITE_LIVE] = {"memtrend_site_live_bytes", "", "gauge", "gauge",
+		"bytes", "record --sites: the estimated live bytes of the "
+		"target's largest allocation sites (at most 10), by site: "
+		"its innermost frame, and the caller that tells it apart."},
 };
 
 /* The extra label of each value of a family with several, as written
@@ -264,6 +268,8 @@ static double family_value(enum family f, const struct om_target *t,
 		if (!t->n_pools)
 			return i == 0 ? rint(t->exhaustion_s) : NAN;
 		return i < t->n_pools ? rint(t->pools[i].eta_s) : NAN;
+	case F_SITE_LIVE:
+		return i < t->n_sites ? rint(t->sites[i].live) : NAN;
 	case F_COUNT:
 		break;
 	}
@@ -279,6 +285,7 @@ static size_t family_width(enum family f)
 	case F_SLOPE: return COUNT(bounds);
 	case F_VERDICT: return COUNT(states);
 	case F_EXHAUSTION: return ANALYSIS_POOLS_MAX;
+	case F_SITE_LIVE: return OM_SITES_MAX;
 	default: return 1;
 	}
 }
@@ -332,6 +339,11 @@ static void put_sample(struct writer *w, enum family f,
 			ob_puts(b, t->pools[i].id);
 			ob_putc(b, '"');
 		}
+		break;
+	case F_SITE_LIVE:  /* the program's names: escaped */
+		ob_puts(b, ",site=\"");
+		put_label_value(b, t->sites[i].label);
+		ob_putc(b, '"');
 		break;
 	default: break;
 	}

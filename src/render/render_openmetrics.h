@@ -56,7 +56,19 @@ struct om_target {
 		char id[8];        /* "host", "limit", "gpu0".. */
 		double eta_s;
 	} pools[ANALYSIS_POOLS_MAX];
+	/* record --sites: its largest allocation sites (at most
+	 * OM_SITES_MAX, the caller's choice and order), each with a label
+	 * (not escaped: render_site_label's words) and the estimate of its
+	 * live bytes; n_sites 0: none (the family is left out). */
+	const struct om_site {
+		const char *label;
+		double live;
+	} *sites;
+	size_t n_sites;
 };
+
+/* The most sites a target serves (memtrend_site_live_bytes). */
+#define OM_SITES_MAX 10
 
 enum om_format { OM_OPENMETRICS, OM_PROMETHEUS_TEXT };
 

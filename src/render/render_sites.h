@@ -11,16 +11,12 @@
 #include <stdio.h>
 
 #include "analysis.h"
+#include "render_site_names.h"
 
 /* The section, after the target's other lines; decimal: sizes in
  * decimal units, as the target's readings. */
 void render_sites_text(FILE *out, const struct target_findings *f,
 		       bool decimal);
-/* One frame as the reports print it, not escaped: "function
- * (file:line) in module", "function in module", "module+0xOFF" or
- * "0xADDR". */
-void render_site_frame(char *buf, size_t n,
-		       const struct series_site_frame *f);
 /* A slope and its interval, "+3.95 KiB/req [+3.88 KiB/req, +4.07
  * KiB/req]" (per hour unless per_req; "no slope" for NAN), unescaped. */
 void render_site_slope_text(char *buf, size_t n, struct slope s,
@@ -36,29 +32,11 @@ enum folded_value {
  * significant and positive (per hour, per request), its live bytes at
  * the window's end (live); else 0. */
 double render_site_value(const struct site_finding *sf, enum folded_value v);
-/* A frame as the folded stacks and the icicle graph name it: the
- * function where known (two call sites of one caller merge, as in a
- * profiler's flame graph), the innermost frame with its file and line
- * (what tells two allocations of one function apart); unnamed frames as
- * render_site_frame_label(). Not escaped. */
-void render_site_frame_folded(char *buf, size_t n,
-			      const struct series_site_frame *f, bool innermost);
 /* One of check's named sites (docs/check.md): {label, function, file,
  * line (the innermost frame's), estimate, ci95_low, ci95_high} in the
  * unit per_req says; escaped. */
 json_t *render_site_brief_json(const struct series *s,
 			       const struct site_finding *y, bool per_req);
-/* One frame as a label shows it: render_site_frame() less " in module"
- * ("function (file:line)", "function", "module+0xOFF", "0xADDR"). */
-void render_site_frame_label(char *buf, size_t n,
-			     const struct series_site_frame *f);
-/* A site in a few words, not escaped: its innermost frame without the
- * module ("function (file:line)", "function", "module+0xOFF"), and
- * where other sites of sites[0..n) share that frame, the first of its
- * callers that tells them apart ("_PyObject_Malloc (obmalloc.c:1966)
- * via list_append (listobject.c:340)"). Into buf; returns buf. */
-char *render_site_label(char *buf, size_t n, const struct series_site *sites,
-			size_t n_sites, size_t site);
 /* What the split says (NULL for SITES_SPLIT_NONE). */
 const char *render_sites_split_text(enum sites_split s);
 /* {sampling_rate_bytes, ..., ranked: [...]}, or JSON null. Owned by the

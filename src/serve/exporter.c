@@ -8,6 +8,13 @@
  * copying the figures into om_target rows (the formatting happens after).
  * Targets are kept sorted by target id (ids grow as targets are added,
  * so an addition is an append in practice).
+ *
+ * record --sites: the sites are kept apart from the targets (a site is
+ * declared before its target's first frame reaches here), their frames
+ * copied, their target found through their incarnation, their latest
+ * live bytes from each frame; a scrape serves each target's largest
+ * (OM_SITES_MAX), named as the reports name them. Bounded by the
+ * sampler's tables (4,096 sites a process).
  */
 #include <assert.h>
 #include <math.h>
@@ -20,6 +27,7 @@
 #include "exporter.h"
 #include "listener.h"
 #include "live.h"
+#include "render_site_names.h"
 
 struct entry {
 	int64_t target_id;
@@ -54,6 +62,17 @@ struct exporter {
 	pthread_t thread;
 	bool have_thread;
 	struct listener *listener;
+	/* record --sites (under mu): incarnation id -> target id (0:
+	 * unknown); the sites (only their frames used), each one's target
+	 * and live bytes; site id -> index + 1 (0: none). */
+	int64_t *inc_target;
+	size_t cap_inc;
+	struct series sites;
+	int64_t *site_target;
+	double *site_live;
+	size_t cap_site_target, cap_site_live;
+	size_t *site_index;
+	size_t cap_site_index;
 };
 
 static size_t find(const struct exporter *e, int64_t id, bool *found)
@@ -264,6 +283,41 @@ static void *analysis_main(void *arg)
 	return NULL;
 }
 
+/* Target's largest sites (live bytes > 0) into row, named: at most
+ * OM_SITES_MAX, largest first; the labels and the array are the row's
+ * (rows_free). Under mu: O(sites) a target, and naming each served site
+ * compares it with the others (render_site_label). */
+static void site_rows(struct exporter *e, int64_t target,
+		      struct om_target *row)
+{
+	size_t top[OM_SITES_MAX], n = 0;
+	for (size_t i = 0; i < e->sites.n_sites; i++) {
+		if (e->site_target[i] != target || !(e->site_live[i] > 0))
+			continue;
+		/* insert i by its live bytes, the smallest falls off */
+		size_t k = n < OM_SITES_MAX ? n++ : OM_SITES_MAX;
+		while (k > 0 && e->site_live[top[k - 1]] < e->site_live[i]) {
+			if (k < OM_SITES_MAX)
+				top[k] = top[k - 1];
+			k--;
+		}
+		if (k < OM_SITES_MAX)
+			top[k] = i;
+	}
+	if (!n)
+		return;
+	struct om_site *out = xcalloc(n, sizeof(*out));
+	for (size_t k = 0; k < n; k++) {
+		char label[300];
+		render_site_label(label, sizeof(label), e->sites.sites,
+				  e->sites.n_sites, top[k]);
+		out[k] = (struct om_site){xstrdup(label),
+					  e->site_live[top[k]]};
+	}
+	row->sites = out;
+	row->n_sites = n;
+}
+
 /* Every served target's figures, copied under the lock into rows (and
  * their names into *names, owned by the caller like rows): the formatting
  * then runs without it. */
@@ -304,6 +358,7 @@ static struct om_target *exporter_rows(struct exporter *e, char ***names,
 		};
 		/* row n - 1, not entry i: unserved entries are skipped */
 		memcpy(row->pools, x->pools, sizeof(x->pools));
+		site_rows(e, x->target_id, row);
 	}
 	pthread_mutex_unlock(&e->mu);
 	*count = n;
@@ -312,8 +367,12 @@ static struct om_target *exporter_rows(struct exporter *e, char ***names,
 
 static void rows_free(struct om_target *rows, char **names, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(names[i]);
+		for (size_t k = 0; k < rows[i].n_sites; k++)
+			free((char *)rows[i].sites[k].label);
+		free((void *)rows[i].sites);
+	}
 	free(names);
 	free(rows);
 }
@@ -348,6 +407,7 @@ struct exporter *exporter_start(const struct exporter_options *o,
 	assert(o->processes != EXPORTER_PROCESSES_LONG || o->long_s > 0);
 	struct exporter *e = xcalloc(1, sizeof(*e));
 	e->o = *o;
+	series_init(&e->sites, "sites");
 	pthread_mutex_init(&e->mu, NULL);
 	pthread_cond_init(&e->cond, NULL);
 	int rc = pthread_create(&e->thread, NULL, analysis_main, e);
@@ -383,12 +443,82 @@ void exporter_stop(struct exporter *e)
 	for (size_t i = 0; i < e->n; i++)
 		entry_free(e->t[i]);
 	free(e->t);
+	series_release(&e->sites);
+	free(e->inc_target);
+	free(e->site_target);
+	free(e->site_live);
+	free(e->site_index);
 	pthread_cond_destroy(&e->cond);
 	pthread_mutex_destroy(&e->mu);
 	free(e);
 }
 
 /* ---- the recorder's sink ------------------------------------------------ */
+
+/* An incarnation's target, and a site's frames (record --sites). */
+static void sink_event(void *ctx, const struct sample_event *ev)
+{
+	struct exporter *e = ctx;
+	if (ev->kind == SAMPLE_INCARNATION) {
+		const struct sample_incarnation *x = ev->u.incarnation;
+		if (x->id <= 0)
+			return;
+		pthread_mutex_lock(&e->mu);
+		size_t old = e->cap_inc;
+		xgrow((void **)&e->inc_target, &e->cap_inc, (size_t)x->id + 1,
+		      sizeof(*e->inc_target));
+		memset(e->inc_target + old, 0,
+		       (e->cap_inc - old) * sizeof(*e->inc_target));
+		e->inc_target[x->id] = x->target;
+		pthread_mutex_unlock(&e->mu);
+		return;
+	}
+	if (ev->kind != SAMPLE_SITE || ev->u.site->id <= 0)
+		return;
+	const struct sample_site *x = ev->u.site;
+	/* --sites-depth is at most 32 (cli_record.c) */
+	struct series_site_frame fr[32];
+	size_t nf = x->n_frames < 32 ? x->n_frames : 32;
+	for (size_t k = 0; k < nf; k++) {
+		const struct sample_site_frame *f = &x->frames[k];
+		/* series_add_site() copies the strings */
+		fr[k] = (struct series_site_frame){
+			f->address, f->offset, (char *)f->module,
+			(char *)f->build_id, (char *)f->function,
+			(char *)f->file, f->line};
+	}
+	pthread_mutex_lock(&e->mu);
+	size_t i = series_add_site(&e->sites, x->id, 0, fr, nf);
+	xgrow((void **)&e->site_target, &e->cap_site_target, i + 1,
+	      sizeof(*e->site_target));
+	xgrow((void **)&e->site_live, &e->cap_site_live, i + 1,
+	      sizeof(*e->site_live));
+	e->site_target[i] = ev->inc > 0 && (size_t)ev->inc < e->cap_inc ?
+			    e->inc_target[ev->inc] : 0;
+	e->site_live[i] = NAN;
+	size_t old = e->cap_site_index;
+	xgrow((void **)&e->site_index, &e->cap_site_index, (size_t)x->id + 1,
+	      sizeof(*e->site_index));
+	memset(e->site_index + old, 0,
+	       (e->cap_site_index - old) * sizeof(*e->site_index));
+	e->site_index[x->id] = i + 1;
+	pthread_mutex_unlock(&e->mu);
+}
+
+/* Each site's live bytes at this frame. */
+static void sites_frame(struct exporter *e, const struct sample_frame *f)
+{
+	if (!f->n_sites)
+		return;
+	pthread_mutex_lock(&e->mu);
+	for (size_t k = 0; k < f->n_sites; k++) {
+		const struct sample_site_value *v = &f->sites[k];
+		if (v->site > 0 && (size_t)v->site < e->cap_site_index &&
+		    e->site_index[v->site])
+			e->site_live[e->site_index[v->site] - 1] = v->live;
+	}
+	pthread_mutex_unlock(&e->mu);
+}
 
 /* A target's role: --all's processes are served as --listen-processes
  * says, groups without a pid, what the user named and their trees always,
@@ -430,6 +560,7 @@ static void sink_frame(void *ctx, const struct sample_frame *f)
 		};
 		exporter_sample(e, &s);
 	}
+	sites_frame(e, f);
 }
 
 static void sink_target_end(void *ctx, int64_t target, double t, bool final)
@@ -440,6 +571,7 @@ static void sink_target_end(void *ctx, int64_t target, double t, bool final)
 }
 
 static const struct sink_ops exporter_sink_ops = {
+	.event = sink_event,
 	.frame = sink_frame,
 	.target_end = sink_target_end,
 };

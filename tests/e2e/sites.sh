@@ -139,7 +139,7 @@ grep -q "sites samples one process" "$T/err" || fail "--sites --name: $(cat "$T/
 [ $rc = 2 ] || fail "--sites --retain: exit $rc"
 "$MEMTREND" check --sites --max-growth 1MiB/h --load true -- true 2> "$T/err"; rc=$?
 [ $rc = 2 ] && grep -q "needs -o FILE" "$T/err" || fail "check --sites without -o: exit $rc: $(cat "$T/err")"
-ok "--sites with -p, --sites-rate alone, --sites --retain, check --sites without -o refused"
+ok "--sites with --name, --sites-rate alone, --sites --retain, check --sites without -o refused"
 # check --sites names the sites behind a failure: the leak (4 KiB/req,
 # leak_keep) against a budget of 1 KiB/req fails, and the text, the
 # JSON and the JUnit message name leak_keep with its per-request slope
@@ -162,3 +162,31 @@ grep -q 'growing at leak_keep (sites_prog.c:[0-9]*)' "$T/c.xml" ||
 	fail "the JUnit message names no site: $(cat "$T/c.xml")"
 "$MEMTREND" report "$T/c.db" > /dev/null 2>&1 || fail "report of check's file"
 ok "check --sites names leak_keep: $(jget "$T/c.json" "d['targets'][0]['sites'][0]['label']")"
+
+# --listen serves the largest sites' live bytes (memtrend_site_live_bytes,
+# docs/openmetrics.md): the leak's line is there, named as the report
+# names it, and rises between two scrapes; promtool reads the exposition.
+timeout 60 "$MEMTREND" record -o "$T/l.db" -i 100ms -d 6s --sites \
+	--sites-rate 4KiB --listen 127.0.0.1:0 -- "$SITES_PROG" 8 "$T/l.log" \
+	1000 > /dev/null 2> "$T/lerr" &
+L=$!
+URL=$(listen_url "$T/lerr") || exit 1
+leak_line() {
+	curl -sf "$URL" | grep '^memtrend_site_live_bytes{.*site="leak_keep (sites_prog.c:[0-9]*)"}' |
+		head -n 1 | sed 's/.* //'
+}
+i=0
+until v1=$(leak_line) && [ -n "$v1" ] && [ "$v1" -gt 0 ]; do
+	i=$((i + 1)); [ $i -gt 50 ] && fail "no leak_keep line: $(curl -s "$URL" | grep site_live)"
+	sleep 0.1
+done
+sleep 1
+v2=$(leak_line)
+[ -n "$v2" ] && [ "$v2" -gt "$v1" ] || fail "leak_keep's live bytes did not rise: $v1 then $v2"
+if command -v promtool > /dev/null; then
+	curl -sf "$URL" > "$T/l.prom"
+	promtool check metrics < "$T/l.prom" > "$T/l.check" 2>&1 ||
+		fail "promtool: $(cat "$T/l.check")"
+fi
+wait $L || fail "record --sites --listen exited $?: $(cat "$T/lerr")"
+ok "--listen: leak_keep's live bytes served, $v1 then $v2"

@@ -80,6 +80,9 @@ static const struct om_target table[] = {
 	"measured slope: host memory (pool host) against the cgroup limit " \
 	"or MemTotal, a GPU (pool gpu0, ...) against its memory less what " \
 	"others hold.\n"
+#define HELP_SITES "record --sites: the estimated live bytes of the " \
+	"target's largest allocation sites (at most 10), by site: its " \
+	"innermost frame, and the caller that tells it apart."
 
 #define FOOTPRINT_SAMPLES \
 	"memtrend_footprint_bytes" API ",component=\"total\"} 104857600\n" \
@@ -257,6 +260,54 @@ static void test_pools(void **state)
 	assert_non_null(at);
 	assert_text(at, want);
 	free(got);
+}
+
+static void check_with_promtool(const struct om_target *t, size_t n);
+
+/* record --sites: a line per site with its label, which the program's
+ * names make and so is escaped (a quote, a backslash, a newline); a
+ * site without an estimate (NAN) has none; the unit in OpenMetrics.
+ * The values are the row's, rounded to whole bytes. */
+static void test_sites(void **state)
+{
+	(void)state;
+	const struct om_site sites[] = {
+		{"leak_keep (sites_prog.c:49)", 4096000.4},
+		{"evil\"} 1\nfake{a=\"\\", 17},
+		{"gone", NAN},
+	};
+	struct om_target t = {
+		.target = "svc", .kind = "command", .pid = 42,
+		.footprint = NAN, .anon = NAN, .swap = NAN, .shmem = NAN,
+		.gpu = NAN, .requests = NAN, .connections = NAN,
+		.rss = NAN, .file = NAN, .detectable_bph = NAN,
+		.exhaustion_s = NAN, .sites = sites, .n_sites = 3,
+	};
+	const char *lines =
+		"memtrend_site_live_bytes{target=\"svc\",kind=\"command\","
+		"pid=\"42\",site=\"leak_keep (sites_prog.c:49)\"} 4096000\n"
+		"memtrend_site_live_bytes{target=\"svc\",kind=\"command\","
+		"pid=\"42\",site=\"evil\\\"} 1\\nfake{a=\\\"\\\\\"} 17\n";
+	char *got = render(OM_PROMETHEUS_TEXT, &t, 1);
+	const char *at = strstr(got, "# HELP memtrend_site_live_bytes");
+	assert_non_null(at);
+	char want[1024];
+	snprintf(want, sizeof(want), "# HELP memtrend_site_live_bytes %s\n"
+		 "# TYPE memtrend_site_live_bytes gauge\n%s", HELP_SITES,
+		 lines);
+	assert_text(at, want);
+	free(got);
+	got = render(OM_OPENMETRICS, &t, 1);
+	at = strstr(got, "# HELP memtrend_site_live_bytes");
+	assert_non_null(at);
+	snprintf(want, sizeof(want), "# HELP memtrend_site_live_bytes %s\n"
+		 "# TYPE memtrend_site_live_bytes gauge\n"
+		 "# UNIT memtrend_site_live_bytes bytes\n%s# EOF\n",
+		 HELP_SITES, lines);
+	assert_text(at, want);
+	free(got);
+	/* and promtool reads both */
+	check_with_promtool(&t, 1);
 }
 
 /* No target, or no figure at all: no family, and OpenMetrics still ends
@@ -465,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_pools),
+		cmocka_unit_test(test_sites),
 		cmocka_unit_test(test_locale),
 		cmocka_unit_test(test_write_error),
 		cmocka_unit_test(test_negotiate),
