@@ -14,6 +14,7 @@
 #include "cmd.h"
 #include "common.h"
 #include "render.h"
+#include "render_pprof.h"
 #include "render_sites.h"
 
 char *cli_join_argv(int argc, char **argv)
@@ -132,10 +133,60 @@ static int report_folded(const struct dataset *d,
 	return 0;
 }
 
+/* --pprof FILE: the sites' profile, written whole or not at all (to
+ * FILE.tmp.PID, then renamed); a recording without sites is bad input
+ * (exit 2). Returns an exit code. */
+static int report_pprof(const struct dataset *d,
+			const struct target_findings *f, const char *path)
+{
+	size_t with_sites = 0, samples = 0;
+	for (size_t i = 0; i < d->n_targets; i++)
+		with_sites += f[i].sites.recorded;
+	if (!with_sites) {
+		error("--pprof: no target of '%s' has allocation sites: "
+		      "record it with --sites (docs/sites.md)",
+		      d->source ? d->source : "the input");
+		return EXIT_USAGE;
+	}
+	size_t len = strlen(path) + 32;
+	char *tmp = xmalloc(len);
+	snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+	FILE *out = fopen(tmp, "wx");
+	if (!out) {
+		error("--pprof: cannot create '%s': %m", tmp);
+		free(tmp);
+		return EXIT_RUNTIME;
+	}
+	char comment[600];
+	snprintf(comment, sizeof(comment), "memtrend report --pprof %s: "
+		 "allocation sites; growth only where significant "
+		 "(docs/sites.md)", d->source ? d->source : "-");
+	int rc = render_pprof(out, d, f, d->n_targets, comment, &samples);
+	if (fclose(out) || rc)
+		rc = error("--pprof: cannot write '%s': %m", tmp);
+	if (!rc && rename(tmp, path))
+		rc = error("--pprof: cannot rename '%s' to '%s': %m", tmp,
+			   path);
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	if (rc)
+		return EXIT_RUNTIME;
+	if (!samples)
+		note("--pprof: no analysed site grows or holds live bytes: "
+		     "'%s' has no samples", path);
+	return EXIT_OK;
+}
+
 int cli_report_findings(const struct dataset *d,
 			const struct target_findings *f,
 			const struct report_options *o, struct report_html *h)
 {
+	if (o->pprof) {
+		int prc = report_pprof(d, f, o->pprof);
+		if (prc)
+			return prc;
+	}
 	if (h && html_open(h))
 		return EXIT_RUNTIME;
 	int rc = 0, html_rc = 0;

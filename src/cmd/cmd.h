@@ -43,6 +43,7 @@ struct report_options {
 	unsigned fail_on;          /* --fail-on: bit 1 << enum verdict; a
 				      target with such a verdict exits 1 */
 	int folded;                /* with REPORT_FOLDED: enum folded_value */
+	const char *pprof;         /* --pprof FILE: the sites' profile; NULL */
 };
 
 /* Where --html writes: FILE is replaced only once the page is complete

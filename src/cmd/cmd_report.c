@@ -74,6 +74,11 @@ const struct cli_option report_options[] = {
 		"growing site's bytes per hour), request (bytes per request) "
 		"or live (live bytes at the end); docs/sites.md",
 		folded_choices),
+	CLI_STRING(0, "pprof", RA, o.pprof, "FILE", "also write the "
+		"allocation sites (record --sites) as a pprof profile to FILE, "
+		"for go tool pprof or Pyroscope: each analysed site's growth per "
+		"hour (the default), per request, and its live bytes; "
+		"docs/sites.md", "which file?"),
 	CLI_COUNT(0, "top", RA, o.top, "N", "show only the worst N targets "
 		"(ranked: growing, plateau, inconclusive, stable) in the text "
 		"and the HTML page; --json always has every target", 1,
@@ -309,6 +314,11 @@ int cmd_report(int argc, char **argv)
 	}
 	html.opt.top = o.top;
 	o.analysis.has_suspect = o.analysis.suspect.bytes > 0;
+	if (o.pprof && (fleet.url || fleet.query)) {
+		error("--pprof: a Prometheus series has no allocation sites; "
+		      "report a recording made with --sites");
+		goto out;
+	}
 	if (fleet.url || fleet.query) {
 		o.analysis.caps = caps;
 		o.analysis.n_caps = n_caps;
@@ -368,9 +378,10 @@ int cmd_report(int argc, char **argv)
 			rc = EXIT_USAGE;
 			goto out;
 		}
-		if (o.format == REPORT_FOLDED) {
-			error("--folded: '%s' is a vmmap --summary output, "
-			      "with no allocation sites", path);
+		if (o.format == REPORT_FOLDED || o.pprof) {
+			error("%s: '%s' is a vmmap --summary output, with no "
+			      "allocation sites", o.pprof ? "--pprof" :
+			      "--folded", path);
 			rc = EXIT_USAGE;
 			goto out;
 		}

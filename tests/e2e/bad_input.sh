@@ -13,6 +13,11 @@ printf 'time,footprint\n1700000000,100\n1700000060,200\n1700000120,300\n' > "$T/
 [ $rc = 2 ] || fail "--folded without sites: exit $rc"
 grep -q "record it with --sites" "$T/err" || fail "--folded without sites: $(cat "$T/err")"
 [ ! -s "$T/out" ] || fail "--folded without sites printed: $(cat "$T/out")"
+# and --pprof: exit 2, no file left
+"$MEMTREND" report --pprof "$T/p.pb" "$T/nosites.csv" > /dev/null 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--pprof without sites: exit $rc"
+grep -q "record it with --sites" "$T/err" || fail "--pprof without sites: $(cat "$T/err")"
+[ -z "$(ls "$T" | grep '^p\.pb')" ] || fail "--pprof without sites left $(ls "$T" | grep '^p\.pb')"
 # Usage errors.
 "$MEMTREND" record -p 1 2> /dev/null; [ $? = 2 ] || fail "missing -o not exit 2"
 "$MEMTREND" record -o "$T/y.db" -p 1 --interval fast 2> "$T/err"; [ $? = 2 ] || fail "bad interval not exit 2"

@@ -106,6 +106,53 @@ PY
 	fail "--folded live: no cache_put"
 "$MEMTREND" report --folded hour --json "$T/run.db" > /dev/null 2>&1
 [ $? = 2 ] || fail "--folded with --json: not a usage error"
+# --pprof: the profile read by the format's own schema (pprof's
+# proto/profile.proto, Debian's golang-github-google-pprof-dev, compiled
+# by protoc for python3-protobuf: nothing of memtrend's): the leak's
+# sample has leak_keep at its leaf with its file and line, its per-request
+# value inside the interval (x3), the default type growth_per_hour.
+"$MEMTREND" report --pprof "$T/run.pb" "$T/run.db" > /dev/null 2> "$T/perr" ||
+	fail "report --pprof: $(cat "$T/perr")"
+[ -s "$T/run.pb" ] || fail "--pprof wrote nothing"
+PPROF_PROTO=/usr/share/gocode/src/github.com/google/pprof/proto
+if [ -e "$PPROF_PROTO/profile.proto" ] && command -v protoc > /dev/null &&
+	"$PY" -c "import google.protobuf" 2> /dev/null; then
+	mkdir -p "$T/pb"
+	protoc --python_out="$T/pb" -I "$PPROF_PROTO" profile.proto ||
+		fail "protoc on pprof's profile.proto"
+	PYTHONPATH="$T/pb" "$PY" - "$T/run.pb" "$wlo" "$whi" <<'PY' || fail "--pprof: the profile"
+import sys, profile_pb2
+p = profile_pb2.Profile()
+p.ParseFromString(open(sys.argv[1], "rb").read())
+S = p.string_table
+assert S[0] == "", S[:3]
+types = [(S[t.type], S[t.unit]) for t in p.sample_type]
+assert types == [("growth_per_hour", "bytes"), ("growth_per_request", "bytes"),
+                 ("live", "bytes")], types
+assert S[p.default_sample_type] == "growth_per_hour"
+loc = {l.id: l for l in p.location}
+fn = {f.id: f for f in p.function}
+maps = {m.id: m for m in p.mapping}
+def leaf(s):
+    l = loc[s.location_id[0]]
+    return fn[l.line[0].function_id], l
+leaks = [s for s in p.sample if S[leaf(s)[0].name] == "leak_keep"
+         and leaf(s)[1].line[0].line == 49]
+assert len(leaks) == 1, [S[leaf(s)[0].name] for s in p.sample]
+s = leaks[0]
+f, l = leaf(s)
+assert S[f.filename].endswith("sites_prog.c"), S[f.filename]
+assert S[maps[l.mapping_id].filename].endswith("sites_prog"), S[maps[l.mapping_id].filename]
+assert float(sys.argv[2]) <= s.value[1] <= float(sys.argv[3]), s.value
+labels = {S[x.key]: S[x.str] for x in s.label}
+assert labels["trend"] == "growing", labels
+callers = [S[fn[loc[i].line[0].function_id].name] for i in s.location_id[1:3]]
+assert callers == ["handle_request", "worker"], callers
+print("pprof: leak_keep at sites_prog.c:49, %d B/req, %d B/h" % (s.value[1], s.value[0]))
+PY
+else
+	echo "note: pprof's profile.proto, protoc or python3-protobuf missing: the profile not decoded"
+fi
 ok "leak_keep first, $lo..$hi B/req, $last B against $truth B, $requests requests"
 shm_after=$(ls /dev/shm 2>/dev/null | grep -c '^memtrend-sites-')
 [ "$shm_after" -le "$shm_before" ] || fail "the region's file was left in /dev/shm"

@@ -43,6 +43,7 @@ OWNERS = {
     "curl/": ["src/http/http.c"],                # the HTTP client
     "yajl/": ["src/remote/prometheus.c"],        # Prometheus API's JSON
     "jansson.h": ["src/render/"],                # the JSON reports
+    "protobuf-c/": ["src/render/render_pprof.c"], # report --pprof
     "microhttpd.h": ["src/serve/listener.c"],    # record --listen's server
     "dlfcn.h": ["src/probe/",                    # NVML, the allocator probe
                 "src/shim/shim.c"],              # the preloaded sampler
@@ -69,7 +70,8 @@ SYSTEM_DIRS = ("sys/", "arpa/", "netinet/", "net/", "linux/", "asm/",
 
 # Headers the build generates, by the layer whose build makes them
 # (src/render/meson.build, src/record/meson.build).
-GENERATED = {"render_html_assets.h": "render", "sites_bpf.skel.h": "record"}
+GENERATED = {"render_html_assets.h": "render", "profile.pb-c.h": "render",
+             "sites_bpf.skel.h": "record"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
