@@ -31,18 +31,35 @@
  * identity (MEMTREND_SITES_FD=FD:DEV:INO): one that fstat does not find
  * to be that file is the program's own, never closed nor mapped.
  *
- * What it does not do: anonymous mmap/munmap (not yet: docs/sites.md),
- * name frames (the recorder does, from the target's maps), write
+ * Anonymous memory the program maps itself (mmap with MAP_ANONYMOUS,
+ * not PROT_NONE: a reservation holds nothing) is sampled the same way,
+ * by its length, and leaves its site when munmap starts at it (a
+ * mapping unmapped from its middle stays counted whole) or mremap moves
+ * it (then the new length is a new allocation, as realloc's; a file
+ * mapping moved by mremap is taken for an anonymous one). What the
+ * allocator maps
+ * for itself is not: glibc's malloc maps through libc's internal entry,
+ * past any interposer, and a preloaded allocator's calls come from its
+ * own code (alloc_lo, alloc_hi: its malloc's module), skipped, so no
+ * byte is counted twice.
+ *
+ * What it does not do: name frames (the recorder does, from the
+ * target's maps), write
  * anything but the region, or use any of memtrend's layers: libc, libm
  * and the region's code only. Never built with sanitizers (it runs in a
  * process that is not).
  */
+/* The build asks for 64-bit file offsets everywhere, which renames mmap
+ * to mmap64 in the headers: the shim defines both names itself, each
+ * with its own type. */
+#undef _FILE_OFFSET_BITS
 #include <dlfcn.h>
 #include <errno.h>
 #include <execinfo.h>
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +93,9 @@ typedef void (*free_fn)(void *);
 typedef int (*posix_memalign_fn)(void **, size_t, size_t);
 typedef void *(*aligned_fn)(size_t, size_t);
 typedef void *(*valloc_fn)(size_t);
+typedef void *(*mmap_fn)(void *, size_t, int, int, int, off_t);
+typedef int (*munmap_fn)(void *, size_t);
+typedef void *(*mremap_fn)(void *, size_t, size_t, int, ...);
 
 static struct {
 	malloc_fn malloc;
@@ -85,7 +105,14 @@ static struct {
 	posix_memalign_fn posix_memalign;
 	aligned_fn aligned_alloc, memalign;
 	valloc_fn valloc, pvalloc;
+	mmap_fn mmap;
+	munmap_fn munmap;
+	mremap_fn mremap;
 } real;
+/* The code of the allocator the shim calls (real.malloc's module, when
+ * it is not libc): its own mmap calls are its heap, already sampled as
+ * allocations. Found at start-up; 0, 0: none. */
+static uintptr_t alloc_lo, alloc_hi;
 
 /* 0 not yet, 1 resolving the real functions, 2 resolved */
 static int resolved;
@@ -147,6 +174,9 @@ static void resolve(void)
 	real.memalign = (aligned_fn)dlsym(RTLD_NEXT, "memalign");
 	real.valloc = (valloc_fn)dlsym(RTLD_NEXT, "valloc");
 	real.pvalloc = (valloc_fn)dlsym(RTLD_NEXT, "pvalloc");
+	real.mmap = (mmap_fn)dlsym(RTLD_NEXT, "mmap");
+	real.munmap = (munmap_fn)dlsym(RTLD_NEXT, "munmap");
+	real.mremap = (mremap_fn)dlsym(RTLD_NEXT, "mremap");
 	__atomic_store_n(&resolved, 2, __ATOMIC_RELEASE);
 }
 
@@ -261,19 +291,24 @@ static inline void before_free(void *p)
 /* ---- start-up ---- */
 
 /* dl_iterate_phdr's callback: the executable segment that holds the
- * shim's own code. */
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+ * code at range[0]: into range[0], range[1]; and whether its module is
+ * the C library (range[2]). */
+static int find_code(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	uintptr_t me = (uintptr_t)arg;
+	uintptr_t *range = arg, me = range[0];
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
 			continue;
 		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
 		if (me >= lo && me < lo + ph->p_memsz) {
-			shim_lo = lo;
-			shim_hi = lo + ph->p_memsz;
+			const char *base = info->dlpi_name ?
+					   strrchr(info->dlpi_name, '/') : NULL;
+			base = base ? base + 1 : info->dlpi_name;
+			range[0] = lo;
+			range[1] = lo + ph->p_memsz;
+			range[2] = base && !strncmp(base, "libc.so", 7);
 			return 1;
 		}
 	}
@@ -388,7 +423,18 @@ __attribute__((constructor)) static void shim_init(void)
 		 * not inside a malloc */
 		void *prime[4];
 		backtrace(prime, 4);
-		dl_iterate_phdr(find_self, (void *)(uintptr_t)&sample_block);
+		uintptr_t range[3] = {(uintptr_t)&sample_block, 0, 0};
+		dl_iterate_phdr(find_code, range);
+		shim_lo = range[0];
+		shim_hi = range[1];
+		/* the allocator's code, unless it is libc's (whose malloc
+		 * maps past the interposer, and whose other mmap callers
+		 * are the program's requests) */
+		uintptr_t a[3] = {(uintptr_t)real.malloc, 0, 0};
+		if (real.malloc && dl_iterate_phdr(find_code, a) && !a[2]) {
+			alloc_lo = a[0];
+			alloc_hi = a[1];
+		}
 		pthread_atfork(NULL, NULL, atfork_child);
 		__atomic_store_n(&region, h, __ATOMIC_RELEASE);
 	}
@@ -504,4 +550,98 @@ EXPORT void *pvalloc(size_t size)
 	if (!ready())
 		return NULL;
 	return after_alloc(real.pvalloc(size), size);
+}
+
+/* ---- anonymous memory the program maps itself ---- */
+
+/* Whether a mapping is one to sample: anonymous, holding memory (not a
+ * PROT_NONE reservation), asked for by the program (not by the
+ * allocator's own code: caller is the return address into it). */
+static inline bool mapping_sampled(int prot, int flags, void *caller)
+{
+	uintptr_t c = (uintptr_t)caller;
+	return (flags & MAP_ANONYMOUS) && prot != PROT_NONE &&
+	       !(c >= alloc_lo && c < alloc_hi);
+}
+
+/* A sampled mapping at p unmapped, or moved: it leaves its site. The
+ * live set's filter answers first, as for a free. */
+static inline void mapping_gone(void *p)
+{
+	before_free(p);
+}
+
+/* mmap's body, for mmap and mmap64: caller, the return address into
+ * who called. */
+static void *shim_mmap(void *addr, size_t len, int prot, int flags, int fd,
+		       off_t off, void *caller)
+{
+	if (!ready() || !real.mmap) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	void *p = real.mmap(addr, len, prot, flags, fd, off);
+	if (p == MAP_FAILED || !my_region())
+		return p;
+	/* MAP_FIXED over a sampled mapping replaces it */
+	if (flags & MAP_FIXED)
+		mapping_gone(p);
+	if (mapping_sampled(prot, flags, caller))
+		after_alloc(p, len);
+	return p;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd,
+		  off_t off)
+{
+	return shim_mmap(addr, len, prot, flags, fd, off,
+			 __builtin_return_address(0));
+}
+
+/* A program built with _FILE_OFFSET_BITS=64 (meson's default, and
+ * many others') calls mmap by this name; on 64-bit glibc it is mmap. */
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd,
+		    off64_t off)
+{
+	return shim_mmap(addr, len, prot, flags, fd, (off_t)off,
+			 __builtin_return_address(0));
+}
+
+EXPORT int munmap(void *addr, size_t len)
+{
+	if (!ready() || !real.munmap) {
+		errno = EINVAL;
+		return -1;
+	}
+	int rc = real.munmap(addr, len);
+	if (rc == 0 && my_region())
+		mapping_gone(addr);
+	return rc;
+}
+
+EXPORT void *mremap(void *old, size_t old_len, size_t new_len, int flags,
+		    ...)
+{
+	void *want = NULL;
+	if (flags & MREMAP_FIXED) {
+		va_list ap;
+		va_start(ap, flags);
+		want = va_arg(ap, void *);
+		va_end(ap);
+	}
+	if (!ready() || !real.mremap) {
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	void *p = real.mremap(old, old_len, new_len, flags, want);
+	if (p == MAP_FAILED || !my_region())
+		return p;
+	/* as a realloc: the old mapping leaves its site (if sampled), the
+	 * new length is a new allocation (the program's own only: what
+	 * the allocator moves was never sampled) */
+	mapping_gone(old);
+	uintptr_t c = (uintptr_t)__builtin_return_address(0);
+	if (!(c >= alloc_lo && c < alloc_hi))
+		after_alloc(p, new_len);
+	return p;
 }

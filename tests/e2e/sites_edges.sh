@@ -2,7 +2,8 @@
 # descriptor of the program's own; kill -9 of memtrend leaves no region
 # file; the sites a command adds after the last sample are declared at
 # its end; a wrapper's exec of a static program drops the wrapper's
-# sites; --children says that children have no sites. About 6 s.
+# sites; --children says that children have no sites; anonymous mmap is
+# sampled, a preloaded allocator's own mappings are not. About 14 s.
 . "$E2E_LIB"
 : "${SITES_PROG:?}" "${SITES_STATIC:?}"
 # The shim never touches a descriptor of the program's own: the command's
@@ -62,3 +63,44 @@ timeout 30 "$MEMTREND" record -q -o "$T/ch.db" -i 100ms --children \
 grep -q "only the command itself is sampled, not its children" \
 	"$T/ch.txt" || fail "no note of children without sites: $(cat "$T/ch.txt")"
 ok "--children: the note that children have no sites"
+
+# Anonymous memory the program maps itself (sites_prog's mmap mode: 8 KiB
+# mapped and kept per request at mmap_keep, 16 KiB mapped and unmapped at
+# mmap_churn): a site of its own, 8,192 B per request inside its
+# interval (x3 about its middle, as e2e_sites says why), the churn not
+# growing (munmap takes its samples back).
+timeout 60 "$MEMTREND" record -q -o "$T/mm.db" -i 100ms --sites \
+	--sites-rate 4KiB --work-log "$T/mm.log" --match req \
+	-- "$SITES_PROG" 3 "$T/mm.log" 1000 mmap > /dev/null 2> "$T/err" ||
+	fail "record --sites, mmap: $(cat "$T/err")"
+"$MEMTREND" report --json "$T/mm.db" > "$T/mm.json" || fail "report mmap"
+"$PY" - "$T/mm.json" <<'PY' || fail "mmap sites: $(cat "$T/mm.json" | head -c 3000)"
+import json, sys
+s = json.load(open(sys.argv[1]))["targets"][0]["sites"]
+by = {}
+for r in s["ranked"]:
+    by.setdefault(r["frames"][0]["function"], r)
+k = by["mmap_keep"]
+assert k["trend"] == "growing", k["trend"]
+lo, hi = k["per_request"]["ci95_low"], k["per_request"]["ci95_high"]
+assert lo - (hi - lo) <= 8192 <= hi + (hi - lo), (lo, hi)
+c = by.get("mmap_churn")
+assert c is None or c["trend"] != "growing", c["trend"]
+print("ok: mmap_keep %.0f..%.0f B/req, mmap_churn %s" % (lo, hi, c and c["trend"]))
+PY
+# A preloaded allocator maps its own heap: those mappings are its
+# allocations, already sampled, never counted again (no site in the
+# allocator's code, the live heap not over the footprint).
+JEMALLOC=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+if [ -e "$JEMALLOC" ]; then
+	LD_PRELOAD=$JEMALLOC timeout 60 "$MEMTREND" record -q -o "$T/je.db" \
+		-i 100ms --sites --sites-rate 4KiB -- "$SITES_PROG" 3 \
+		"$T/je.log" 1000 > /dev/null 2> "$T/err" ||
+		fail "record --sites under jemalloc: $(cat "$T/err")"
+	n=$(sql "$T/je.db" "SELECT count(*) FROM site_frame WHERE depth = 0 AND module LIKE '%jemalloc%'")
+	[ "$n" = 0 ] || fail "jemalloc's own mappings sampled: $n sites"
+	"$MEMTREND" report --json "$T/je.db" > "$T/je.json" || fail "report je"
+	share=$(jget "$T/je.json" "d['targets'][0]['sites']['live_heap']['share_of_footprint_slope']")
+	within "$share" 0.5 1.3 || fail "under jemalloc the live heap is $share of the footprint's slope"
+	ok "jemalloc's own mappings not sampled; live heap $share of the footprint's slope"
+fi

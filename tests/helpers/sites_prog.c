@@ -14,7 +14,12 @@
  * counts the requests with --work-log. A third thread churns: blocks of
  * 16 B to 8 KiB allocated and freed at churn() (no growth).
  *
- * Usage: sites_prog SECONDS LOG [REQUESTS_PER_SECOND]. Built without
+ * With MODE "mmap" (a fourth argument), each request also maps 8 KiB
+ * of anonymous memory itself at mmap_keep() and keeps it (a leak
+ * outside malloc, 8,192 bytes per request), and maps and unmaps 16 KiB
+ * at mmap_churn() (none).
+ *
+ * Usage: sites_prog SECONDS LOG [REQUESTS_PER_SECOND [MODE]]. Built without
  * sanitizers (the shim runs in it) and with its symbols, so that the
  * sites are named; the functions are never inlined, so each is a frame.
  */
@@ -24,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,11 +87,37 @@ static __attribute__((noinline)) void buffer_grow(void)
 	pthread_mutex_unlock(&lock);
 }
 
+static int with_mmap;
+
+static __attribute__((noinline)) void mmap_keep(void)
+{
+	char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		abort();
+	memset(p, 5, 8192);
+	/* kept: never unmapped */
+}
+
+static __attribute__((noinline)) void mmap_churn(void)
+{
+	char *p = mmap(NULL, 16384, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		abort();
+	memset(p, 6, 16384);
+	munmap(p, 16384);
+}
+
 static __attribute__((noinline)) void handle_request(void)
 {
 	leak_keep();
 	cache_put();
 	buffer_grow();
+	if (with_mmap) {
+		mmap_keep();
+		mmap_churn();
+	}
 	if (write(log_fd, "req\n", 4) != 4)
 		abort();
 }
@@ -138,6 +170,7 @@ int main(int argc, char **argv)
 	}
 	double seconds = atof(argv[1]);
 	double rate = argc > 3 ? atof(argv[3]) : 1000;
+	with_mmap = argc > 4 && !strcmp(argv[4], "mmap");
 	/* two workers, 25 requests a batch */
 	per_batch_sleep_s = 2 * 25 / rate;
 	log_fd = open(argv[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
