@@ -72,9 +72,10 @@ struct bpf_sites_sampler {
 	char describe[256];
 #if MEMTREND_HAVE_BPF
 	struct sites_bpf *skel;
-	struct bpf_link *links[24];
+	struct bpf_link *links[32];
 	size_t n_links;
 	char allocator[PATH_MAX];
+	char libc[PATH_MAX];       /* its C library ("": none, static) */
 #endif
 	/* A site is a stack cut where its frames leave the process's
 	 * mapped files (declare): the kernel's stacks that differ only
@@ -150,20 +151,24 @@ static int libbpf_print_quiet(enum libbpf_print_level level,
  * probed (an allocation's address); required ones must attach. */
 struct probe_point {
 	const char *function;
-	int entry;                 /* index in entry_progs() */
+	int entry;                 /* index in entry_prog() */
 	bool returns, required;
+	bool in_libc;              /* the C library's, whatever the allocator */
 };
 
 static const struct probe_point probe_points[] = {
-	{"malloc", 0, true, true},
-	{"calloc", 1, true, true},
-	{"realloc", 2, true, true},
-	{"free", 5, false, true},
-	{"aligned_alloc", 3, true, false},
-	{"memalign", 3, true, false},
-	{"posix_memalign", 4, true, false},
-	{"valloc", 0, true, false},
-	{"pvalloc", 0, true, false},
+	{"malloc", 0, true, true, false},
+	{"calloc", 1, true, true, false},
+	{"realloc", 2, true, true, false},
+	{"free", 5, false, true, false},
+	{"aligned_alloc", 3, true, false, false},
+	{"memalign", 3, true, false, false},
+	{"posix_memalign", 4, true, false, false},
+	{"valloc", 0, true, false, false},
+	{"pvalloc", 0, true, false, false},
+	{"mmap", 6, true, false, true},
+	{"munmap", 7, false, false, true},
+	{"mremap", 8, true, false, true},
 };
 
 static struct bpf_program *entry_prog(struct sites_bpf *skel, int i)
@@ -174,6 +179,9 @@ static struct bpf_program *entry_prog(struct sites_bpf *skel, int i)
 	case 2: return skel->progs.realloc_enter;
 	case 3: return skel->progs.memalign_enter;
 	case 4: return skel->progs.posix_memalign_enter;
+	case 6: return skel->progs.mmap_enter;
+	case 7: return skel->progs.munmap_enter;
+	case 8: return skel->progs.mremap_enter;
 	default: return skel->progs.free_enter;
 	}
 }
@@ -274,6 +282,9 @@ static bool find_allocator(struct bpf_sites_sampler *s, pid_t pid)
 	char (*paths)[PATH_MAX] = xcalloc(MAX_OBJECTS, PATH_MAX);
 	size_t n = mapped_objects(pid, paths, MAX_OBJECTS);
 	bool found = false;
+	for (size_t i = 0; i < n; i++)
+		if (is_libc(paths[i]))
+			snprintf(s->libc, sizeof(s->libc), "%s", paths[i]);
 	for (size_t i = 0; i < n && !found; i++) {
 		struct bpf_link *l = attach_one(entry_prog(s->skel, 0), pid,
 						paths[i], "malloc", false);
@@ -293,8 +304,38 @@ static bool find_allocator(struct bpf_sites_sampler *s, pid_t pid)
 	return found;
 }
 
-/* The probes on pid's allocator (s->allocator); false after
- * off_because(). */
+/* The code of pid's C library and allocator (their executable
+ * mappings), whose mmap calls are theirs, not the program's: into the
+ * kernel half's skip ranges. */
+static void skip_ranges(struct bpf_sites_sampler *s, pid_t pid)
+{
+	char file[64], line[PATH_MAX + 128];
+	snprintf(file, sizeof(file), "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(file, "re");
+	if (!f)
+		return;
+	__u32 n = 0;
+	while (n < SITES_BPF_SKIP_RANGES && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		char perms[8];
+		int off = 0;
+		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi,
+			   perms, &off) < 3 || !off || perms[2] != 'x')
+			continue;
+		char *path = line + off;
+		path[strcspn(path, "\n")] = '\0';
+		if (strcmp(path, s->allocator) && strcmp(path, s->libc))
+			continue;
+		struct sites_bpf_range r = {lo, hi};
+		bpf_map__update_elem(s->skel->maps.skip, &n, sizeof(n), &r,
+				     sizeof(r), BPF_ANY);
+		n++;
+	}
+	fclose(f);
+}
+
+/* The probes on pid's allocator (s->allocator; mmap, munmap, mremap on
+ * its C library); false after off_because(). */
 static bool attach_process(struct bpf_sites_sampler *s, pid_t pid)
 {
 	for (size_t i = 0; i < sizeof(probe_points) / sizeof(*probe_points);
@@ -306,8 +347,10 @@ static bool attach_process(struct bpf_sites_sampler *s, pid_t pid)
 			struct bpf_program *prog = ret ?
 				s->skel->progs.alloc_return :
 				entry_prog(s->skel, pp->entry);
-			struct bpf_link *l = attach_one(prog, pid,
-				s->allocator, pp->function, ret);
+			const char *object = pp->in_libc && *s->libc ?
+					     s->libc : s->allocator;
+			struct bpf_link *l = attach_one(prog, pid, object,
+							pp->function, ret);
 			if (l) {
 				s->links[s->n_links++] = l;
 				continue;
@@ -478,6 +521,7 @@ static void probe_open(struct bpf_sites_sampler *s, pid_t pid)
 	if (!load(s) || !find_allocator(s, pid))
 		return;
 	uprobe_cost_measure(s, &s->alloc_ns, &s->free_ns);
+	skip_ranges(s, pid);
 	if (!attach_process(s, pid))
 		return;
 	s->n_stack_ids = SITES_BPF_DEFAULT_STACKS;

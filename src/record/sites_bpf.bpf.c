@@ -26,10 +26,17 @@
  * and the capacities before loading); what does not fit is counted
  * (COUNT_DROPPED_SITES, COUNT_DROPPED_LIVE), never silently lost.
  *
- * What it does not do: follow anonymous mmap/munmap (as the shim does
- * not), or decide which process: the recorder attaches every probe to
- * one pid (the kernel filters by the process's memory).
+ * Anonymous memory the program maps itself (mmap, mremap, munmap in
+ * the C library) is sampled as the shim samples it, by length; a
+ * mapping asked for from the C library's or the allocator's own code
+ * (glibc's malloc maps through the same function; a jemalloc maps its
+ * heap) is not: the return address is looked up in the ranges the
+ * recorder puts in `skip` (their code), so no byte counts twice.
+ *
+ * What it does not do: decide which process: the recorder attaches
+ * every probe to one pid (the kernel filters by the process's memory).
  */
+#include <stdbool.h>
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
@@ -42,11 +49,23 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Mean bytes between samples; set by the recorder before loading. */
 const volatile __u64 sample_rate = 512 * 1024;
 
-/* A sampled call between its entry and its return, per thread. */
+/* A sampled call between its entry and its return, per thread. Probed
+ * calls nest (glibc's malloc maps a large block through mmap, probed
+ * too): a return is this call's when the stack pointer is where the
+ * entry's return pops it to. */
 struct pending {
 	__u64 weight;
 	__u64 memptr; /* posix_memalign's void **, else 0 */
+	__u64 sp;     /* the stack pointer after the return */
 };
+
+/* What a return pops: the return address on x86 (the call pushed it),
+ * nothing where it is in a register (arm64, riscv). */
+#if defined(__TARGET_ARCH_x86)
+#define RETURN_POPS 8
+#else
+#define RETURN_POPS 0
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -79,6 +98,14 @@ struct {
 	__uint(value_size, SITES_BPF_DEFAULT_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
 
+/* Code whose mmap calls are not the program's: [lo, hi) pairs. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SITES_BPF_SKIP_RANGES);
+	__type(key, __u32);
+	__type(value, struct sites_bpf_range);
+} skip SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, SITES_BPF_COUNTS);
@@ -94,7 +121,8 @@ static __always_inline void count_add(__u32 which, __s64 n)
 }
 
 /* At a call's entry: sampled? Then its weight waits for the return. */
-static __always_inline int enter(__u64 size, __u64 memptr)
+static __always_inline int enter(struct pt_regs *ctx, __u64 size,
+				 __u64 memptr)
 {
 	count_add(COUNT_ALLOC_CALLS, 1);
 	__u64 rate = sample_rate;
@@ -112,7 +140,7 @@ static __always_inline int enter(__u64 size, __u64 memptr)
 		weight = rate;
 	}
 	__u64 id = bpf_get_current_pid_tgid();
-	struct pending p = {weight, memptr};
+	struct pending p = {weight, memptr, PT_REGS_SP(ctx) + RETURN_POPS};
 	bpf_map_update_elem(&pending, &id, &p, BPF_ANY);
 	return 0;
 }
@@ -122,11 +150,14 @@ static __always_inline int leave(struct pt_regs *ctx, __u64 addr)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct pending *p = bpf_map_lookup_elem(&pending, &id);
-	if (!p)
-		return 0;
+	if (!p || p->sp != PT_REGS_SP(ctx))
+		return 0; /* none, or a call nested in the sampled one */
 	__u64 weight = p->weight;
 	__u64 memptr = p->memptr;
 	bpf_map_delete_elem(&pending, &id);
+	/* no user address has its top bit set: MAP_FAILED, an error */
+	if (addr >> 63)
+		return 0;
 	if (memptr) {
 		/* posix_memalign: addr is its return code; the block is
 		 * where memptr points */
@@ -188,7 +219,7 @@ static __always_inline void release(__u64 addr)
 SEC("uprobe")
 int BPF_KPROBE(malloc_enter, __u64 size)
 {
-	return enter(size, 0);
+	return enter(ctx, size, 0);
 }
 
 SEC("uprobe")
@@ -203,14 +234,14 @@ int BPF_KPROBE(calloc_enter, __u64 n, __u64 size)
 	__u64 high = (a >> 32) * b, low = (a & 0xffffffffULL) * b;
 	if (high >> 32 || (high << 32) > ~0ULL - low)
 		return 0;
-	return enter((high << 32) + low, 0);
+	return enter(ctx, (high << 32) + low, 0);
 }
 
 SEC("uprobe")
 int BPF_KPROBE(realloc_enter, __u64 addr, __u64 size)
 {
 	release(addr);
-	return enter(size, 0);
+	return enter(ctx, size, 0);
 }
 
 /* aligned_alloc(alignment, size), memalign(alignment, size) */
@@ -218,7 +249,7 @@ SEC("uprobe")
 int BPF_KPROBE(memalign_enter, __u64 alignment, __u64 size)
 {
 	(void)alignment;
-	return enter(size, 0);
+	return enter(ctx, size, 0);
 }
 
 SEC("uprobe")
@@ -226,7 +257,7 @@ int BPF_KPROBE(posix_memalign_enter, __u64 memptr, __u64 alignment,
 	       __u64 size)
 {
 	(void)alignment;
-	return enter(size, memptr);
+	return enter(ctx, size, memptr);
 }
 
 /* Every allocation's return is trapped (a uretprobe cannot be skipped
@@ -243,4 +274,55 @@ int BPF_KPROBE(free_enter, __u64 addr)
 	count_add(COUNT_FREE_CALLS, 1);
 	release(addr);
 	return 0;
+}
+
+/* Whether the mapping call at ctx came from code in `skip` (the C
+ * library's, the allocator's): its return address, on the stack at
+ * the entry. Unreadable: taken as the program's. */
+static __always_inline bool from_skipped(struct pt_regs *ctx)
+{
+	__u64 ret = 0;
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(ctx)))
+		return false;
+	for (__u32 i = 0; i < SITES_BPF_SKIP_RANGES; i++) {
+		struct sites_bpf_range *r = bpf_map_lookup_elem(&skip, &i);
+		if (r && ret >= r->lo && ret < r->hi)
+			return true;
+	}
+	return false;
+}
+
+#define SITES_MAP_ANONYMOUS 0x20 /* <sys/mman.h>, the same on every arch */
+
+SEC("uprobe")
+int BPF_KPROBE(mmap_enter, __u64 addr, __u64 len, __u64 prot, __u64 flags)
+{
+	(void)addr;
+	if (!(flags & SITES_MAP_ANONYMOUS) || prot == 0 /* PROT_NONE */ ||
+	    from_skipped(ctx)) {
+		count_add(COUNT_ALLOC_CALLS, 1); /* trapped all the same */
+		return 0;
+	}
+	return enter(ctx, len, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(munmap_enter, __u64 addr)
+{
+	count_add(COUNT_FREE_CALLS, 1);
+	release(addr);
+	return 0;
+}
+
+/* mremap(old, old_len, new_len, flags...): as realloc */
+SEC("uprobe")
+int BPF_KPROBE(mremap_enter, __u64 old, __u64 old_len, __u64 new_len)
+{
+	(void)old_len;
+	release(old);
+	if (from_skipped(ctx)) {
+		count_add(COUNT_ALLOC_CALLS, 1);
+		return 0;
+	}
+	return enter(ctx, new_len, 0);
 }

@@ -31,6 +31,13 @@ struct sites_bpf_site {
 	__u64 allocs;
 };
 
+/* Code whose mmap calls are not the program's (the C library's, the
+ * allocator's): the return address in [lo, hi) is skipped. */
+struct sites_bpf_range {
+	__u64 lo, hi;
+};
+#define SITES_BPF_SKIP_RANGES 4
+
 /* Slots of the counts array. */
 enum {
 	COUNT_ALLOC_CALLS,   /* allocation calls trapped (entry, return) */

@@ -3,7 +3,8 @@
 # pointers), started on its own and then probed by memtrend. The leak
 # site ranked first, named with its callers, 4 KiB per request inside its
 # interval, its live bytes the truth within the sampling's error; the
-# others not growing; the traps counted and their cost said. Then what
+# others not growing; the traps counted and their cost said; anonymous
+# mmap sampled, the C library's own mappings not. Then what
 # stops the mode: no permission (as nobody: said, the rest recorded), a
 # statically linked program (its own malloc probed), a process that
 # exits mid-recording. Needs root (CI's) and a memtrend built with
@@ -73,6 +74,33 @@ bad=$(jget "$T/r.json" "[r['frames'][0]['function'] for r in $S['ranked'] if r['
 [ "$bad" = "[]" ] || fail "called growing: $bad"
 ok "eBPF: leak_keep first with its callers, 4096 B/req in [$lo, $hi], $last B live of $truth"
 wait "$P" 2> /dev/null
+
+# Anonymous memory the program maps itself (sites_prog's mmap mode):
+# mmap_keep at 8,192 B per request (x3 interval), and nothing the C
+# library maps for malloc (the same mmap, called from its own code)
+# counted as a site of its own.
+bg "$SITES_PROG" 8 "$T/mm.log" 1000 mmap
+M=$LAST_BG
+wait_for "$T/mm.log" 5
+timeout 60 "$MEMTREND" record -q -o "$T/mm.db" -i 100ms -d 4s --sites \
+	--sites-rate 4KiB -p "$M" --work-log "$T/mm.log" --match req \
+	2> "$T/mm.err" || fail "record --sites -p, mmap: $(cat "$T/mm.err")"
+"$MEMTREND" report --json "$T/mm.db" > "$T/mm.json" || fail "report mmap"
+"$PY" - "$T/mm.json" <<'PY' || fail "eBPF mmap sites"
+import json, sys
+s = json.load(open(sys.argv[1]))["targets"][0]["sites"]
+by = {}
+for r in s["ranked"]:
+    by.setdefault(r["frames"][0]["function"], r)
+k = by["mmap_keep"]
+lo, hi = k["per_request"]["ci95_low"], k["per_request"]["ci95_high"]
+assert k["trend"] == "growing" and lo - (hi - lo) <= 8192 <= hi + (hi - lo), (k["trend"], lo, hi)
+libc = [r["frames"][0]["function"] for r in s["ranked"]
+        if "libc.so" in (r["frames"][0]["module"] or "")]
+assert not libc, libc
+print("ok: eBPF mmap_keep %.0f..%.0f B/req, no site in libc's own code" % (lo, hi))
+PY
+wait "$M" 2> /dev/null
 
 # No permission: as nobody, the load is refused; said, and the rest
 # (the footprint) recorded; exit 0.

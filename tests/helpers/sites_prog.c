@@ -16,8 +16,10 @@
  *
  * With MODE "mmap" (a fourth argument), each request also maps 8 KiB
  * of anonymous memory itself at mmap_keep() and keeps it (a leak
- * outside malloc, 8,192 bytes per request), and maps and unmaps 16 KiB
- * at mmap_churn() (none).
+ * outside malloc, 8,192 bytes per request), maps and unmaps 16 KiB at
+ * mmap_churn() (none), and allocates and frees 64 MiB at big_churn(),
+ * which glibc's malloc maps itself (above its largest threshold): a
+ * mapping that is the allocator's, not the program's.
  *
  * Usage: sites_prog SECONDS LOG [REQUESTS_PER_SECOND [MODE]]. Built without
  * sanitizers (the shim runs in it) and with its symbols, so that the
@@ -109,6 +111,15 @@ static __attribute__((noinline)) void mmap_churn(void)
 	munmap(p, 16384);
 }
 
+static __attribute__((noinline)) void big_churn(void)
+{
+	char *p = malloc(64 << 20);
+	if (!p)
+		abort();
+	p[0] = 7; /* one page touched */
+	free(p);
+}
+
 static __attribute__((noinline)) void handle_request(void)
 {
 	leak_keep();
@@ -117,6 +128,7 @@ static __attribute__((noinline)) void handle_request(void)
 	if (with_mmap) {
 		mmap_keep();
 		mmap_churn();
+		big_churn();
 	}
 	if (write(log_fd, "req\n", 4) != 4)
 		abort();
