@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "perf_map.h"
 
 #if MEMTREND_HAVE_LIBDW
 #include <elfutils/libdwfl.h>
@@ -55,6 +56,7 @@ struct sites_symbols {
 #endif
 	struct named *cache;       /* SYMBOLS_CACHE_SLOTS, owned */
 	size_t cached;
+	struct perf_map *jit;      /* /tmp/perf-PID.map, owned */
 };
 
 /* Maps are read again at most this many times per target, for an
@@ -113,6 +115,7 @@ struct sites_symbols *sites_symbols_new(pid_t pid)
 {
 	struct sites_symbols *s = xcalloc(1, sizeof(*s));
 	s->pid = pid;
+	s->jit = perf_map_new(pid);
 #if MEMTREND_HAVE_LIBDW
 	report(s);
 #endif
@@ -130,6 +133,7 @@ void sites_symbols_free(struct sites_symbols *s)
 		free(s->cache[i].file);
 	}
 	free(s->cache);
+	perf_map_free(s->jit);
 #if MEMTREND_HAVE_LIBDW
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
@@ -173,6 +177,26 @@ static void name_from_maps(pid_t pid, uint64_t pc,
 		}
 	}
 	fclose(fp);
+}
+
+/* Code in no file: a JIT's, named by its perf map (node
+ * --perf-basic-prof...): the map as its module, the offset from the
+ * code's start. true when named so. */
+static bool name_from_jit(struct sites_symbols *s, uint64_t pc,
+			  struct sample_site_frame *f,
+			  struct sites_frame_names *room)
+{
+	uint64_t start = 0;
+	const char *name = perf_map_lookup(s->jit, pc, &start);
+	if (!name)
+		return false;
+	snprintf(room->module, sizeof(room->module), "/tmp/perf-%d.map",
+		 (int)s->pid);
+	f->module = room->module;
+	f->offset = pc + 1 - start;
+	snprintf(room->function, sizeof(room->function), "%s", name);
+	f->function = room->function;
+	return true;
 }
 
 static void name_uncached(struct sites_symbols *s, uint64_t addr,
@@ -236,6 +260,16 @@ static void name_uncached(struct sites_symbols *s, uint64_t addr,
 	(void)demangle;
 }
 
+/* Whether f was named from a JIT's perf map (not kept: its memory is
+ * reused for other code). */
+static bool named_from_jit(const struct sites_symbols *s,
+			   const struct sample_site_frame *f)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)s->pid);
+	return f->module && !strcmp(f->module, path);
+}
+
 static char *dup_or_null(const char *v)
 {
 	return v ? xstrdup(v) : NULL;
@@ -276,8 +310,12 @@ void sites_symbols_name(struct sites_symbols *s, uint64_t addr,
 		f->line = c->line;
 		return;
 	}
-	name_uncached(s, addr, f, room);
-	if (s->cached >= SYMBOLS_CACHE_SLOTS / 2)
+	/* a JIT's map first: its code lies in anonymous memory that libdw
+	 * may take for a library's (a page mapped in the gap after a
+	 * module's segments reads as that module's) */
+	if (!name_from_jit(s, addr - 1, f, room))
+		name_uncached(s, addr, f, room);
+	if (s->cached >= SYMBOLS_CACHE_SLOTS / 2 || named_from_jit(s, f))
 		return; /* full: named each time from now on */
 	/* an address with no module yet may be mapped later: not kept */
 	if (!f->module)

@@ -9,7 +9,8 @@
  * their files there) while the target runs; a report made later, on
  * another machine or after a rebuild, would name the wrong code. A frame
  * that cannot be named keeps its module and offset (a stripped binary),
- * or its address alone (a JIT's anonymous memory).
+ * or its address alone (anonymous memory); a JIT's code is named from
+ * the map it writes for perf, /tmp/perf-PID.map (perf_map.h).
  *
  * A frame named once is kept (by address, up to 8,192: sites share most
  * of their frames, and a first lookup through libdw costs 40-300 us, a

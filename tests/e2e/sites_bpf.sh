@@ -102,6 +102,22 @@ print("ok: eBPF mmap_keep %.0f..%.0f B/req, no site in libc's own code" % (lo, h
 PY
 wait "$M" 2> /dev/null
 
+# JIT code named from its perf map (tests/helpers/jit_prog.c), probed
+# while it runs.
+if [ -n "${JIT_PROG:-}" ]; then
+	bg "$JIT_PROG" 6 "$T/jit.log"
+	J=$LAST_BG
+	wait_for "$T/jit.log" 5
+	timeout 60 "$MEMTREND" record -q -o "$T/jit.db" -i 100ms -d 2s --sites \
+		--sites-rate 1KiB -p "$J" 2> "$T/jit.err" ||
+		fail "record --sites -p, JIT: $(cat "$T/jit.err")"
+	"$MEMTREND" report --json "$T/jit.db" > "$T/jit.json" || fail "report JIT"
+	first=$(jget "$T/jit.json" "d['targets'][0]['sites']['ranked'][0]['frames'][0]['function']")
+	[ "$first" = jit_leak_4k ] || fail "eBPF: the JIT's frame named '$first'"
+	ok "eBPF: a JIT's frame named from its perf map"
+	kill "$J" 2> /dev/null
+fi
+
 # No permission: as nobody, the load is refused; said, and the rest
 # (the footprint) recorded; exit 0.
 if id nobody > /dev/null 2>&1; then

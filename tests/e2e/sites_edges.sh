@@ -3,7 +3,8 @@
 # file; the sites a command adds after the last sample are declared at
 # its end; a wrapper's exec of a static program drops the wrapper's
 # sites; --children says that children have no sites; anonymous mmap is
-# sampled, a preloaded allocator's own mappings are not. About 14 s.
+# sampled, a preloaded allocator's own mappings are not; a JIT's frame is
+# named from its perf map. About 16 s.
 . "$E2E_LIB"
 : "${SITES_PROG:?}" "${SITES_STATIC:?}"
 # The shim never touches a descriptor of the program's own: the command's
@@ -103,4 +104,23 @@ if [ -e "$JEMALLOC" ]; then
 	share=$(jget "$T/je.json" "d['targets'][0]['sites']['live_heap']['share_of_footprint_slope']")
 	within "$share" 0.5 1.3 || fail "under jemalloc the live heap is $share of the footprint's slope"
 	ok "jemalloc's own mappings not sampled; live heap $share of the footprint's slope"
+fi
+
+# JIT code (tests/helpers/jit_prog.c: machine code in anonymous memory,
+# named in /tmp/perf-PID.map as a JIT writes it, calling malloc(4096) and
+# keeping the block): the growing site's frame is named from the map.
+: "${JIT_PROG:?}"
+timeout 60 "$MEMTREND" record -q -o "$T/jit.db" -i 100ms --sites \
+	--sites-rate 1KiB --work-log "$T/jit.log" --match req \
+	-- "$JIT_PROG" 2 "$T/jit.log" > "$T/jit.out" 2> "$T/err"; rc=$?
+if grep -q "^skip" "$T/jit.out"; then
+	echo "$(cat "$T/jit.out")"
+else
+	[ $rc = 0 ] || fail "record --sites, JIT: exit $rc: $(cat "$T/err")"
+	"$MEMTREND" report --json "$T/jit.db" > "$T/jit.json" || fail "report JIT"
+	first=$(jget "$T/jit.json" "d['targets'][0]['sites']['ranked'][0]['frames'][0]['function']")
+	module=$(jget "$T/jit.json" "d['targets'][0]['sites']['ranked'][0]['frames'][0]['module']")
+	[ "$first" = jit_leak_4k ] || fail "the JIT's frame named '$first' ($module)"
+	case "$module" in /tmp/perf-*.map) ;; *) fail "the JIT frame's module: $module" ;; esac
+	ok "a JIT's frame named from its perf map: $first in $module"
 fi
