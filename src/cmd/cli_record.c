@@ -416,11 +416,6 @@ static int record_combine(struct record_args *a, const char *verb)
 	if (o->sites && !o->output)
 		return error("%s: --sites needs -o FILE (the sites are kept "
 			     "in the recording)", verb);
-	if (o->sites && o->retain_s > 0)
-		return error("%s: --retain does not go with --sites yet: the "
-			     "sites' tables are not trimmed (a site's value is "
-			     "a row when it changes, and the row before the "
-			     "window must stay)", verb);
 	if (o->sites && isnan(o->sites_rate))
 		o->sites_rate = 512 * 1024;
 	if (!a->n_pids && !o->name_regex && !o->command && !o->all) {

@@ -48,7 +48,9 @@ struct store {
 	 * gpu_sample cursor, and whether the file can give pages back
 	 * (auto_vacuum=INCREMENTAL). */
 	sqlite3_stmt *retain_stmt[5];
-	int64_t retain_gpu_cursor;
+	/* store_retain(): per table of rows in force (gpu_sample,
+	 * site_sample, site_stats), the rowid up to which it has looked */
+	int64_t retain_cursor[3];
 	bool incremental_vacuum;
 };
 

@@ -22,11 +22,13 @@
  *    much more than the window.
  *  - system_sample, cgroup_sample, source_sample, gpu_device: t older
  *    than the cut.
- *  - gpu_sample: a row holds until the next row of its region, so a row
- *    older than the cut goes only once a later row of the same region
- *    (incarnation, source, region) is itself older than the cut: the row
- *    in force at the cut stays, however old. This table keeps a cursor
- *    (the rows in force stay behind it) and an index on the region.
+ *  - gpu_sample, site_sample, site_stats: a row holds until the next row
+ *    of its series (a GPU region: incarnation, source, region; an
+ *    allocation site; a site table's counts: incarnation), so a row
+ *    older than the cut goes only once a later row of the same series is
+ *    itself older than the cut: the row in force at the cut stays,
+ *    however old. Each of these tables keeps a cursor (the rows in force
+ *    stay behind it) and an index on its series.
  *  - target, incarnation, cgroup, source, region_snapshot, meta: kept
  *    (a few rows per process); note: kept, because many notes are said
  *    once for the whole recording (smaps not readable, --max-targets,
@@ -37,6 +39,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common.h"
 #include "store_internal.h"
@@ -61,18 +64,21 @@ _Static_assert(ARRAY_SIZE(plain_sql) ==
 	       ARRAY_SIZE(((struct store *)0)->retain_stmt),
 	       "one kept statement per plain table");
 
-/* gpu_sample: the window of rows after the cursor (rowid, t). */
-static const char gpu_window_sql[] =
-	"SELECT rowid, t FROM gpu_sample WHERE rowid > ?1 ORDER BY rowid "
-	"LIMIT ?2";
-/* For each row of (?1, ?2] older than the cut ?3, the earlier rows of its
- * region: superseded before the cut. */
-static const char gpu_delete_sql[] =
-	"DELETE FROM gpu_sample WHERE rowid IN (SELECT h.rowid FROM "
-	"gpu_sample w JOIN gpu_sample h ON h.incarnation_id = "
-	"w.incarnation_id AND h.source = w.source AND h.region = w.region "
-	"AND h.rowid < w.rowid WHERE w.rowid > ?1 AND w.rowid <= ?2 AND "
-	"w.t < ?3)";
+/* Tables whose row holds until the next row of its series: the table,
+ * the columns that make a series, and the index on them (names ours,
+ * never user input: written into the SQL; the cursor, the cut and the
+ * batch size are bound). */
+static const struct in_force_table {
+	const char *table, *series, *index;
+} in_force[] = {
+	{"gpu_sample", "incarnation_id, source, region", "gpu_sample_region"},
+	{"site_sample", "site_id", "site_sample_site"},
+	{"site_stats", "incarnation_id", "site_stats_inc"},
+};
+
+_Static_assert(ARRAY_SIZE(in_force) ==
+	       ARRAY_SIZE(((struct store *)0)->retain_cursor),
+	       "one cursor per table of rows in force");
 
 /* Free pages handed back per call, and when: the file keeps up to
  * max(RETAIN_FREE_KEEP, page_count / 8) free pages for the inserts to
@@ -115,15 +121,35 @@ static int64_t int_pragma(struct store *st, const char *sql)
 	return v;
 }
 
-/* gpu_sample: walk the cursor over rows older than the cut (at most
- * max_rows), deleting the rows they supersede. */
-static int64_t gpu_retain(struct store *st, double before_t, int64_t max_rows)
+/* Table k of in_force: walk its cursor over rows older than the cut (at
+ * most max_rows), deleting the rows they supersede. */
+static int64_t in_force_retain(struct store *st, size_t k, double before_t,
+			       int64_t max_rows)
 {
+	const struct in_force_table *x = &in_force[k];
+	char window_sql[160], delete_sql[512];
+	/* the window of rows after the cursor (rowid, t) */
+	snprintf(window_sql, sizeof(window_sql), "SELECT rowid, t FROM %s "
+		 "WHERE rowid > ?1 ORDER BY rowid LIMIT ?2", x->table);
+	/* for each row of (?1, ?2] older than the cut ?3, the earlier rows
+	 * of its series: superseded before the cut */
+	char on[200] = "";
+	size_t len = 0;
+	char cols[64];
+	snprintf(cols, sizeof(cols), "%s", x->series);
+	for (char *c = strtok(cols, ", "); c; c = strtok(NULL, ", "))
+		len += (size_t)snprintf(on + len, sizeof(on) - len,
+					"%sh.%s = w.%s", len ? " AND " : "",
+					c, c);
+	snprintf(delete_sql, sizeof(delete_sql), "DELETE FROM %s WHERE rowid "
+		 "IN (SELECT h.rowid FROM %s w JOIN %s h ON %s AND h.rowid < "
+		 "w.rowid WHERE w.rowid > ?1 AND w.rowid <= ?2 AND w.t < ?3)",
+		 x->table, x->table, x->table, on);
 	sqlite3_stmt *w = NULL, *d = NULL;
-	int64_t end = st->retain_gpu_cursor, n = -1;
-	if (prepare(st, gpu_window_sql, &w) || prepare(st, gpu_delete_sql, &d))
+	int64_t cursor = st->retain_cursor[k], end = cursor, n = -1;
+	if (prepare(st, window_sql, &w) || prepare(st, delete_sql, &d))
 		goto out;
-	sqlite3_bind_int64(w, 1, st->retain_gpu_cursor);
+	sqlite3_bind_int64(w, 1, cursor);
 	sqlite3_bind_int64(w, 2, max_rows);
 	/* The cursor stops before the first row at or after the cut: rows
 	 * are in time order, the later ones wait for a later cut. */
@@ -135,14 +161,14 @@ static int64_t gpu_retain(struct store *st, double before_t, int64_t max_rows)
 	sqlite3_finalize(w);
 	w = NULL;
 	n = 0;
-	if (end == st->retain_gpu_cursor)
+	if (end == cursor)
 		goto out;
-	sqlite3_bind_int64(d, 1, st->retain_gpu_cursor);
+	sqlite3_bind_int64(d, 1, cursor);
 	sqlite3_bind_int64(d, 2, end);
 	sqlite3_bind_double(d, 3, before_t);
 	n = run(st, d);
 	if (n >= 0)
-		st->retain_gpu_cursor = end;
+		st->retain_cursor[k] = end;
 out:
 	sqlite3_finalize(w);
 	sqlite3_finalize(d);
@@ -156,17 +182,21 @@ int64_t store_retain(struct store *st, double before_t, uint64_t max_rows)
 	if (max_rows > INT64_MAX)
 		max_rows = INT64_MAX;
 	/* The first call prepares the statements (kept for the store's
-	 * life) and the gpu_sample index (once per file). */
+	 * life) and the series' indexes (once per file). */
 	if (!st->retain_stmt[0]) {
-		char *msg = NULL;
-		if (sqlite3_exec(st->db, "CREATE INDEX IF NOT EXISTS "
-				 "gpu_sample_region ON gpu_sample("
-				 "incarnation_id, source, region)", NULL,
-				 NULL, &msg) != SQLITE_OK) {
-			snprintf(st->last_error, sizeof(st->last_error), "%s",
-				 msg ? msg : "SQLite error");
-			sqlite3_free(msg);
-			return -1;
+		for (size_t k = 0; k < ARRAY_SIZE(in_force); k++) {
+			char sql[200], *msg = NULL;
+			snprintf(sql, sizeof(sql), "CREATE INDEX IF NOT EXISTS "
+				 "%s ON %s(%s)", in_force[k].index,
+				 in_force[k].table, in_force[k].series);
+			if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) !=
+			    SQLITE_OK) {
+				snprintf(st->last_error,
+					 sizeof(st->last_error), "%s",
+					 msg ? msg : "SQLite error");
+				sqlite3_free(msg);
+				return -1;
+			}
 		}
 		for (size_t i = 0; i < ARRAY_SIZE(plain_sql); i++)
 			if (prepare(st, plain_sql[i], &st->retain_stmt[i])) {
@@ -186,10 +216,13 @@ int64_t store_retain(struct store *st, double before_t, uint64_t max_rows)
 			return -1;
 		total += n;
 	}
-	int64_t n = gpu_retain(st, before_t, (int64_t)max_rows);
-	if (n < 0)
-		return -1;
-	total += n;
+	for (size_t k = 0; k < ARRAY_SIZE(in_force); k++) {
+		int64_t n = in_force_retain(st, k, before_t,
+					    (int64_t)max_rows);
+		if (n < 0)
+			return -1;
+		total += n;
+	}
 	/* Give back free pages beyond what the next commits will reuse
 	 * (only a file in auto_vacuum=INCREMENTAL can: new files are; an
 	 * older file appended to reuses its free pages, which bounds it

@@ -575,8 +575,10 @@ static long query_long(const char *path, const char *query)
  * gpu_device row per second; GPU region A written once at t = 10 (in
  * force at the cut: kept), region B at 100, 200 and 600 (100 is
  * superseded by 200 before the cut: deleted; 200 is in force at the cut:
- * kept). Rows by hand: samples 0..494 are 495 rows, the run 1, 506..999
- * 494: 990 rows; after the cut 1 + 494 = 495. */
+ * kept); likewise an allocation site A's value (record --sites) at t =
+ * 10, site B's at 100, 200 and 600, and the site table's counts at 100,
+ * 200 and 600. Rows by hand: samples 0..494 are 495 rows, the run 1,
+ * 506..999 494: 990 rows; after the cut 1 + 494 = 495. */
 static void test_retain_window(void **state)
 {
 	(void)state;
@@ -595,6 +597,12 @@ static void test_retain_window(void **state)
 			      .psi_some_avg10 = NAN, .psi_full_avg10 = NAN,
 			      .psi_some_total = NAN, .psi_full_total = NAN};
 	struct cgroup_mem cm = {.current = 1e6, .max = NAN, .peak = NAN};
+	struct sample_site_frame fr = {.address = 0x401000, .module = "/svc",
+				       .function = "keep"};
+	struct sample_site sa = {1, inc, &fr, 1}, sb = {2, inc, &fr, 1};
+	int64_t site_a = store_site_add(st, inc, 0, &sa);
+	int64_t site_b = store_site_add(st, inc, 0, &sb);
+	assert_true(site_a > 0 && site_b > 0);
 	for (int i = 0; i < 1000; i++) {
 		double k = i >= 495 && i <= 505 ? 495 : i;
 		struct store_sample x = {inc, (double)i,
@@ -610,6 +618,15 @@ static void test_retain_window(void **state)
 			struct store_gpu_row g = {"drm", i == 10 ? "A" : "B",
 						  "device", i, i, 0, 0};
 			assert_int_equal(store_gpu_add(st, inc, i, &g), 0);
+			assert_int_equal(store_site_sample_add(st, i == 10 ?
+				site_a : site_b, i, 1000.0 * i, i), 0);
+			struct sample_site_stats ss = {.rate = 512,
+				.depth = 8, .sampled = i, .dropped_sites = 0,
+				.dropped_live = 0, .live_blocks = i,
+				.backtrace_s = 0};
+			if (i != 10)
+				assert_int_equal(store_site_stats_add(st, inc,
+							i, &ss), 0);
 		}
 		if (i % 100 == 49)
 			assert_int_equal(store_commit(st), 0);
@@ -626,7 +643,9 @@ static void test_retain_window(void **state)
 	assert_int_equal(query_long(path, "SELECT min(t) FROM sample"), 10);
 	/* notes are kept (said once for the whole recording) */
 	assert_int_equal(query_long(path, "SELECT count(*) FROM note"), 1000);
-	assert_true(n >= 50 && n <= 51);
+	/* 10 rows of each of the 5 plain tables (the sample table's may
+	 * keep 1), and each table of rows in force its superseded row */
+	assert_true(n >= 52 && n <= 53);
 	/* Until nothing older is left. */
 	int calls = 0;
 	while ((n = store_retain(st, 500, 100)) > 0)
@@ -654,6 +673,15 @@ static void test_retain_window(void **state)
 				    "INTEGER), '') FROM (SELECT t FROM "
 				    "gpu_sample ORDER BY t)"),
 			 10200600);
+	/* the sites: each one's value in force at the cut stays */
+	assert_int_equal(query_long(path, "SELECT group_concat(CAST(t AS "
+				    "INTEGER), '') FROM (SELECT t FROM "
+				    "site_sample ORDER BY t)"),
+			 10200600);
+	assert_int_equal(query_long(path, "SELECT group_concat(CAST(t AS "
+				    "INTEGER), '') FROM (SELECT t FROM "
+				    "site_stats ORDER BY t)"),
+			 200600);
 	assert_int_equal(query_long(path, "SELECT count(*) FROM "
 				    "incarnation"), 1);
 	assert_int_equal(store_close(st), 0);
