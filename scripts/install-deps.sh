@@ -19,7 +19,8 @@ BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-d
 # server: `systemctl disable --now prometheus` if it is not wanted), jemalloc
 # and mimalloc for the preloaded arms of `memtrend probe` (tests/e2e/probe.sh),
 # stress-ng for `make test-loaded` (the suites with the cores busy),
-# bpftrace for the eBPF mode's peer in the benchmarks (bench/README.md, j),
+# bpftrace and heaptrack for the sites' peers in the benchmarks
+# (bench/README.md, j),
 # pprof's own profile.proto (golang-github-google-pprof-dev: Go sources,
 # no Go needed), protoc and python3-protobuf to read report --pprof's
 # profile by the format's schema (tests/e2e/sites.sh).
@@ -28,7 +29,8 @@ TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat atop procp
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk
       prometheus curl libjemalloc2 libmimalloc2.0
       prometheus-process-exporter libxml2-utils stress-ng bpftrace
-      protobuf-compiler python3-protobuf golang-github-google-pprof-dev"
+      protobuf-compiler python3-protobuf golang-github-google-pprof-dev
+      heaptrack"
 case " $* " in
 *" --build-only "*) PKGS=$BUILD_PKGS ;;
 *) PKGS="$BUILD_PKGS $TEST_PKGS" ;;

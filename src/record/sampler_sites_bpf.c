@@ -74,8 +74,12 @@ struct bpf_sites_sampler {
 	struct sites_bpf *skel;
 	struct bpf_link *links[32];
 	size_t n_links;
-	char allocator[PATH_MAX];
-	char libc[PATH_MAX];       /* its C library ("": none, static) */
+	/* the allocator and the C library as the process's maps name them
+	 * ("": none, a static program), and the files memtrend opens for
+	 * them: the same path, or through /proc/PID/root when the process
+	 * sees another file there (a container) */
+	char allocator[PATH_MAX], libc[PATH_MAX];
+	char allocator_file[PATH_MAX + 32], libc_file[PATH_MAX + 32];
 #endif
 	/* A site is a stack cut where its frames leave the process's
 	 * mapped files (declare): the kernel's stacks that differ only
@@ -216,7 +220,7 @@ static bool is_libc(const char *path)
  * as near as the maps tell: the executable, the others, the C library
  * last. Up to max; the count. */
 static size_t mapped_objects(pid_t pid, char (*paths)[PATH_MAX],
-			     size_t max)
+			     unsigned long long *inodes, size_t max)
 {
 	char file[64], line[PATH_MAX + 128], exe[PATH_MAX] = "";
 	snprintf(file, sizeof(file), "/proc/%d/exe", (int)pid);
@@ -229,9 +233,11 @@ static size_t mapped_objects(pid_t pid, char (*paths)[PATH_MAX],
 	size_t count = 0, libc = max;
 	while (fgets(line, sizeof(line), f) && count < max) {
 		char perms[8];
+		unsigned long long ino = 0;
 		int off = 0;
-		if (sscanf(line, "%*s %7s %*s %*s %*s %n", perms, &off) < 1 ||
-		    !off || perms[2] != 'x' || line[off] != '/')
+		if (sscanf(line, "%*s %7s %*s %*s %llu %n", perms, &ino,
+			   &off) < 2 || !off || perms[2] != 'x' ||
+		    line[off] != '/')
 			continue;
 		char *path = line + off;
 		path[strcspn(path, "\n")] = '\0';
@@ -244,6 +250,7 @@ static size_t mapped_objects(pid_t pid, char (*paths)[PATH_MAX],
 		if (seen)
 			continue;
 		snprintf(paths[count], PATH_MAX, "%s", path);
+		inodes[count] = ino;
 		if (is_libc(path))
 			libc = count;
 		count++;
@@ -253,9 +260,12 @@ static size_t mapped_objects(pid_t pid, char (*paths)[PATH_MAX],
 	for (size_t i = 0; i < count; i++)
 		if (*exe && strcmp(paths[i], exe) == 0 && i > 0) {
 			char tmp[PATH_MAX];
+			unsigned long long ino = inodes[i];
 			memcpy(tmp, paths[i], PATH_MAX);
 			memmove(paths[1], paths[0], i * PATH_MAX);
+			memmove(inodes + 1, inodes, i * sizeof(*inodes));
 			memcpy(paths[0], tmp, PATH_MAX);
+			inodes[0] = ino;
 			if (libc < i)
 				libc++;
 			else if (libc == i)
@@ -264,12 +274,29 @@ static size_t mapped_objects(pid_t pid, char (*paths)[PATH_MAX],
 		}
 	if (libc < count && libc != count - 1) {
 		char tmp[PATH_MAX];
+		unsigned long long ino = inodes[libc];
 		memcpy(tmp, paths[libc], PATH_MAX);
 		memmove(paths[libc], paths[libc + 1],
 			(count - libc - 1) * PATH_MAX);
+		memmove(inodes + libc, inodes + libc + 1,
+			(count - libc - 1) * sizeof(*inodes));
 		memcpy(paths[count - 1], tmp, PATH_MAX);
+		inodes[count - 1] = ino;
 	}
 	return count;
+}
+
+/* The file memtrend opens for path, which pid maps as inode ino: path
+ * itself when it is that file here, else path under /proc/PID/root (the
+ * process's root: a container's files). */
+static void object_file(pid_t pid, const char *path, unsigned long long ino,
+			char *out, size_t n)
+{
+	struct stat st;
+	if (stat(path, &st) == 0 && (unsigned long long)st.st_ino == ino)
+		snprintf(out, n, "%s", path);
+	else
+		snprintf(out, n, "/proc/%d/root%s", (int)pid, path);
 }
 
 /* pid's allocator, into s->allocator: the first object of its maps
@@ -280,18 +307,26 @@ static bool find_allocator(struct bpf_sites_sampler *s, pid_t pid)
 {
 	enum { MAX_OBJECTS = 64 };
 	char (*paths)[PATH_MAX] = xcalloc(MAX_OBJECTS, PATH_MAX);
-	size_t n = mapped_objects(pid, paths, MAX_OBJECTS);
+	unsigned long long inodes[MAX_OBJECTS];
+	size_t n = mapped_objects(pid, paths, inodes, MAX_OBJECTS);
 	bool found = false;
 	for (size_t i = 0; i < n; i++)
-		if (is_libc(paths[i]))
+		if (is_libc(paths[i])) {
 			snprintf(s->libc, sizeof(s->libc), "%s", paths[i]);
+			object_file(pid, paths[i], inodes[i], s->libc_file,
+				    sizeof(s->libc_file));
+		}
 	for (size_t i = 0; i < n && !found; i++) {
+		char file[sizeof(s->allocator_file)];
+		object_file(pid, paths[i], inodes[i], file, sizeof(file));
 		struct bpf_link *l = attach_one(entry_prog(s->skel, 0), pid,
-						paths[i], "malloc", false);
+						file, "malloc", false);
 		if (!l)
 			continue;
 		bpf_link__destroy(l);
 		snprintf(s->allocator, sizeof(s->allocator), "%s", paths[i]);
+		snprintf(s->allocator_file, sizeof(s->allocator_file), "%s",
+			 file);
 		found = true;
 	}
 	free(paths);
@@ -348,7 +383,7 @@ static bool attach_process(struct bpf_sites_sampler *s, pid_t pid)
 				s->skel->progs.alloc_return :
 				entry_prog(s->skel, pp->entry);
 			const char *object = pp->in_libc && *s->libc ?
-					     s->libc : s->allocator;
+					     s->libc_file : s->allocator_file;
 			struct bpf_link *l = attach_one(prog, pid, object,
 							pp->function, ret);
 			if (l) {
@@ -478,13 +513,13 @@ static void uprobe_cost_measure(struct bpf_sites_sampler *s, double *alloc_ns,
 				double *free_ns)
 {
 	*alloc_ns = *free_ns = NAN;
-	if (!self_maps(s->allocator))
+	if (!self_maps(s->allocator_file))
 		return;
 	enum { PAIRS = 10000 };
 	pairs_time(PAIRS / 10); /* warm */
 	double bare = pairs_time(PAIRS);
 	struct bpf_link *l = attach_one(s->skel->progs.free_enter, getpid(),
-					s->allocator, "free", false);
+					s->allocator_file, "free", false);
 	if (l) {
 		double probed = pairs_time(PAIRS);
 		bpf_link__destroy(l);
@@ -492,9 +527,9 @@ static void uprobe_cost_measure(struct bpf_sites_sampler *s, double *alloc_ns,
 			*free_ns = (probed - bare) / PAIRS * 1e9;
 	}
 	struct bpf_link *in = attach_one(s->skel->progs.malloc_enter, getpid(),
-					 s->allocator, "malloc", false);
+					 s->allocator_file, "malloc", false);
 	struct bpf_link *out = attach_one(s->skel->progs.alloc_return,
-					  getpid(), s->allocator, "malloc",
+					  getpid(), s->allocator_file, "malloc",
 					  true);
 	if (in && out) {
 		double probed = pairs_time(PAIRS);

@@ -118,6 +118,31 @@ if [ -n "${JIT_PROG:-}" ]; then
 	kill "$J" 2> /dev/null
 fi
 
+# A process that sees another file at its C library's path (a
+# container's): the probes go on the file it maps, through
+# /proc/PID/root, not on the file of that name here. A private mount
+# namespace with a copy of libc bound over the path plays the container.
+LIBC=$(sed -n 's|.* \(/[^ ]*/libc\.so\.6\)$|\1|p' /proc/self/maps | head -n 1)
+if [ -n "$LIBC" ] && command -v unshare > /dev/null && cp "$LIBC" "$T/libc-copy.so.6" &&
+	unshare -m true 2> /dev/null; then
+	unshare -m sh -c 'mount --bind "$0" "$1" && exec "$2" 6 "$3" 1000' \
+		"$T/libc-copy.so.6" "$LIBC" "$SITES_PROG" "$T/ns.log" > /dev/null &
+	N=$!
+	BG_PIDS="$BG_PIDS $N"
+	wait_for "$T/ns.log" 5
+	timeout 60 "$MEMTREND" record -q -o "$T/ns.db" -i 100ms -d 2s --sites \
+		--sites-rate 4KiB -p "$N" 2> "$T/ns.err" ||
+		fail "record --sites -p, a container's libc: $(cat "$T/ns.err")"
+	calls=$(sql "$T/ns.db" "SELECT text FROM note" | sed -n 's/.*: \([0-9]*\) allocation calls.*/\1/p')
+	[ -n "$calls" ] && [ "$calls" -gt 1000 ] ||
+		fail "a container's libc: the probes saw '$calls' calls ($(sql "$T/ns.db" "SELECT text FROM note"))"
+	grep -q . "$T/ns.log" || fail "no requests"
+	n=$(sql "$T/ns.db" "SELECT count(*) FROM site_frame WHERE depth = 0 AND function = 'leak_keep'")
+	[ "$n" -ge 1 ] || fail "a container's libc: no leak_keep site"
+	ok "a container's libc: probed through /proc/PID/root ($calls calls)"
+	kill "$N" 2> /dev/null
+fi
+
 # No permission: as nobody, the load is refused; said, and the rest
 # (the footprint) recorded; exit 0.
 if id nobody > /dev/null 2>&1; then
