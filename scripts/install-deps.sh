@@ -18,6 +18,7 @@ BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-d
 # with it; on a machine with systemd the package also starts a Prometheus
 # server: `systemctl disable --now prometheus` if it is not wanted), jemalloc
 # and mimalloc for the preloaded arms of `memtrend probe` (tests/e2e/probe.sh),
+# g++ for the C++ service of the sites' tests (tests/helpers/sites_cxx.cpp),
 # stress-ng for `make test-loaded` (the suites with the cores busy),
 # bpftrace and heaptrack for the sites' peers in the benchmarks
 # (bench/README.md, j),
@@ -25,7 +26,7 @@ BUILD_PKGS="gcc meson ninja-build pkg-config python3 libsqlite3-dev libjansson-d
 # no Go needed), protoc and python3-protobuf to read report --pprof's
 # profile by the format's schema (tests/e2e/sites.sh).
 TEST_PKGS="libcmocka-dev sqlite3 python3-psutil python3-scipy sysstat atop procps tmux
-      clang libclang-rt-dev
+      clang libclang-rt-dev g++
       chromium fonts-dejavu-core redis-server redis-tools memcached nginx-light wrk
       prometheus curl libjemalloc2 libmimalloc2.0
       prometheus-process-exporter libxml2-utils stress-ng bpftrace

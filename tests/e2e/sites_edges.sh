@@ -4,7 +4,7 @@
 # its end; a wrapper's exec of a static program drops the wrapper's
 # sites; --children says that children have no sites; anonymous mmap is
 # sampled, a preloaded allocator's own mappings are not; a JIT's frame is
-# named from its perf map. About 16 s.
+# named from its perf map; C++ names demangled. About 18 s.
 . "$E2E_LIB"
 : "${SITES_PROG:?}" "${SITES_STATIC:?}"
 # The shim never touches a descriptor of the program's own: the command's
@@ -123,4 +123,31 @@ else
 	[ "$first" = jit_leak_4k ] || fail "the JIT's frame named '$first' ($module)"
 	case "$module" in /tmp/perf-*.map) ;; *) fail "the JIT frame's module: $module" ;; esac
 	ok "a JIT's frame named from its perf map: $first in $module"
+fi
+
+# C++ (tests/helpers/sites_cxx.cpp): operator new is sampled through
+# malloc, its caller named demangled: the leak is operator new under
+# shop::Store::keep(unsigned long), 4,096 B a request (x3 interval); the
+# churn under shop::Scratch::churn() does not grow.
+if [ -n "${SITES_CXX:-}" ]; then
+	timeout 60 "$MEMTREND" record -q -o "$T/cxx.db" -i 100ms --sites \
+		--sites-rate 1KiB --work-log "$T/cxx.log" --match req \
+		-- "$SITES_CXX" 2 "$T/cxx.log" > /dev/null 2> "$T/err" ||
+		fail "record --sites, C++: $(cat "$T/err")"
+	"$MEMTREND" report --json "$T/cxx.db" > "$T/cxx.json" || fail "report C++"
+	"$PY" - "$T/cxx.json" <<'PY' || fail "C++ sites"
+import json, sys
+s = json.load(open(sys.argv[1]))["targets"][0]["sites"]
+r = s["ranked"][0]
+names = [f["function"] for f in r["frames"][:2]]
+assert names == ["operator new(unsigned long)", "shop::Store::keep(unsigned long)"], names
+lo, hi = r["per_request"]["ci95_low"], r["per_request"]["ci95_high"]
+assert lo - (hi - lo) <= 4096 <= hi + (hi - lo), (lo, hi)
+churn = [x["trend"] for x in s["ranked"]
+         if any(f["function"] == "shop::Scratch::churn()" for f in x["frames"][:2])]
+assert churn and "growing" not in churn, churn
+print("ok: C++: operator new under shop::Store::keep, %.0f..%.0f B/req" % (lo, hi))
+PY
+else
+	echo "note: no C++ compiler at build time: the C++ case not run"
 fi
