@@ -47,6 +47,7 @@
 #include "sampler.h"
 #include "sink_set.h"
 #include "sites_region.h"
+#include "sites_stats.h"
 #include "sites_symbols.h"
 
 extern char **environ;
@@ -92,8 +93,8 @@ struct sites_sampler {
 	struct sites_symbols *symbols; /* the claimant's */
 	struct sites_frame_names *rooms; /* [SITES_MAX_DEPTH], for a site's
 					    names while it is declared */
-	struct sample_site_stats last; /* as last sent */
-	bool stats_sent, dropped_noted, unclaimed_noted, meta_sent;
+	struct sites_stats_state stats; /* as last sent */
+	bool unclaimed_noted, meta_sent;
 	bool corrupt_noted, children_noted;
 	/* The claimant's executable (/proc/PID/exe) in this generation: an
 	 * exec that raises no generation is an image without the shim,
@@ -352,27 +353,10 @@ static void stats_send(struct sites_sampler *s, const struct sink_set *out,
 		.backtrace_s = (double)__atomic_load_n(&h->backtrace_ns,
 						       __ATOMIC_RELAXED) / 1e9,
 	};
-	if (s->stats_sent && st.sampled == s->last.sampled &&
-	    st.dropped_sites == s->last.dropped_sites &&
-	    st.dropped_live == s->last.dropped_live &&
-	    st.live_blocks == s->last.live_blocks)
-		return;
-	s->stats_sent = true;
-	s->last = st;
-	struct sample_event e = {.kind = SAMPLE_SITE_STATS, .t = t,
-				 .inc = inc, .u.site_stats = &st};
-	sink_set_event(out, &e);
-	if (!s->dropped_noted && (st.dropped_sites || st.dropped_live)) {
-		s->dropped_noted = true;
-		char msg[256];
-		snprintf(msg, sizeof(msg), "--sites: a table of the shim is "
-			 "full: %.0f sampled allocations not kept (site table "
-			 "of %u: %.0f; live set: %.0f); the sites' figures "
-			 "are low from here on", st.dropped_sites +
-			 st.dropped_live, s->reader.max_sites, st.dropped_sites,
-			 st.dropped_live);
-		sampler_say(s->rec, t, true, msg);
-	}
+	char sites[40];
+	snprintf(sites, sizeof(sites), "site table of %u", s->reader.max_sites);
+	sites_stats_send(&s->stats, s->rec, out, inc, t, &st, "--sites",
+			 "the shim", sites);
 }
 
 /* The target wrote into the region what the shim never would (a count

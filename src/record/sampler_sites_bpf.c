@@ -44,6 +44,7 @@
 #include "recorder.h"
 #include "sampler.h"
 #include "sink_set.h"
+#include "sites_stats.h"
 #include "sites_symbols.h"
 #include "strmap.h"
 
@@ -95,8 +96,8 @@ struct bpf_sites_sampler {
 	uint64_t *frames;          /* [depth]: a stack read from the map */
 	struct sites_symbols *symbols;
 	struct sites_frame_names *rooms;
-	struct sample_site_stats last;
-	bool stats_sent, dropped_noted, meta_sent, why_said, others_noted;
+	struct sites_stats_state stats;
+	bool meta_sent, why_said, others_noted;
 	double alloc_ns, free_ns;  /* what the probes cost a call; NAN */
 	/* the process as last read, for the end */
 	int64_t last_inc;
@@ -584,26 +585,8 @@ static void stats_send(struct bpf_sites_sampler *s, const struct sink_set *out,
 		 * in unwinding (the trap's cost is said at the end) */
 		.backtrace_s = 0,
 	};
-	if (s->stats_sent && st.sampled == s->last.sampled &&
-	    st.dropped_sites == s->last.dropped_sites &&
-	    st.dropped_live == s->last.dropped_live &&
-	    st.live_blocks == s->last.live_blocks)
-		return;
-	s->stats_sent = true;
-	s->last = st;
-	struct sample_event e = {.kind = SAMPLE_SITE_STATS, .t = t,
-				 .inc = inc, .u.site_stats = &st};
-	sink_set_event(out, &e);
-	if (!s->dropped_noted && (st.dropped_sites || st.dropped_live)) {
-		s->dropped_noted = true;
-		char msg[256];
-		snprintf(msg, sizeof(msg), "--sites -p: a table of the eBPF "
-			 "program is full: %.0f sampled allocations not kept "
-			 "(stacks and sites: %.0f; live set: %.0f); the sites' "
-			 "figures are low from here on", st.dropped_sites +
-			 st.dropped_live, st.dropped_sites, st.dropped_live);
-		sampler_say(s->rec, t, true, msg);
-	}
+	sites_stats_send(&s->stats, s->rec, out, inc, t, &st, "--sites -p",
+			 "the eBPF program", "stacks and sites");
 }
 
 /* A stack id first seen: its frames named and cut at the first one past
