@@ -123,6 +123,20 @@ else
 	[ "$first" = jit_leak_4k ] || fail "the JIT's frame named '$first' ($module)"
 	case "$module" in /tmp/perf-*.map) ;; *) fail "the JIT frame's module: $module" ;; esac
 	ok "a JIT's frame named from its perf map: $first in $module"
+	# A full site table: 5,000 JIT stubs, each its own site, against a
+	# table of 4,096: the drop counted, warned about once while
+	# recording, said by the report; nothing fails.
+	timeout 60 "$MEMTREND" record -q -o "$T/full.db" -i 100ms --sites \
+		--sites-rate 1KiB -- "$JIT_PROG" 2 "$T/full.log" 5000 \
+		> /dev/null 2> "$T/full.err" ||
+		fail "record --sites, a full table: exit $?: $(cat "$T/full.err")"
+	grep -q "warning: --sites: a table of the shim is full: [0-9]* sampled allocations not kept (site table of 4096: [0-9]*; live set: 0)" \
+		"$T/full.err" || fail "a full table not said: $(cat "$T/full.err")"
+	[ "$(sql "$T/full.db" "SELECT count(*) FROM site")" = 4096 ] ||
+		fail "a full table: $(sql "$T/full.db" "SELECT count(*) FROM site") sites"
+	"$MEMTREND" report "$T/full.db" 2>&1 | grep -q "DROPPED: a table was full" ||
+		fail "the report does not say the table was full"
+	ok "a full site table: counted, warned, reported"
 fi
 
 # C++ (tests/helpers/sites_cxx.cpp): operator new is sampled through

@@ -12,10 +12,16 @@
  * allocating frame is the JIT code) and appends "req" to LOG. Removes
  * its map at the end.
  *
- * Usage: jit_prog SECONDS LOG. x86-64 only: elsewhere it prints "skip"
- * and exits 77 (the code is x86-64's).
+ * With STUBS (a third argument), it also writes that many copies of the
+ * function, each its own allocation site ("jit_stub_N" in the map), and
+ * 1.5 s into the run (a tracer of the running process is in by then)
+ * calls each once: more sites than a site table holds, the table fills.
+ *
+ * Usage: jit_prog SECONDS LOG [STUBS]. x86-64 only: elsewhere it prints
+ * "skip" and exits 77 (the code is x86-64's).
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +54,15 @@ int main(int argc, char **argv)
 	void *(*target)(size_t) = malloc;
 	uint64_t at = (uint64_t)(uintptr_t)target;
 	memcpy(code + 8, &at, sizeof(at));
-	unsigned char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+	size_t stubs = argc > 3 ? (size_t)atol(argv[3]) : 0;
+	size_t len = ((stubs + 1) * 32 + 4095) & ~(size_t)4095;
+	unsigned char *page = mmap(NULL, len, PROT_READ | PROT_WRITE,
 				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED)
 		return 3;
-	memcpy(page, code, sizeof(code));
-	if (mprotect(page, 4096, PROT_READ | PROT_EXEC))
+	for (size_t i = 0; i <= stubs; i++)
+		memcpy(page + 32 * i, code, sizeof(code));
+	if (mprotect(page, len, PROT_READ | PROT_EXEC))
 		return 3;
 	void *(*jit)(void) = (void *(*)(void))(uintptr_t)page;
 	char map[64];
@@ -63,15 +72,29 @@ int main(int argc, char **argv)
 		return 3;
 	fprintf(m, "%llx %zx jit_leak_4k\n", (unsigned long long)(uintptr_t)page,
 		sizeof(code));
+	for (size_t i = 1; i <= stubs; i++)
+		fprintf(m, "%llx %zx jit_stub_%zu\n",
+			(unsigned long long)(uintptr_t)(page + 32 * i),
+			sizeof(code), i);
 	fclose(m);
+
 	int log = open(argv[2], O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
 		       0644);
 	if (log < 0)
 		return 3;
-	double end = now() + atof(argv[1]);
+	double start = now(), end = start + atof(argv[1]);
+	bool stubbed = false;
 	size_t n = 0, cap = 0;
 	void **kept = NULL;
 	while (now() < end) {
+		if (stubs && !stubbed && now() > start + 1.5) {
+			stubbed = true;
+			for (size_t i = 1; i <= stubs; i++) {
+				void *(*stub)(void) = (void *(*)(void))
+					(uintptr_t)(page + 32 * i);
+				memset(stub(), 2, 4096); /* kept */
+			}
+		}
 		if (n == cap) {
 			cap = cap ? 2 * cap : 4096;
 			kept = realloc(kept, cap * sizeof(*kept));
