@@ -60,6 +60,14 @@ need() {
 within() {
 	"$PY" -c "import sys; v,l,h=map(float,sys.argv[1:]); sys.exit(0 if l<=v<=h else 1)" "$1" "$2" "$3"
 }
+# within_widened V LO HI: V inside the interval [LO, HI] widened to three
+# times its width about its middle. A 95 % interval misses the truth in
+# one run of twenty by definition; widened so (about 6 standard errors)
+# an honest one misses once in 10^8 runs, while a slope off by more than
+# the interval's width still fails (e2e_sites, the sites' tests).
+within_widened() {
+	"$PY" -c "import sys; v,l,h=map(float,sys.argv[1:]); sys.exit(0 if l-(h-l)<=v<=h+(h-l) else 1)" "$1" "$2" "$3"
+}
 # listen_url ERRFILE: wait (10 s at most) for `record --listen`'s note in
 # ERRFILE and print the /metrics URL it names (fails, in its subshell:
 # call it as URL=$(listen_url F) || exit 1).

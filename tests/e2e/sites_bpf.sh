@@ -55,11 +55,7 @@ first=$(jget "$T/r.json" "[f['function'] for f in $S['ranked'][0]['frames']]")
 	fail "leak site not growing"
 lo=$(jget "$T/r.json" "$S['ranked'][0]['per_request']['ci95_low']")
 hi=$(jget "$T/r.json" "$S['ranked'][0]['per_request']['ci95_high']")
-# the interval widened to three times its width about its middle, as in
-# e2e_sites (which says why)
-wlo=$("$PY" -c "import sys; l,h=map(float,sys.argv[1:]); print(l-(h-l))" "$lo" "$hi")
-whi=$("$PY" -c "import sys; l,h=map(float,sys.argv[1:]); print(h+(h-l))" "$lo" "$hi")
-within 4096 "$wlo" "$whi" || fail "4096 B/req outside the leak site's interval [$lo, $hi] (x3: [$wlo, $whi])"
+within_widened 4096 "$lo" "$hi" || fail "4096 B/req outside the leak site's interval [$lo, $hi] (x3)"
 # its live bytes against the truth: 4,096 per request served while the
 # probes were in (the work counter's rise over the recording: what was
 # allocated before the probes is not seen; 15 %
