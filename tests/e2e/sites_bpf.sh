@@ -112,13 +112,14 @@ if [ -n "${JIT_PROG:-}" ]; then
 	[ "$first" = jit_leak_4k ] || fail "eBPF: the JIT's frame named '$first'"
 	ok "eBPF: a JIT's frame named from its perf map"
 	kill "$J" 2> /dev/null
-	# A full table: 5,000 JIT stubs called 1.5 s into the program's run,
-	# after the probes are in: more sites than the eBPF program's 4,096,
-	# counted and warned.
-	bg "$JIT_PROG" 4 "$T/full.log" 5000
+	# A full table: 5,000 JIT stubs called 4 s into the program's run,
+	# after the probes are in (loading and attaching them takes under a
+	# second here, more on a loaded machine): more sites than the eBPF
+	# program's 4,096, counted and warned.
+	bg "$JIT_PROG" 8 "$T/full.log" 5000 4
 	F=$LAST_BG
 	wait_for "$T/full.log" 5
-	timeout 60 "$MEMTREND" record -q -o "$T/full.db" -i 100ms -d 2.5s \
+	timeout 60 "$MEMTREND" record -q -o "$T/full.db" -i 100ms -d 5.5s \
 		--sites --sites-rate 1KiB -p "$F" 2> "$T/full.err" ||
 		fail "eBPF, a full table: exit $?: $(cat "$T/full.err")"
 	grep -q "warning: --sites -p: a table of the eBPF program is full: [0-9]* sampled allocations not kept (stacks and sites: [0-9]*; live set: 0)" \

@@ -14,11 +14,12 @@
  *
  * With STUBS (a third argument), it also writes that many copies of the
  * function, each its own allocation site ("jit_stub_N" in the map), and
- * 1.5 s into the run (a tracer of the running process is in by then)
- * calls each once: more sites than a site table holds, the table fills.
+ * DELAY seconds into the run (default 1.5: a tracer of the running
+ * process is in by then) calls each once: more sites than a site table
+ * holds, the table fills.
  *
- * Usage: jit_prog SECONDS LOG [STUBS]. x86-64 only: elsewhere it prints
- * "skip" and exits 77 (the code is x86-64's).
+ * Usage: jit_prog SECONDS LOG [STUBS [DELAY]]. x86-64 only: elsewhere it
+ * prints "skip" and exits 77 (the code is x86-64's).
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -83,11 +84,12 @@ int main(int argc, char **argv)
 	if (log < 0)
 		return 3;
 	double start = now(), end = start + atof(argv[1]);
+	double delay = argc > 4 ? atof(argv[4]) : 1.5;
 	bool stubbed = false;
 	size_t n = 0, cap = 0;
 	void **kept = NULL;
 	while (now() < end) {
-		if (stubs && !stubbed && now() > start + 1.5) {
+		if (stubs && !stubbed && now() > start + delay) {
 			stubbed = true;
 			for (size_t i = 1; i <= stubs; i++) {
 				void *(*stub)(void) = (void *(*)(void))
