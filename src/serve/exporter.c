@@ -62,15 +62,15 @@ struct exporter {
 	pthread_t thread;
 	bool have_thread;
 	struct listener *listener;
-	/* record --sites (under mu): incarnation id -> target id (0:
-	 * unknown); the sites (only their frames used), each one's target
-	 * and live bytes; site id -> index + 1 (0: none). */
-	int64_t *inc_target;
-	size_t cap_inc;
+	/* record --sites (under mu): the sites (only their frames used),
+	 * each one's incarnation, its target (0: not seen in a frame yet)
+	 * and live bytes; site id -> index + 1 (0: none). Nothing here is
+	 * kept for a run without sites: --all's incarnations come and go
+	 * by the million over days. */
 	struct series sites;
-	int64_t *site_target;
+	int64_t *site_inc, *site_target;
 	double *site_live;
-	size_t cap_site_target, cap_site_live;
+	size_t cap_site_inc, cap_site_target, cap_site_live;
 	size_t *site_index;
 	size_t cap_site_index;
 };
@@ -444,7 +444,7 @@ void exporter_stop(struct exporter *e)
 		entry_free(e->t[i]);
 	free(e->t);
 	series_release(&e->sites);
-	free(e->inc_target);
+	free(e->site_inc);
 	free(e->site_target);
 	free(e->site_live);
 	free(e->site_index);
@@ -455,24 +455,10 @@ void exporter_stop(struct exporter *e)
 
 /* ---- the recorder's sink ------------------------------------------------ */
 
-/* An incarnation's target, and a site's frames (record --sites). */
+/* A site's frames (record --sites). */
 static void sink_event(void *ctx, const struct sample_event *ev)
 {
 	struct exporter *e = ctx;
-	if (ev->kind == SAMPLE_INCARNATION) {
-		const struct sample_incarnation *x = ev->u.incarnation;
-		if (x->id <= 0)
-			return;
-		pthread_mutex_lock(&e->mu);
-		size_t old = e->cap_inc;
-		xgrow((void **)&e->inc_target, &e->cap_inc, (size_t)x->id + 1,
-		      sizeof(*e->inc_target));
-		memset(e->inc_target + old, 0,
-		       (e->cap_inc - old) * sizeof(*e->inc_target));
-		e->inc_target[x->id] = x->target;
-		pthread_mutex_unlock(&e->mu);
-		return;
-	}
 	if (ev->kind != SAMPLE_SITE || ev->u.site->id <= 0)
 		return;
 	const struct sample_site *x = ev->u.site;
@@ -489,12 +475,14 @@ static void sink_event(void *ctx, const struct sample_event *ev)
 	}
 	pthread_mutex_lock(&e->mu);
 	size_t i = series_add_site(&e->sites, x->id, 0, fr, nf);
+	xgrow((void **)&e->site_inc, &e->cap_site_inc, i + 1,
+	      sizeof(*e->site_inc));
 	xgrow((void **)&e->site_target, &e->cap_site_target, i + 1,
 	      sizeof(*e->site_target));
 	xgrow((void **)&e->site_live, &e->cap_site_live, i + 1,
 	      sizeof(*e->site_live));
-	e->site_target[i] = ev->inc > 0 && (size_t)ev->inc < e->cap_inc ?
-			    e->inc_target[ev->inc] : 0;
+	e->site_inc[i] = ev->inc;
+	e->site_target[i] = 0; /* the frame's processes say (sites_frame) */
 	e->site_live[i] = NAN;
 	size_t old = e->cap_site_index;
 	xgrow((void **)&e->site_index, &e->cap_site_index, (size_t)x->id + 1,
@@ -505,12 +493,17 @@ static void sink_event(void *ctx, const struct sample_event *ev)
 	pthread_mutex_unlock(&e->mu);
 }
 
-/* Each site's live bytes at this frame. */
+/* Each site's live bytes at this frame; the target of a site not seen
+ * before, from the frame's process of its incarnation. */
 static void sites_frame(struct exporter *e, const struct sample_frame *f)
 {
 	if (!f->n_sites)
 		return;
 	pthread_mutex_lock(&e->mu);
+	for (size_t i = 0; i < e->sites.n_sites; i++)
+		for (size_t k = 0; !e->site_target[i] && k < f->n_procs; k++)
+			if (f->procs[k].inc == e->site_inc[i])
+				e->site_target[i] = f->procs[k].target;
 	for (size_t k = 0; k < f->n_sites; k++) {
 		const struct sample_site_value *v = &f->sites[k];
 		if (v->site > 0 && (size_t)v->site < e->cap_site_index &&
