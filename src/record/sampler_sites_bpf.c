@@ -217,6 +217,29 @@ static bool is_libc(const char *path)
 	       strncmp(base, "libc-", 5) == 0;
 }
 
+/* One line of /proc/PID/maps: its range, permissions, device, inode and
+ * path ("" for anonymous memory; the newline cut, in the line's own
+ * storage). false for a line that does not read so. The one reader of
+ * the format in this file: the allocator's search, the skip ranges and
+ * memtrend's own maps all go through it. */
+struct maps_entry {
+	unsigned long long lo, hi, ino;
+	unsigned maj, min;
+	char perms[8];
+	char *path;
+};
+
+static bool maps_entry_parse(char *line, struct maps_entry *m)
+{
+	int off = 0;
+	if (sscanf(line, "%llx-%llx %7s %*s %x:%x %llu %n", &m->lo, &m->hi,
+		   m->perms, &m->maj, &m->min, &m->ino, &off) < 6 || !off)
+		return false;
+	m->path = line + off;
+	m->path[strcspn(m->path, "\n")] = '\0';
+	return true;
+}
+
 /* The executable objects pid maps, in the order the loader bound them
  * as near as the maps tell: the executable, the others, the C library
  * last. Up to max; the count. */
@@ -233,15 +256,12 @@ static size_t mapped_objects(pid_t pid, char (*paths)[PATH_MAX],
 		return 0;
 	size_t count = 0, libc = max;
 	while (fgets(line, sizeof(line), f) && count < max) {
-		char perms[8];
-		unsigned long long ino = 0;
-		int off = 0;
-		if (sscanf(line, "%*s %7s %*s %*s %llu %n", perms, &ino,
-			   &off) < 2 || !off || perms[2] != 'x' ||
-		    line[off] != '/')
+		struct maps_entry m;
+		if (!maps_entry_parse(line, &m) || m.perms[2] != 'x' ||
+		    m.path[0] != '/')
 			continue;
-		char *path = line + off;
-		path[strcspn(path, "\n")] = '\0';
+		const char *path = m.path;
+		unsigned long long ino = m.ino;
 		/* " (deleted)": the file is gone, nothing to probe */
 		if (strstr(path, " (deleted)"))
 			continue;
@@ -352,17 +372,11 @@ static void skip_ranges(struct bpf_sites_sampler *s, pid_t pid)
 		return;
 	__u32 n = 0;
 	while (n < SITES_BPF_SKIP_RANGES && fgets(line, sizeof(line), f)) {
-		unsigned long long lo, hi;
-		char perms[8];
-		int off = 0;
-		if (sscanf(line, "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi,
-			   perms, &off) < 3 || !off || perms[2] != 'x')
+		struct maps_entry m;
+		if (!maps_entry_parse(line, &m) || m.perms[2] != 'x' ||
+		    (strcmp(m.path, s->allocator) && strcmp(m.path, s->libc)))
 			continue;
-		char *path = line + off;
-		path[strcspn(path, "\n")] = '\0';
-		if (strcmp(path, s->allocator) && strcmp(path, s->libc))
-			continue;
-		struct sites_bpf_range r = {lo, hi};
+		struct sites_bpf_range r = {m.lo, m.hi};
 		bpf_map__update_elem(s->skel->maps.skip, &n, sizeof(n), &r,
 				     sizeof(r), BPF_ANY);
 		n++;
@@ -454,12 +468,10 @@ static bool self_maps(const char *path)
 	char line[PATH_MAX + 128];
 	bool found = false;
 	while (!found && fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
-		unsigned long long ino;
-		if (sscanf(line, "%*s %*s %*s %x:%x %llu", &maj, &min,
-			   &ino) == 3 && ino == (unsigned long long)want.st_ino &&
-		    makedev(maj, min) == want.st_dev)
-			found = true;
+		struct maps_entry m;
+		found = maps_entry_parse(line, &m) &&
+			m.ino == (unsigned long long)want.st_ino &&
+			makedev(m.maj, m.min) == want.st_dev;
 	}
 	fclose(f);
 	return found;
