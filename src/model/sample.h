@@ -241,6 +241,9 @@ struct sample_reading {
 struct sample_site_value {
 	int64_t site;
 	double live;               /* bytes */
+	double var;                /* bytes^2: the sampling variance of live
+				      (sites_sample_variance summed); NAN:
+				      not known */
 	double allocs;
 };
 

@@ -136,6 +136,7 @@ void series_release(struct series *s)
 		free(x->frames);
 		free(x->t);
 		free(x->live);
+		free(x->var);
 	}
 	free(s->sites);
 	memset(s, 0, sizeof(*s));
@@ -166,15 +167,18 @@ size_t series_add_site(struct series *s, int64_t id, uint32_t inc,
 	return s->n_sites++;
 }
 
-void series_site_add_row(struct series_site *x, double t, double live)
+void series_site_add_row(struct series_site *x, double t, double live,
+			 double var)
 {
 	assert(!x->n || t >= x->t[x->n - 1]);
 	if (x->n == x->cap) {
 		x->cap = x->cap ? 2 * x->cap : 16;
 		x->t = xrealloc(x->t, x->cap * sizeof(*x->t));
 		x->live = xrealloc(x->live, x->cap * sizeof(*x->live));
+		x->var = xrealloc(x->var, x->cap * sizeof(*x->var));
 	}
 	x->t[x->n] = t;
+	x->var[x->n] = var;
 	x->live[x->n++] = live;
 }
 

@@ -106,6 +106,9 @@ struct series_site {
 	struct series_site_frame *frames; /* owned; n_frames */
 	size_t n_frames;
 	double *t, *live;          /* owned; n rows, t ascending */
+	double *var;               /* owned; n rows: the sampling variance
+				      of live, bytes^2 (NAN: not recorded,
+				      a file of an earlier memtrend) */
 	size_t n, cap;
 };
 
@@ -247,7 +250,8 @@ void series_set_gpu_limit(struct series *s, unsigned d, double total,
  * Then its rows, in time order. */
 size_t series_add_site(struct series *s, int64_t id, uint32_t inc,
 		       const struct series_site_frame *frames, size_t n);
-void series_site_add_row(struct series_site *site, double t, double live);
+void series_site_add_row(struct series_site *site, double t, double live,
+			 double var);
 /* The estimate of site at time t: its latest row at or before t, 0
  * before its first. */
 double series_site_live_at(const struct series_site *site, double t);

@@ -159,13 +159,13 @@ int64_t sampler_site_new(struct recorder *rec)
 }
 
 void sampler_site_value(struct recorder *rec, int64_t site, double live,
-			double allocs)
+			double var, double allocs)
 {
 	assert(site > 0 && site <= rec->last_site);
 	xgrow((void **)&rec->site_values, &rec->cap_site_values,
 	      rec->n_site_values + 1, sizeof(*rec->site_values));
 	rec->site_values[rec->n_site_values++] = (struct sample_site_value){
-		site, live, allocs};
+		site, live, var, allocs};
 }
 
 void sampler_say(struct recorder *rec, double t, bool warn,

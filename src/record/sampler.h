@@ -274,10 +274,11 @@ void sampler_frame_cgroup(struct recorder *rec, int64_t id,
 void sampler_say(struct recorder *rec, double t, bool warn,
 		 const char *text);
 /* An allocation site's id, new (its SAMPLE_SITE is the caller's to
- * send); and its value in this tick's frame. */
+ * send); and its value in this tick's frame: the live bytes' estimate,
+ * its sampling variance (bytes^2) and the sampled allocations. */
 int64_t sampler_site_new(struct recorder *rec);
 void sampler_site_value(struct recorder *rec, int64_t site, double live,
-			double allocs);
+			double var, double allocs);
 
 /* Allocation sites (sampler_sites.c, docs/sites.md): the region the
  * preloaded shim fills, made for the -- COMMAND, *env the command's

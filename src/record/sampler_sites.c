@@ -392,7 +392,7 @@ static bool exec_without_shim(struct sites_sampler *s, pid_t pid)
 	if (st.st_dev == s->exe_dev && st.st_ino == s->exe_ino)
 		return false;
 	for (uint32_t i = 0; i < s->n_declared; i++)
-		sampler_site_value(s->rec, s->ids[i], 0, NAN);
+		sampler_site_value(s->rec, s->ids[i], 0, 0, NAN);
 	s->n_declared = 0;
 	s->image_gone = true;
 	s->gone_mono = now_monotonic();
@@ -421,7 +421,7 @@ static void sites_sync(struct sites_sampler *s, pid_t pid,
 		 * (the shim emptied the table before it raised the
 		 * generation) */
 		for (uint32_t i = 0; i < s->n_declared; i++)
-			sampler_site_value(s->rec, s->ids[i], 0, NAN);
+			sampler_site_value(s->rec, s->ids[i], 0, 0, NAN);
 		s->n_declared = 0;
 		s->generation = gen;
 		sites_symbols_free(s->symbols);
@@ -449,9 +449,10 @@ static void sites_sync(struct sites_sampler *s, pid_t pid,
 		    budget_s);
 	for (uint32_t i = 0; i < s->n_declared; i++) {
 		int64_t live;
+		double var;
 		uint64_t allocs;
-		sites_reader_values(&s->reader, i, &live, &allocs);
-		sampler_site_value(s->rec, s->ids[i], (double)live,
+		sites_reader_values(&s->reader, i, &live, &var, &allocs);
+		sampler_site_value(s->rec, s->ids[i], (double)live, var,
 				   (double)allocs);
 	}
 	stats_send(s, out, inc, t);

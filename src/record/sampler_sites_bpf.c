@@ -89,7 +89,8 @@ struct bpf_sites_sampler {
 	size_t n_stack_ids;
 	struct bpf_site {
 		int64_t id;        /* the recorder's */
-		double live, allocs; /* summed over its stacks at a read */
+		double live, var, allocs; /* summed over its stacks at a
+					     read (var: bytes^2) */
 	} *sites;
 	size_t n_sites, cap_sites;
 	struct strmap site_by_frames; /* cut frames, in hex -> index */
@@ -429,6 +430,7 @@ static bool load(struct bpf_sites_sampler *s)
 		return false;
 	}
 	s->skel->rodata->sample_rate = (__u64)s->rate;
+	s->skel->rodata->var_shift = sites_bpf_var_shift((__u64)s->rate);
 	if (bpf_map__set_value_size(s->skel->maps.stacks,
 				    s->depth * sizeof(__u64))) {
 		off_because(s, "--sites -p: cannot size the stack table: no "
@@ -644,7 +646,7 @@ static void declare(struct bpf_sites_sampler *s, __u32 stackid,
 		i = s->n_sites++;
 		struct sample_site x = {sampler_site_new(s->rec), inc, frames,
 					nf};
-		s->sites[i] = (struct bpf_site){x.id, 0, 0};
+		s->sites[i] = (struct bpf_site){x.id, 0, 0, 0};
 		strmap_put(&s->site_by_frames, key, i);
 		struct sample_event e = {.kind = SAMPLE_SITE, .t = t,
 					 .inc = inc, .u.site = &x};
@@ -667,7 +669,7 @@ static void bpf_sites_sync(struct bpf_sites_sampler *s,
 	}
 	double t0 = now_monotonic();
 	for (size_t i = 0; i < s->n_sites; i++)
-		s->sites[i].live = s->sites[i].allocs = 0;
+		s->sites[i].live = s->sites[i].var = s->sites[i].allocs = 0;
 	struct bpf_map *sites = s->skel->maps.sites;
 	__u32 key, next;
 	__u32 *prev = NULL;
@@ -689,11 +691,13 @@ static void bpf_sites_sync(struct bpf_sites_sampler *s,
 		}
 		struct bpf_site *site = &s->sites[s->site_of[key] - 1];
 		site->live += (double)v.live;
+		site->var += ldexp((double)(v.var > 0 ? v.var : 0),
+				   (int)sites_bpf_var_shift((__u64)s->rate));
 		site->allocs += (double)v.allocs;
 	}
 	for (size_t i = 0; i < s->n_sites; i++)
 		sampler_site_value(s->rec, s->sites[i].id, s->sites[i].live,
-				   s->sites[i].allocs);
+				   s->sites[i].var, s->sites[i].allocs);
 	stats_send(s, out, inc, t);
 }
 

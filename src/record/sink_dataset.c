@@ -199,7 +199,7 @@ static void sd_frame(void *ctx, const struct sample_frame *f)
 		if (x->n && f->t < x->t[x->n - 1])
 			continue;  /* as the reader: time order kept */
 		r->last = v->live;
-		series_site_add_row(x, f->t, v->live);
+		series_site_add_row(x, f->t, v->live, v->var);
 	}
 	for (size_t i = 0; i < f->n_readings; i++) {
 		const struct sample_reading *x = &f->readings[i];

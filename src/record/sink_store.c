@@ -301,7 +301,7 @@ static void ss_frame(void *ctx, const struct sample_frame *f)
 			continue;
 		s->site_last[k] = v->live;
 		store_site_sample_add(st, s->sites.p[k].store, f->t, v->live,
-				      v->allocs);
+				      v->var, v->allocs);
 	}
 	if (!f->last)
 		s->last_stamp = f->t;

@@ -48,6 +48,11 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Mean bytes between samples; set by the recorder before loading. */
 const volatile __u64 sample_rate = 512 * 1024;
+/* A block's variance is kept in units of 2^var_shift bytes^2, so that a
+ * site's sum of up to 2^20 blocks stays below 2^63 at any rate (the
+ * recorder's sites_bpf_var_shift(); 0 up to a rate of 1 MiB, where the
+ * rounding it would bring matters). */
+const volatile __u32 var_shift = 0;
 
 /* A sampled call between its entry and its return, per thread. Probed
  * calls nest (glibc's malloc maps a large block through mmap, probed
@@ -55,6 +60,8 @@ const volatile __u64 sample_rate = 512 * 1024;
  * entry's return pops it to. */
 struct pending {
 	__u64 weight;
+	__u64 var;    /* weight (weight - size): the block's sampling
+			 variance (sites_bpf.h) */
 	__u64 memptr; /* posix_memalign's void **, else 0 */
 	__u64 sp;     /* the stack pointer after the return */
 };
@@ -126,11 +133,11 @@ static __always_inline int enter(struct pt_regs *ctx, __u64 size,
 {
 	count_add(COUNT_ALLOC_CALLS, 1);
 	__u64 rate = sample_rate;
-	__u64 weight;
+	__u64 weight, var = 0;
 	if (size == 0)
 		return 0;
 	if (size >= rate) {
-		weight = size;
+		weight = size; /* always sampled: no error */
 	} else {
 		/* p = size / rate in 32-bit fixed point; rate <= 2^32
 		 * (the recorder's bound), size < rate: p32 < 2^32 */
@@ -138,9 +145,15 @@ static __always_inline int enter(struct pt_regs *ctx, __u64 size,
 		if ((__u64)bpf_get_prandom_u32() >= p32)
 			return 0;
 		weight = rate;
+		/* p = size / rate: the error rate B - size has the
+		 * variance size (rate - size), estimated unbiasedly by
+		 * rate (rate - size) when sampled; < 2^64 as rate <= 2^32
+		 * and size >= 1 */
+		var = (rate * (rate - size)) >> var_shift;
 	}
 	__u64 id = bpf_get_current_pid_tgid();
-	struct pending p = {weight, memptr, PT_REGS_SP(ctx) + RETURN_POPS};
+	struct pending p = {weight, var, memptr,
+			    PT_REGS_SP(ctx) + RETURN_POPS};
 	bpf_map_update_elem(&pending, &id, &p, BPF_ANY);
 	return 0;
 }
@@ -153,6 +166,7 @@ static __always_inline int leave(struct pt_regs *ctx, __u64 addr)
 	if (!p || p->sp != PT_REGS_SP(ctx))
 		return 0; /* none, or a call nested in the sampled one */
 	__u64 weight = p->weight;
+	__u64 var = p->var;
 	__u64 memptr = p->memptr;
 	bpf_map_delete_elem(&pending, &id);
 	/* no user address has its top bit set: MAP_FAILED, an error */
@@ -178,7 +192,7 @@ static __always_inline int leave(struct pt_regs *ctx, __u64 addr)
 	__u32 key = (__u32)stackid;
 	struct sites_bpf_site *site = bpf_map_lookup_elem(&sites, &key);
 	if (!site) {
-		struct sites_bpf_site zero = {0, 0};
+		struct sites_bpf_site zero = {0, 0, 0};
 		bpf_map_update_elem(&sites, &key, &zero, BPF_NOEXIST);
 		site = bpf_map_lookup_elem(&sites, &key);
 		if (!site) {
@@ -186,13 +200,14 @@ static __always_inline int leave(struct pt_regs *ctx, __u64 addr)
 			return 0;
 		}
 	}
-	struct sites_bpf_block b = {weight, key, 0};
+	struct sites_bpf_block b = {weight, var, key, 0};
 	if (bpf_map_update_elem(&live, &addr, &b, BPF_ANY)) {
 		count_add(COUNT_DROPPED_LIVE, 1);
 		return 0;
 	}
 	count_add(COUNT_LIVE_BLOCKS, 1);
 	__sync_fetch_and_add(&site->live, (__s64)weight);
+	__sync_fetch_and_add(&site->var, (__s64)var);
 	__sync_fetch_and_add(&site->allocs, 1);
 	return 0;
 }
@@ -207,13 +222,16 @@ static __always_inline void release(__u64 addr)
 	if (!b)
 		return;
 	__u64 weight = b->weight;
+	__u64 var = b->var;
 	__u32 key = b->stackid;
 	if (bpf_map_delete_elem(&live, &addr))
 		return;
 	count_add(COUNT_LIVE_BLOCKS, -1);
 	struct sites_bpf_site *site = bpf_map_lookup_elem(&sites, &key);
-	if (site)
+	if (site) {
 		__sync_fetch_and_add(&site->live, -(__s64)weight);
+		__sync_fetch_and_add(&site->var, -(__s64)var);
+	}
 }
 
 SEC("uprobe")

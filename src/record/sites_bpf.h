@@ -20,16 +20,32 @@
 /* A sampled live block. */
 struct sites_bpf_block {
 	__u64 weight;   /* bytes it stands for */
+	__u64 var;      /* its sampling variance, in 2^var_shift bytes^2
+			   (sites_bpf_var_shift): weight (weight - size),
+			   as the shim's sites_sample_variance() */
 	__u32 stackid;  /* its site */
 	__u32 pad;
 };
 
 /* A site: the live bytes' estimate (the sum of its live blocks'
- * weights) and its sampled allocations. */
+ * weights), its sampling variance (the sum of their var, bytes^2) and
+ * its sampled allocations. */
 struct sites_bpf_site {
 	__s64 live;
 	__u64 allocs;
+	__s64 var;      /* in 2^var_shift bytes^2 */
 };
+
+/* The shift for a rate (<= 2^32): a block's variance is below rate^2 <=
+ * 2^(2 bits(rate)), a site holds at most 2^20 live blocks, so 2
+ * bits(rate) - shift <= 42 keeps the sum below 2^62. */
+static inline __u32 sites_bpf_var_shift(__u64 rate)
+{
+	__u32 bits = 0;
+	while (bits < 64 && (rate >> bits))
+		bits++;
+	return 2 * bits > 42 ? 2 * bits - 42 : 0;
+}
 
 /* Code whose mmap calls are not the program's (the C library's, the
  * allocator's): the return address in [lo, hi) is skipped. */

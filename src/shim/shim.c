@@ -231,7 +231,7 @@ static __attribute__((noinline)) void sample_block(void *p, size_t size)
 		i++;
 	for (; i < n && k < depth; i++)
 		stack[k++] = (uint64_t)(uintptr_t)frames[i];
-	sites_region_add(region, (uint64_t)(uintptr_t)p,
+	sites_region_add(region, (uint64_t)(uintptr_t)p, size,
 			 sites_sample_weight(size, rate), stack, k);
 }
 

@@ -19,6 +19,13 @@
 #define LOAD(p) __atomic_load_n((p), __ATOMIC_RELAXED)
 #define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 
+/* A double the reader loads atomically (one aligned 64-bit word);
+ * written only under the lock. */
+static void store_double(double *p, double v)
+{
+	__atomic_store(p, &v, __ATOMIC_RELAXED);
+}
+
 static size_t site_bytes(uint32_t depth)
 {
 	return sizeof(struct sites_site) + (size_t)depth * sizeof(uint64_t);
@@ -170,16 +177,21 @@ uint32_t sites_reader_frames(struct sites_reader *r, uint32_t i,
 }
 
 void sites_reader_values(struct sites_reader *r, uint32_t i, int64_t *live,
-			 uint64_t *allocs)
+			 double *var, uint64_t *allocs)
 {
 	const struct sites_site *s = reader_site(r, i);
 	*live = LOAD(&s->live);
+	__atomic_load(&s->var, var, __ATOMIC_RELAXED);
 	*allocs = LOAD(&s->allocs);
-	if (*live < 0) {
+	if (*live < 0 || !isfinite(*var)) {
 		/* the shim subtracts only what it added */
 		r->corrupt = true;
-		*live = 0;
+		*live = *live < 0 ? 0 : *live;
+		*var = 0;
 	}
+	/* a little below 0: the rounding of adding and taking away */
+	if (*var < 0)
+		*var = 0;
 }
 
 bool sites_reader_check(struct sites_reader *r)
@@ -295,7 +307,8 @@ static uint32_t site_find_or_add(struct sites_header *h,
 }
 
 bool sites_region_add(struct sites_header *h, uint64_t addr,
-		      uint64_t weight, const uint64_t *frames, uint32_t n)
+		      uint64_t size, uint64_t weight, const uint64_t *frames,
+		      uint32_t n)
 {
 	assert(addr != 0);
 	if (n > h->depth) {
@@ -325,6 +338,7 @@ bool sites_region_add(struct sites_header *h, uint64_t addr,
 		 * the old weight leaves its site */
 		struct sites_site *old = sites_region_site(h, set[i].site);
 		STORE(&old->live, old->live - (int64_t)set[i].weight);
+		store_double(&old->var, old->var - set[i].var);
 		STORE(&old->frees, old->frees + 1);
 		STORE(&h->n_live, h->n_live - 1);
 	} else {
@@ -332,10 +346,12 @@ bool sites_region_add(struct sites_header *h, uint64_t addr,
 	}
 	set[i].weight = weight;
 	set[i].site = site;
+	set[i].var = (float)sites_sample_variance(size, weight);
 	STORE(&set[i].key, addr);
 	STORE(&h->n_live, h->n_live + 1);
 	struct sites_site *s = sites_region_site(h, site);
 	STORE(&s->live, s->live + (int64_t)weight);
+	store_double(&s->var, s->var + set[i].var);
 	STORE(&s->allocs, s->allocs + 1);
 	STORE(&h->sampled, h->sampled + 1);
 	kept = true;
@@ -388,6 +404,7 @@ bool sites_region_remove(struct sites_header *h, uint64_t addr)
 	if (found) {
 		struct sites_site *s = sites_region_site(h, set[i].site);
 		STORE(&s->live, s->live - (int64_t)set[i].weight);
+		store_double(&s->var, s->var - set[i].var);
 		STORE(&s->frees, s->frees + 1);
 		STORE(&h->sampled_frees, h->sampled_frees + 1);
 		/* backward-shift deletion: lock-free probes that overlap
@@ -406,6 +423,7 @@ bool sites_region_remove(struct sites_header *h, uint64_t addr)
 				continue;
 			set[hole].weight = set[j].weight;
 			set[hole].site = set[j].site;
+			set[hole].var = set[j].var;
 			STORE(&set[hole].key, set[j].key);
 			hole = j;
 		}
@@ -422,6 +440,14 @@ int64_t sites_countdown(double u, double rate)
 {
 	double d = -log(u > 0 ? u : 0x1.0p-53) * rate;
 	return d > 4e18 ? (int64_t)4e18 : (int64_t)d + 1;
+}
+
+double sites_sample_variance(uint64_t size, uint64_t weight)
+{
+	if (weight <= size)
+		return 0;
+	/* below 2^128: a float holds it (the live entry's) */
+	return (double)weight * (double)(weight - size);
 }
 
 uint64_t sites_sample_weight(uint64_t size, double rate)

@@ -61,7 +61,7 @@
 #define SITES_REGION_ENV "MEMTREND_SITES"
 #define SITES_REGION_FD_ENV "MEMTREND_SITES_FD"
 #define SITES_REGION_MAGIC 0x534554495354454dULL /* "MEMTSITE" */
-#define SITES_REGION_VERSION 1u
+#define SITES_REGION_VERSION 2u
 /* The deepest stack prefix a site may keep (--sites-depth). */
 #define SITES_MAX_DEPTH 32u
 #define SITES_DEFAULT_DEPTH 8u
@@ -113,6 +113,13 @@ struct sites_site {
 	int64_t live;              /* estimated live bytes (weights) */
 	uint64_t allocs;           /* sampled allocations */
 	uint64_t frees;            /* ... of which freed */
+	double var;                /* the sampling variance of live, bytes^2:
+				      the sum over its live samples of
+				      sites_sample_variance() as each block
+				      keeps it (a double: a rate of a GiB
+				      makes a block's 10^18; the rounding
+				      of adding and taking away is 10^-16
+				      of it) */
 	uint64_t frames[];         /* [depth] return addresses */
 };
 
@@ -120,7 +127,9 @@ struct sites_live {
 	uint64_t key;              /* the block's address; 0: empty */
 	uint64_t weight;           /* bytes it stands for */
 	uint32_t site;
-	uint32_t pad;
+	float var;                 /* its share of its site's var (a float:
+				      7 digits are plenty for a variance,
+				      and the entry stays 24 bytes) */
 };
 
 /* Bytes a region of these capacities takes (0 when they are invalid:
@@ -172,19 +181,22 @@ uint32_t sites_reader_count(struct sites_reader *r);
  * most depth. */
 uint32_t sites_reader_frames(struct sites_reader *r, uint32_t i,
 			     uint64_t *out);
-/* Site i's live-bytes estimate and sampled allocations. */
+/* Site i's live-bytes estimate, its sampling variance (bytes^2) and its
+ * sampled allocations. */
 void sites_reader_values(struct sites_reader *r, uint32_t i, int64_t *live,
-			 uint64_t *allocs);
+			 double *var, uint64_t *allocs);
 /* Whether the header's layout is still the one laid out (false: marked
  * corrupt; the reader goes on with its own copy). */
 bool sites_reader_check(struct sites_reader *r);
 
 /* The shim's operations; each but maybe_sampled takes the lock. */
-/* A sampled block at addr of weight bytes, allocated from the stack
- * frames[0..n) (cut to depth): kept in its site. false when a table is
- * full (counted in dropped_sites or dropped_live). */
+/* A sampled block at addr of size bytes standing for weight bytes,
+ * allocated from the stack frames[0..n) (cut to depth): kept in its
+ * site, with its sampling variance (sites_sample_variance). false when a
+ * table is full (counted in dropped_sites or dropped_live). */
 bool sites_region_add(struct sites_header *h, uint64_t addr,
-		      uint64_t weight, const uint64_t *frames, uint32_t n);
+		      uint64_t size, uint64_t weight, const uint64_t *frames,
+		      uint32_t n);
 /* Might addr be a sampled block? No lock; false means certainly not.
  * sites_filter_clear() first, inline: the common answer. */
 bool sites_region_maybe_sampled(struct sites_header *h, uint64_t addr);
@@ -222,6 +234,16 @@ static inline bool sites_countdown_hit(int64_t *left, uint64_t size)
 	return *left <= 0;
 }
 uint64_t sites_sample_weight(uint64_t size, double rate);
+/* What a sampled block of size bytes and weight w adds to the variance
+ * of its site's estimate: w (w - size), bytes^2. A block is kept with
+ * probability p = size / w and then counts w, else 0: the error w B -
+ * size (B ~ Bernoulli(p)) has the variance size^2 (1 - p) / p = size (w
+ * - size), of which w (w - size), counted only when sampled (p of the
+ * time), is an unbiased estimate. The blocks' draws are independent
+ * (the countdown is memoryless), so a site's variance is the sum over
+ * its live samples: the error its estimate carries now (docs/sites.md,
+ * "How sure"). 0 when w <= size (a block always sampled). */
+double sites_sample_variance(uint64_t size, uint64_t weight);
 
 /* The hash of a stack prefix, never 0. */
 uint64_t sites_stack_hash(const uint64_t *frames, uint32_t n);

@@ -101,8 +101,9 @@ int store_gpu_device_add(struct store *st, double t, const char *source,
  * of the incarnation. */
 int64_t store_site_add(struct store *st, int64_t inc_id, double t,
 		       const struct sample_site *x);
+/* var: the sampling variance of live, bytes^2 (NAN: NULL) */
 int store_site_sample_add(struct store *st, int64_t site_id, double t,
-			  double live, double allocs);
+			  double live, double var, double allocs);
 int store_site_stats_add(struct store *st, int64_t inc_id, double t,
 			 const struct sample_site_stats *x);
 /* Commit the open batch. On failure (disk full, I/O error) the batch is

@@ -44,6 +44,13 @@ static double col_bytes(sqlite3_stmt *s, int i)
 	return (double)sqlite3_column_int64(s, i);
 }
 
+static double col_real(sqlite3_stmt *s, int i)
+{
+	if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(s, i);
+}
+
 static int open_read(const char *path, sqlite3 **db)
 {
 	/* Read-write open is not needed, but a read-only connection cannot
@@ -891,9 +898,13 @@ static void read_sites(sqlite3 *db, struct dataset *out,
 	}
 	sqlite3_finalize(f);
 	sqlite3_finalize(s);
-	if (n_refs && sqlite3_prepare_v2(db, "SELECT site_id, t, live FROM "
-					 "site_sample ORDER BY rowid", -1, &s,
-					 NULL) == SQLITE_OK) {
+	/* var: a file from before it has none (NULL: not recorded) */
+	if (n_refs && (sqlite3_prepare_v2(db, "SELECT site_id, t, live, var "
+					  "FROM site_sample ORDER BY rowid",
+					  -1, &s, NULL) == SQLITE_OK ||
+		       sqlite3_prepare_v2(db, "SELECT site_id, t, live, NULL "
+					  "FROM site_sample ORDER BY rowid",
+					  -1, &s, NULL) == SQLITE_OK)) {
 		while (sqlite3_step(s) == SQLITE_ROW) {
 			int64_t id = sqlite3_column_int64(s, 0);
 			size_t lo = 0, hi = n_refs;
@@ -912,7 +923,8 @@ static void read_sites(sqlite3 *db, struct dataset *out,
 					 .sites[refs[lo].index];
 			if (x->n && t < x->t[x->n - 1])
 				continue; /* out of order: an edited file */
-			series_site_add_row(x, t, col_bytes(s, 2));
+			series_site_add_row(x, t, col_bytes(s, 2),
+					    col_real(s, 3));
 		}
 		sqlite3_finalize(s);
 	}

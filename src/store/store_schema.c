@@ -98,7 +98,7 @@ static const char schema_sql[] =
 	"site_frame(site_id, depth);\n"
 	"CREATE TABLE IF NOT EXISTS site_sample(\n"
 	"  site_id INTEGER NOT NULL, t REAL NOT NULL, live INTEGER,\n"
-	"  allocs INTEGER);\n"
+	"  allocs INTEGER, var REAL);\n"
 	"CREATE TABLE IF NOT EXISTS site_stats(\n"
 	"  incarnation_id INTEGER NOT NULL, t REAL NOT NULL, rate REAL,\n"
 	"  depth INTEGER, sampled INTEGER, dropped_sites INTEGER,\n"
@@ -147,11 +147,12 @@ int store_check_schema_version(sqlite3 *db, const char *path)
 	return 0;
 }
 
-/* True when the sample table has the column (a fixed name of ours). */
-static bool has_sample_column(sqlite3 *db, const char *column)
+/* True when the table has the column (fixed names of ours). */
+static bool has_column(sqlite3 *db, const char *table, const char *column)
 {
-	char sql[64];
-	snprintf(sql, sizeof(sql), "SELECT %s FROM sample LIMIT 0", column);
+	char sql[96];
+	snprintf(sql, sizeof(sql), "SELECT %s FROM %s LIMIT 0", column,
+		 table);
 	sqlite3_stmt *s = NULL;
 	bool ok = sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK;
 	sqlite3_finalize(s);
@@ -161,7 +162,7 @@ static bool has_sample_column(sqlite3 *db, const char *column)
 /* schema 3, or upgraded to it */
 bool store_has_gpu_column(sqlite3 *db)
 {
-	return has_sample_column(db, "gpu");
+	return has_column(db, "sample", "gpu");
 }
 
 /* Every sample on its own row, runs expanded at their times (for any
@@ -188,9 +189,14 @@ static int schema3_columns_add(struct store *st)
 		{"t_last", "ALTER TABLE sample ADD COLUMN t_last REAL"},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(add); i++)
-		if (!has_sample_column(st->db, add[i][0]) &&
+		if (!has_column(st->db, "sample", add[i][0]) &&
 		    exec(st, add[i][1]))
 			return -1;
+	/* a file of --sites from before the sites' variance: NULL in its
+	 * rows (not recorded) */
+	if (!has_column(st->db, "site_sample", "var") &&
+	    exec(st, "ALTER TABLE site_sample ADD COLUMN var REAL"))
+		return -1;
 	/* Rows that stand for runs, found without a scan of the table (the
 	 * parallel reader asks for them; rows of one sample are not in it). */
 	return exec(st, sample_view_sql) ||

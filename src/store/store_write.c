@@ -61,7 +61,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 		    "VALUES (?1, ?2)",
 	[ST_SITE_FRAME] = "INSERT INTO site_frame VALUES "
 			  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[ST_SITE_SAMPLE] = "INSERT INTO site_sample VALUES (?1, ?2, ?3, ?4)",
+	[ST_SITE_SAMPLE] = "INSERT INTO site_sample(site_id, t, live, allocs, "
+			   "var) VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_SITE_STATS] = "INSERT INTO site_stats VALUES "
 			  "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 };
@@ -737,13 +738,14 @@ int64_t store_site_add(struct store *st, int64_t inc_id, double t,
 }
 
 int store_site_sample_add(struct store *st, int64_t site_id, double t,
-			  double live, double allocs)
+			  double live, double var, double allocs)
 {
 	sqlite3_stmt *s = row_begin(st, ST_SITE_SAMPLE, site_id, t);
 	if (!s)
 		return -1;
 	bind_bytes(s, 3, live);
 	bind_bytes(s, 4, allocs);
+	bind_real(s, 5, var);
 	return row_end(st, s);
 }
 

@@ -42,7 +42,7 @@ static void add_site(struct series *s, const char *fn, const double *live)
 	for (size_t i = 0; i < N; i++)
 		if (live[i] != last) { /* as stored: a row when it changes */
 			series_site_add_row(&s->sites[k], T0 + STEP_S * i,
-					    live[i]);
+					    live[i], 0);
 			last = live[i];
 		}
 }

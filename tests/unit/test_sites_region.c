@@ -64,13 +64,16 @@ static void test_add_remove(void **state)
 	struct sites_header *h = region_new(4, 16, 64, 1024);
 	const uint64_t a[] = {0x1000, 0x2000, 0x3000};
 	const uint64_t b[] = {0x1000, 0x2000, 0x4000};
-	assert_true(sites_region_add(h, 0xa0, 500, a, 3));
-	assert_true(sites_region_add(h, 0xb0, 700, a, 3));
-	assert_true(sites_region_add(h, 0xc0, 300, b, 3));
+	assert_true(sites_region_add(h, 0xa0, 100, 500, a, 3));
+	assert_true(sites_region_add(h, 0xb0, 200, 700, a, 3));
+	assert_true(sites_region_add(h, 0xc0, 300, 300, b, 3));
 	assert_int_equal(h->n_sites, 2);
 	struct sites_site *sa = sites_region_site(h, 0);
 	struct sites_site *sb = sites_region_site(h, 1);
 	assert_int_equal(sa->live, 1200); /* 500 + 700 */
+	/* w (w - s): 500 x 400 + 700 x 500 */
+	assert_float_equal(sa->var, 550000.0, 0);
+	assert_float_equal(sb->var, 0, 0); /* w = s: always sampled */
 	assert_int_equal(sa->allocs, 2);
 	assert_int_equal(sb->live, 300);
 	assert_int_equal(sa->n_frames, 3);
@@ -78,13 +81,14 @@ static void test_add_remove(void **state)
 	/* a deeper stack is cut to the region's depth, and the same site
 	 * as its prefix */
 	const uint64_t deep[] = {0x1000, 0x2000, 0x3000, 0x5000, 0x6000};
-	assert_true(sites_region_add(h, 0xd0, 10, deep, 5));
+	assert_true(sites_region_add(h, 0xd0, 10, 10, deep, 5));
 	assert_int_equal(h->n_sites, 3); /* 4 frames: not a's 3 */
 	assert_int_equal(h->dropped_depth, 1);
 	assert_true(sites_region_maybe_sampled(h, 0xb0));
 	assert_false(sites_region_maybe_sampled(h, 0xe0));
 	assert_true(sites_region_remove(h, 0xb0));
 	assert_int_equal(sa->live, 500);
+	assert_float_equal(sa->var, 200000.0, 0);
 	assert_int_equal(sa->frees, 1);
 	assert_false(sites_region_remove(h, 0xb0)); /* not twice */
 	assert_false(sites_region_remove(h, 0xe0)); /* never sampled */
@@ -94,8 +98,9 @@ static void test_add_remove(void **state)
 	assert_int_equal(h->sampled_frees, 1);
 	/* an address given again without its free seen: the old weight
 	 * leaves its site, the new one counts */
-	assert_true(sites_region_add(h, 0xa0, 900, b, 3));
+	assert_true(sites_region_add(h, 0xa0, 900, 900, b, 3));
 	assert_int_equal(sa->live, 0);
+	assert_float_equal(sa->var, 0, 0);
 	assert_int_equal(sb->live, 1200);
 	assert_int_equal(h->n_live, 3);
 	/* the owner execs: a new image, an empty table, a new generation;
@@ -107,7 +112,7 @@ static void test_add_remove(void **state)
 	assert_int_equal(h->n_live, 0);
 	assert_false(sites_region_maybe_sampled(h, 0xa0));
 	assert_false(sites_region_remove(h, 0xa0));
-	assert_true(sites_region_add(h, 0xa0, 64, b, 3));
+	assert_true(sites_region_add(h, 0xa0, 64, 64, b, 3));
 	assert_int_equal(h->n_sites, 1);
 	assert_int_equal(sites_region_site(h, 0)->live, 64);
 	assert_int_equal(sites_region_site(h, 0)->allocs, 1);
@@ -120,25 +125,25 @@ static void test_full_tables(void **state)
 	/* two sites at most: the third stack is dropped, counted */
 	struct sites_header *h = region_new(2, 2, 64, 1024);
 	uint64_t st[3][2] = {{1, 2}, {3, 4}, {5, 6}};
-	assert_true(sites_region_add(h, 0x10, 100, st[0], 2));
-	assert_true(sites_region_add(h, 0x20, 100, st[1], 2));
-	assert_false(sites_region_add(h, 0x30, 100, st[2], 2));
+	assert_true(sites_region_add(h, 0x10, 100, 100, st[0], 2));
+	assert_true(sites_region_add(h, 0x20, 100, 100, st[1], 2));
+	assert_false(sites_region_add(h, 0x30, 100, 100, st[2], 2));
 	assert_int_equal(h->dropped_sites, 1);
 	assert_int_equal(h->n_sites, 2);
 	assert_false(sites_region_maybe_sampled(h, 0x30));
 	/* a known site still takes blocks */
-	assert_true(sites_region_add(h, 0x40, 100, st[0], 2));
+	assert_true(sites_region_add(h, 0x40, 100, 100, st[0], 2));
 	free(h);
 	/* 16 slots, kept at most 3/4 full: the 13th block is dropped */
 	h = region_new(2, 4, 16, 1024);
 	for (uint64_t i = 1; i <= 12; i++)
-		assert_true(sites_region_add(h, i * 16, 10, st[0], 2));
-	assert_false(sites_region_add(h, 13 * 16, 10, st[0], 2));
+		assert_true(sites_region_add(h, i * 16, 10, 10, st[0], 2));
+	assert_false(sites_region_add(h, 13 * 16, 10, 10, st[0], 2));
 	assert_int_equal(h->dropped_live, 1);
 	assert_int_equal(sites_region_site(h, 0)->live, 120);
 	/* room again once one is freed */
 	assert_true(sites_region_remove(h, 5 * 16));
-	assert_true(sites_region_add(h, 13 * 16, 10, st[0], 2));
+	assert_true(sites_region_add(h, 13 * 16, 10, 10, st[0], 2));
 	free(h);
 }
 
@@ -153,7 +158,7 @@ static void test_deletions_keep_keys(void **state)
 	uint64_t addr[N];
 	for (int i = 0; i < N; i++) {
 		addr[i] = 0x7f0000000000ULL + (uint64_t)i * 48;
-		assert_true(sites_region_add(h, addr[i], 1, st, 1));
+		assert_true(sites_region_add(h, addr[i], 1, 1, st, 1));
 	}
 	unsigned seed = 12345;
 	bool gone[N] = {false};
@@ -194,7 +199,10 @@ static double uniform(void)
 /* The estimate of live bytes through the shim's countdown and weights:
  * 4,000 live blocks of mixed sizes (16 B to 1 MiB) at the default rate,
  * 2,000 runs. The mean estimate is within 4 standard errors of the
- * truth, and its spread is the one the weights imply (within 10 %). */
+ * truth, and its spread is the one the weights imply (within 10 %); the
+ * variance the sampled blocks say of themselves (sites_sample_variance
+ * summed, what the sites' intervals use) is that spread on average
+ * (within 5 %: its own run-to-run spread is ~25 % here, / sqrt(2,000)). */
 static void test_weights_unbiased(void **state)
 {
 	(void)state;
@@ -208,20 +216,28 @@ static void test_weights_unbiased(void **state)
 		truth += s;
 		var += s * s * (1 - p) / p;
 	}
-	double sum = 0, sum2 = 0;
+	double sum = 0, sum2 = 0, said = 0;
 	for (int r = 0; r < RUNS; r++) {
 		int64_t left = sites_countdown(uniform(), rate);
 		double est = 0;
 		for (int i = 0; i < BLOCKS; i++) {
 			uint64_t s = sizes[i % 5];
 			if (sites_countdown_hit(&left, s)) {
-				est += (double)sites_sample_weight(s, rate);
+				uint64_t w = sites_sample_weight(s, rate);
+				est += (double)w;
+				said += (double)(float)sites_sample_variance(s,
+									     w);
 				left = sites_countdown(uniform(), rate);
 			}
 		}
 		sum += est;
 		sum2 += est * est;
 	}
+	if (fabs(said / RUNS / var - 1) > 0.05)
+		fail_msg("variance said %.4g, true %.4g", said / RUNS, var);
+	/* by hand: a block of 100 B counted as 500 B */
+	assert_float_equal(sites_sample_variance(100, 500), 200000.0, 0);
+	assert_float_equal(sites_sample_variance(500, 500), 0, 0);
 	double mean = sum / RUNS;
 	double sd_runs = sqrt((sum2 - sum * sum / RUNS) / (RUNS - 1));
 	double se = sqrt(var / RUNS);
@@ -253,14 +269,16 @@ static void test_reader_hostile(void **state)
 	struct sites_reader r;
 	sites_reader_init(&r, h, size);
 	uint64_t a[] = {1, 2, 3}, out[SITES_MAX_DEPTH];
-	assert_true(sites_region_add(h, 0xa0, 500, a, 3));
+	assert_true(sites_region_add(h, 0xa0, 500, 500, a, 3));
 	assert_int_equal(sites_reader_count(&r), 1);
 	assert_int_equal(sites_reader_frames(&r, 0, out), 3);
 	assert_int_equal(out[2], 3);
 	int64_t live;
+	double var;
 	uint64_t allocs;
-	sites_reader_values(&r, 0, &live, &allocs);
+	sites_reader_values(&r, 0, &live, &var, &allocs);
 	assert_int_equal(live, 500);
+	assert_float_equal(var, 0, 0);
 	assert_true(sites_reader_check(&r));
 	assert_false(r.corrupt);
 	/* counts past the tables: clamped */
@@ -278,8 +296,11 @@ static void test_reader_hostile(void **state)
 			assert_int_equal(sites_reader_frames(&r, i, out),
 					 depth);
 			s->live = -(int64_t)counts[c] | INT64_MIN;
-			sites_reader_values(&r, i, &live, &allocs);
+			memcpy(&s->var, &counts[c], sizeof(s->var));
+			sites_reader_values(&r, i, &live, &var, &allocs);
 			assert_int_equal(live, 0);
+			/* a variance the target wrote: finite, >= 0 */
+			assert_true(isfinite(var) && var >= 0);
 		}
 		assert_true(r.corrupt);
 		r.corrupt = false;

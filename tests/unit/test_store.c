@@ -307,6 +307,61 @@ static void test_gpu_round_trip_and_upgrade(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* A site's rows keep their sampling variance (NULL: NAN); a file from
+ * before the column reads as not recorded, and --append adds it. */
+static void test_sites_variance_round_trip_and_upgrade(void **state)
+{
+	(void)state;
+	char path[128], cmd[512];
+	snprintf(path, sizeof(path), "%s", path_of("sites.db"));
+	struct store *st = store_create(path, false);
+	struct proc_identity id = {.pid = 7, .start_ticks = 3, .comm = "s"};
+	int64_t t = store_target_add(st, "command", "s", "s", 0);
+	int64_t inc = store_incarnation_add(st, t, &id, 0, 1);
+	struct sample_site_frame fr = {.address = 0x401000, .module = "/svc",
+				       .function = "keep"};
+	struct sample_site sa = {1, inc, &fr, 1};
+	int64_t site = store_site_add(st, inc, 0, &sa);
+	for (int i = 1; i <= 3; i++) {
+		struct store_sample x = {inc, i, mem(4096.0 * i, 0, 0), NULL};
+		assert_int_equal(store_sample_add(st, &x), 0);
+	}
+	assert_int_equal(store_site_sample_add(st, site, 1, 4096, 1.5e10, 1),
+			 0);
+	assert_int_equal(store_site_sample_add(st, site, 2, 8192, NAN, 2), 0);
+	assert_int_equal(store_close(st), 0);
+	struct dataset d;
+	assert_int_equal(store_read_dataset(path, NULL, &d), 0);
+	const struct series_site *x = &d.targets[0].sites[0];
+	assert_int_equal(x->n, 2);
+	assert_float_equal(x->live[0], 4096, 0);
+	assert_float_equal(x->var[0], 1.5e10, 0);
+	assert_true(isnan(x->var[1]));
+	dataset_release(&d);
+
+	/* the table as an earlier memtrend made it */
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \"ALTER TABLE site_sample "
+		 "DROP COLUMN var\"", path);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(store_read_dataset(path, NULL, &d), 0);
+	x = &d.targets[0].sites[0];
+	assert_int_equal(x->n, 2);
+	assert_float_equal(x->live[1], 8192, 0);
+	assert_true(isnan(x->var[0]) && isnan(x->var[1]));
+	dataset_release(&d);
+	st = store_create(path, true);
+	assert_non_null(st);
+	assert_int_equal(store_site_sample_add(st, site, 3, 12288, 4e10, 3),
+			 0);
+	assert_int_equal(store_close(st), 0);
+	assert_int_equal(store_read_dataset(path, NULL, &d), 0);
+	x = &d.targets[0].sites[0];
+	assert_int_equal(x->n, 3);
+	assert_true(isnan(x->var[0]));
+	assert_float_equal(x->var[2], 4e10, 0);
+	dataset_release(&d);
+}
+
 /* Runs of equal samples (schema 3): folded into one row when the figures
  * repeat at a constant step, expanded again by the reader at their times;
  * a different figure, an irregular step, an smaps sample, the end of the
@@ -619,7 +674,7 @@ static void test_retain_window(void **state)
 						  "device", i, i, 0, 0};
 			assert_int_equal(store_gpu_add(st, inc, i, &g), 0);
 			assert_int_equal(store_site_sample_add(st, i == 10 ?
-				site_a : site_b, i, 1000.0 * i, i), 0);
+				site_a : site_b, i, 1000.0 * i, NAN, i), 0);
 			struct sample_site_stats ss = {.rate = 512,
 				.depth = 8, .sampled = i, .dropped_sites = 0,
 				.dropped_live = 0, .live_blocks = i,
@@ -795,6 +850,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_read_equals_serial),
 		cmocka_unit_test(test_resident_latest),
 		cmocka_unit_test(test_gpu_round_trip_and_upgrade),
+		cmocka_unit_test(test_sites_variance_round_trip_and_upgrade),
 		cmocka_unit_test(test_runs_fold_and_expand),
 		cmocka_unit_test(test_late_reading_kept),
 		cmocka_unit_test(test_parallel_read_expands_runs),
