@@ -498,12 +498,41 @@ static void trend_between_steps(const double *x, const double *y, size_t n,
 	f->trend_between_steps = true;
 }
 
+/* The standard deviation, in bytes per hour, that the error the readings
+ * carry into later ones (s->walk_var: a sampled estimate's) gives the
+ * time slope over points [lo, hi) of s from time `from` on; 0 when s
+ * carries none, NAN when it is not known at every such point. */
+static double walk_sd_per_hour(const struct series *s, size_t lo, size_t hi,
+			       double from)
+{
+	if (!s->walk_var || hi <= lo)
+		return 0;
+	double *x = xmalloc(2 * (hi - lo) * sizeof(double));
+	double *v = x + (hi - lo);
+	size_t m = 0;
+	for (size_t i = lo; i < hi; i++) {
+		if (isnan(s->footprint[i]) || s->t[i] < from)
+			continue;
+		x[m] = s->t[i];
+		v[m++] = s->walk_var[i];
+	}
+	double var = stats_walk_slope_variance(x, v, m);
+	free(x);
+	return sqrt(var) * 3600;
+}
+
 /* The figures of the trend the verdict rests on, in bytes per hour; the
  * interval is never narrower than the readings' resolution over the span
- * leaves open (two readings a quantum apart could hide that much). */
-static void trend_set(struct target_findings *f, const struct trend_result *tr)
+ * leaves open (two readings a quantum apart could hide that much), and
+ * counts the error the readings carry into later ones (walk_sd_bph, its
+ * standard deviation in the slope: stats_interval_add_error()), the test
+ * too, so that significance and verdict see it. */
+static void trend_set(struct target_findings *f, const struct trend_result *tr,
+		      double walk_sd_bph)
 {
 	f->slope = slope_widened(tr, f->resolution, f->slope_span_s);
+	stats_interval_add_error(f->slope.estimate, walk_sd_bph, &f->slope.low,
+				 &f->slope.high, &f->slope.p);
 	double q = f->resolution / f->slope_span_s * 3600;
 	f->significant = f->slope.p < ANALYSIS_ALPHA &&
 			 (f->slope.low > 0 || f->slope.high < 0);
@@ -786,7 +815,8 @@ void analysis_run(const struct series *s, const struct analysis_options *o,
 			if (!f->periodic.found)
 				steps_whole(x, y, n, f->resolution, &f->steps);
 		}
-		trend_set(f, &f->trend);
+		trend_set(f, &f->trend,
+			  walk_sd_per_hour(s, lo, hi, f->slope_start));
 		trend_advice(o, f);
 	}
 	/* Work: the counter's resets taken out once for the whole series

@@ -39,20 +39,18 @@ static void per_request_concern(const struct analysis_options *o,
 	}
 }
 
-int analysis_work_trend(const struct series *s, const double *work,
-			size_t lo, size_t hi, double from,
-			struct trend_result *tr, double *requests)
+/* The points of [lo, hi) the per-request slope is taken from, into
+ * idx[] (room for hi - lo): one per step of the counter, from time
+ * `from` on. *requests: the work done there (NAN: no readings). */
+static size_t work_points(const struct series *s, const double *work,
+			  size_t lo, size_t hi, double from, size_t *idx,
+			  double *requests)
 {
-	size_t m = 0;
-	size_t cap = hi > lo ? hi - lo : 1;
-	double *t = xmalloc(3 * cap * sizeof(double));
-	double *x = t + cap, *y = t + 2 * cap;
 	/* One point per step of the counter: the footprint when the work
 	 * was done. While the counter stands still (idle) the footprint may
 	 * drift or be given back -- the idle windows report that -- but no
-	 * work explains it: those points would only add ties in x. The
-	 * noise is ordered by the points' times, not their work: readings
-	 * close in time are alike whatever work lies between them. */
+	 * work explains it: those points would only add ties in x. */
+	size_t m = 0;
 	double first = NAN, last = NAN;
 	for (size_t i = lo; i < hi; i++) {
 		if (s->t[i] < from || !isfinite(work[i]) ||
@@ -61,14 +59,31 @@ int analysis_work_trend(const struct series *s, const double *work,
 		if (isnan(first))
 			first = work[i];
 		last = work[i];
-		if (m && !(work[i] > x[m - 1]))
+		if (m && !(work[i] > work[idx[m - 1]]))
 			continue;
-		t[m] = s->t[i];
-		x[m] = work[i];
-		y[m] = s->footprint[i];
-		m++;
+		idx[m++] = i;
 	}
 	*requests = isnan(first) ? NAN : last - first;
+	return m;
+}
+
+int analysis_work_trend(const struct series *s, const double *work,
+			size_t lo, size_t hi, double from,
+			struct trend_result *tr, double *requests)
+{
+	size_t cap = hi > lo ? hi - lo : 1;
+	size_t *idx = xmalloc(cap * sizeof(size_t));
+	size_t m = work_points(s, work, lo, hi, from, idx, requests);
+	double *t = xmalloc(3 * cap * sizeof(double));
+	double *x = t + cap, *y = t + 2 * cap;
+	/* The noise is ordered by the points' times, not their work:
+	 * readings close in time are alike whatever work lies between. */
+	for (size_t k = 0; k < m; k++) {
+		t[k] = s->t[idx[k]];
+		x[k] = work[idx[k]];
+		y[k] = s->footprint[idx[k]];
+	}
+	free(idx);
 	int rc = -1;
 	/* Cumulative work never decreases (idle_work_increase()), so x
 	 * is already in the order stats_trend_compute_at() wants. */
@@ -92,6 +107,29 @@ static double work_done(const struct series *s, const double *work,
 		last = work[i];
 	}
 	return last - first;
+}
+
+/* As walk_sd_per_hour() (analysis.c) for the per-request slope: the
+ * standard deviation, bytes per request, that s->walk_var gives it over
+ * the points analysis_work_trend() takes; 0 without, NAN unknown. */
+static double walk_sd_per_request(const struct series *s, const double *work,
+				  size_t lo, size_t hi, double from)
+{
+	if (!s->walk_var || hi <= lo)
+		return 0;
+	size_t *idx = xmalloc((hi - lo) * sizeof(size_t));
+	double requests;
+	size_t m = work_points(s, work, lo, hi, from, idx, &requests);
+	double *x = xmalloc(2 * (m ? m : 1) * sizeof(double));
+	double *v = x + (m ? m : 1);
+	for (size_t k = 0; k < m; k++) {
+		x[k] = work[idx[k]];
+		v[k] = s->walk_var[idx[k]];
+	}
+	double var = stats_walk_slope_variance(x, v, m);
+	free(idx);
+	free(x);
+	return sqrt(var);
 }
 
 static void per_request_find(const struct series *s, const double *work,
@@ -130,6 +168,14 @@ static void per_request_find(const struct series *s, const double *work,
 		pr->slope.low = fmin(pr->slope.low, pr->slope.estimate - q);
 		pr->slope.high = fmax(pr->slope.high, pr->slope.estimate + q);
 		pr->slope.p = pr->trend.p_value;
+		/* a sampled estimate's error (the sites' series) */
+		stats_interval_add_error(pr->slope.estimate,
+					 walk_sd_per_request(s, work, lo, hi,
+							     pr->after_warmup ?
+							     f->slope_start :
+							     -INFINITY),
+					 &pr->slope.low, &pr->slope.high,
+					 &pr->slope.p);
 		pr->significant = pr->slope.p < ANALYSIS_ALPHA &&
 				  (pr->slope.low > 0 || pr->slope.high < 0);
 		double half = (pr->slope.high - pr->slope.low) / 2;

@@ -7,7 +7,11 @@
  * recorded (series_site_live_at: the row at or before it, 0 before the
  * first, nothing sampled there yet). analysis_run() then gives its
  * slopes, intervals and verdict by the target's own rules, and the same
- * for the live heap, the sum of every site. Nothing here computes a
+ * for the live heap, the sum of every site. The sampling's own error
+ * goes with each series (series.walk_var: the variance the recorder
+ * read beside each estimate, summed over the sites for the heap), so
+ * the slopes' intervals and tests count it as analysis_run() counts any
+ * such error (docs/sites.md, "How sure"). Nothing here computes a
  * statistic.
  */
 #include "sites.h"
@@ -41,32 +45,50 @@ const char *sites_split_name(enum sites_split s)
 	return "none";
 }
 
-/* v[0..n) = site's estimate at times t[0..n) (ascending): one pass over
+/* v[0..n) = site's estimate at times t[0..n) (ascending), var[0..n) its
+ * sampling variance (NAN where the recording has none): one pass over
  * its rows and the points together. */
 static void site_fill(const struct series_site *site, const double *t,
-		      size_t n, double *v)
+		      size_t n, double *v, double *var)
 {
 	size_t j = 0;
-	double cur = 0; /* before its first row: nothing sampled there */
+	double cur = 0, cur_var = 0; /* before its first row: nothing
+					sampled there */
 	for (size_t i = 0; i < n; i++) {
-		while (j < site->n && site->t[j] <= t[i])
+		while (j < site->n && site->t[j] <= t[i]) {
+			cur_var = site->var[j];
 			cur = site->live[j++];
+		}
 		v[i] = cur;
+		var[i] = cur_var;
 	}
 }
 
-/* heap[0..n) += site's estimate at times t[0..n): its rows' changes
- * added where they start (delta[k]: at point k), summed once by the
- * caller. O(rows x log n), not O(n) per site: a recording of a day at
- * 1 s with thousands of sites stays a fraction of a second. */
-static void site_steps(const struct series_site *site, const double *t,
-		       size_t n, double *delta)
+/* Whether every row of site has its sampling variance (a recording of
+ * an earlier memtrend has none). */
+static bool site_var_known(const struct series_site *site)
 {
-	double prev = 0;
+	for (size_t j = 0; j < site->n; j++)
+		if (!isfinite(site->var[j]))
+			return false;
+	return true;
+}
+
+/* heap[0..n) += site's estimate at times t[0..n), heap_var[0..n) its
+ * variance: its rows' changes added where they start (delta[k]: at
+ * point k), summed once by the caller. O(rows x log n), not O(n) per
+ * site: a recording of a day at 1 s with thousands of sites stays a
+ * fraction of a second. */
+static void site_steps(const struct series_site *site, const double *t,
+		       size_t n, double *delta, double *delta_var)
+{
+	double prev = 0, prev_var = 0;
 	for (size_t j = 0; j < site->n; j++) {
 		double d = site->live[j] - prev;
+		double dv = site->var[j] - prev_var;
 		prev = site->live[j];
-		if (d == 0 || !isfinite(d))
+		prev_var = site->var[j];
+		if ((d == 0 || !isfinite(d)) && (dv == 0 || !isfinite(dv)))
 			continue;
 		/* the first point at or after the row */
 		size_t lo = 0, hi = n;
@@ -77,8 +99,12 @@ static void site_steps(const struct series_site *site, const double *t,
 			else
 				hi = mid;
 		}
-		if (lo < n)
-			delta[lo] += d;
+		if (lo < n) {
+			if (isfinite(d))
+				delta[lo] += d;
+			if (isfinite(dv))
+				delta_var[lo] += dv;
+		}
 	}
 }
 
@@ -96,10 +122,11 @@ static void window(const struct series *s, uint32_t inc, size_t *lo,
 	*hi = i;
 }
 
-/* A series of s's points [lo, hi) with v(point) as its footprint: the
- * target's times and work, one incarnation. */
+/* A series of s's points [lo, hi) with v(point) as its footprint and
+ * var(point) as the error it carries on (NULL: none known): the target's
+ * times and work, one incarnation. */
 static void derived(const struct series *s, size_t lo, size_t hi,
-		    const double *v, struct series *out)
+		    const double *v, const double *var, struct series *out)
 {
 	series_init(out, s->name);
 	const struct incarnation *ic = s->n_incs ? &s->incs[s->inc[lo]] :
@@ -114,6 +141,8 @@ static void derived(const struct series *s, size_t lo, size_t hi,
 		size_t k = series_append(out, s->t[i], v[i - lo], 0);
 		if (s->requests)
 			series_set_requests(out, k, s->requests[i]);
+		if (var)
+			series_set_walk_var(out, k, var[i - lo]);
 	}
 	/* the target's limits: a site that grows is judged against what
 	 * the target can reach, as the target is (the slope of concern) */
@@ -142,10 +171,11 @@ static enum site_trend trend_of(enum verdict v)
 
 /* Analyse v over the window: its findings, released by the caller. */
 static void analyse(const struct series *s, size_t lo, size_t hi,
-		    const double *v, const struct analysis_options *o,
+		    const double *v, const double *var,
+		    const struct analysis_options *o,
 		    struct target_findings *g, struct series *keep)
 {
-	derived(s, lo, hi, v, keep);
+	derived(s, lo, hi, v, var, keep);
 	/* the target's options but its caps (a cache's known size is the
 	 * target's, not a site's) */
 	struct analysis_options so = *o;
@@ -210,8 +240,9 @@ void sites_analyse(const struct analysis_options *o,
 	if (!s->n_sites)
 		return;
 	size_t n = hi - lo;
-	double *v = xcalloc(n, sizeof(*v));
-	double *heap = xcalloc(n, sizeof(*heap));
+	double *v = xcalloc(4 * n, sizeof(*v));
+	double *var = v + n, *heap = v + 2 * n, *heap_var = v + 3 * n;
+	x->sampling_counted = true;
 	struct growth *g = xcalloc(s->n_sites, sizeof(*g));
 	size_t n_g = 0;
 	for (size_t k = 0; k < s->n_sites; k++) {
@@ -221,21 +252,25 @@ void sites_analyse(const struct analysis_options *o,
 		x->n_sites++;
 		double first = series_site_live_at(site, s->t[lo]);
 		double last = series_site_live_at(site, s->t[hi - 1]);
-		site_steps(site, s->t + lo, n, heap);
+		site_steps(site, s->t + lo, n, heap, heap_var);
+		x->sampling_counted &= site_var_known(site);
 		g[n_g++] = (struct growth){k, last - first};
 	}
-	for (size_t i = 1; i < n; i++)
+	for (size_t i = 1; i < n; i++) {
 		heap[i] += heap[i - 1];
+		heap_var[i] += heap_var[i - 1];
+	}
 	qsort(g, n_g, sizeof(*g), by_growth);
 	size_t n_an = n_g < SITES_ANALYSED ? n_g : SITES_ANALYSED;
 	x->ranked = xcalloc(n_an ? n_an : 1, sizeof(*x->ranked));
 	bool fp_grows = f->has_trend && f->slope.estimate > 0;
 	for (size_t r = 0; r < n_an; r++) {
 		const struct series_site *site = &s->sites[g[r].site];
-		site_fill(site, s->t + lo, n, v);
+		site_fill(site, s->t + lo, n, v, var);
 		struct series keep;
 		struct target_findings sf;
-		analyse(s, lo, hi, v, o, &sf, &keep);
+		analyse(s, lo, hi, v, site_var_known(site) ? var : NULL, o,
+			&sf, &keep);
 		struct site_finding *y = &x->ranked[x->n_ranked++];
 		*y = (struct site_finding){
 			.site = g[r].site, .first = v[0], .last = v[n - 1],
@@ -263,7 +298,8 @@ void sites_analyse(const struct analysis_options *o,
 	/* the live heap: every site's estimate summed */
 	struct series keep;
 	struct target_findings hf;
-	analyse(s, lo, hi, heap, o, &hf, &keep);
+	analyse(s, lo, hi, heap, x->sampling_counted ? heap_var : NULL, o,
+		&hf, &keep);
 	x->heap_first = heap[0];
 	x->heap_last = heap[n - 1];
 	if (hf.has_trend) {
@@ -290,7 +326,6 @@ void sites_analyse(const struct analysis_options *o,
 	series_release(&keep);
 	free(g);
 	free(v);
-	free(heap);
 }
 
 void sites_finding_release(struct sites_finding *x)

@@ -75,6 +75,10 @@ struct sites_finding {
 	bool heap_per_request_significant;
 	double heap_share;         /* heap slope / footprint slope; NAN */
 	enum sites_split split;
+	bool sampling_counted;     /* the intervals and tests count the
+				      sampling's own error (false: a
+				      recording of an earlier memtrend, no
+				      variance kept: they do not) */
 	/* The shim's figures (series_site_stats). */
 	double rate, sampled, dropped;
 };

@@ -934,6 +934,51 @@ void stats_trend_noise_figures(struct trend_result *tr, const double *y,
 		tr->variance_inflation = tr->corr_time = tr->ar_phi = NAN;
 }
 
+double stats_walk_slope_variance(const double *x, const double *v, size_t n)
+{
+	if (n < 2)
+		return NAN;
+	double mean = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(v[i]) || !isfinite(x[i]))
+			return NAN;
+		mean += x[i];
+	}
+	mean /= (double)n;
+	double sxx = 0;
+	for (size_t i = 0; i < n; i++)
+		sxx += (x[i] - mean) * (x[i] - mean);
+	if (!(sxx > 0))
+		return NAN;
+	/* C_k from the end: one pass */
+	double tail = 0, var = 0;
+	for (size_t k = n; k-- > 1;) {
+		tail += (x[k] - mean) / sxx;
+		double step = v[k] - v[k - 1];
+		if (step > 0)
+			var += step * tail * tail;
+	}
+	return var;
+}
+
+void stats_interval_add_error(double estimate, double sd, double *low,
+			      double *high, double *p)
+{
+	if (!(sd > 0) || !isfinite(estimate))
+		return;
+	double q = STATS_Z975 * sd;
+	double lo = estimate - *low, hi = *high - estimate;
+	*low = estimate - sqrt(lo * lo + q * q);
+	*high = estimate + sqrt(hi * hi + q * q);
+	if (!(*p < 1)) /* 1, or NAN: nothing to move */
+		return;
+	double z = -stats_norm_ppf(*p / 2); /* +inf for p = 0 */
+	double se = z > 0 ? fabs(estimate) / z : INFINITY;
+	double z2 = fabs(estimate) / sqrt(se * se + sd * sd);
+	double p2 = 2 * stats_norm_cdf(-z2);
+	*p = fmax(*p, fmin(1, p2));
+}
+
 /* Used by analysis.c and analysis_gpu.c alike, so it lives below both. */
 bool stats_trend_per_hour(const struct trend_result *tr, double *slope_bph,
 		    double *ci_low_bph, double *ci_high_bph, double *p_value)

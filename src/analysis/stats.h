@@ -62,6 +62,32 @@ struct trend_result {
 bool stats_trend_per_hour(const struct trend_result *tr, double *slope_bph,
 		    double *ci_low_bph, double *ci_high_bph, double *p_value);
 
+/* The variance of the least-squares slope of readings at x[0..n) (non-
+ * decreasing, not all equal) from an error they carry besides their own
+ * noise, one that persists: the error made up to point i stays in every
+ * later reading (a random walk of independent steps), v[i] its variance
+ * at point i. A sampled estimate of a sum is such an error (a site's
+ * live bytes, docs/sites.md, "How sure"): a block sampled or not counts
+ * or not from then on. With c_i the least-squares weights, (x_i - mean)
+ * / Sxx, the slope's error is sum_k u_k C_k, u_k the step at k and C_k
+ * = sum_{i >= k} c_i, so its variance is sum_k (v_k - v_{k-1}) C_k^2
+ * (C_0 = 0: an error made before the first point moves every reading
+ * alike). A fall of v (blocks freed: their errors leave the readings
+ * after them) is taken as no step, not as a negative one: what the
+ * freed blocks' errors did to the readings between is then counted as
+ * if it stayed (an over-, never an under-statement of a fall's share).
+ * 6 / (5 n) sigma^2 for n points evenly spaced with steps of sigma^2.
+ * NAN when a v[i] is not finite or x does not vary; O(n). */
+double stats_walk_slope_variance(const double *x, const double *v, size_t n);
+/* An estimate's 95 % interval [*low, *high] and its test's two-sided p
+ * widened by an error of its own, independent of the one they count,
+ * normal with standard deviation sd: each side's half-width summed in
+ * quadrature with 1.96 sd, and p the one of the z the test's p stands
+ * for, over sqrt(se^2 + sd^2) (se = |estimate| / that z). sd 0 or NAN:
+ * unchanged. */
+void stats_interval_add_error(double estimate, double sd, double *low,
+			      double *high, double *p);
+
 int stats_trend_compute(const double *x, const double *y, size_t n,
 		  struct trend_result *out);
 /* The noise figures of a trend as a report may state them: marks

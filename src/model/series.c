@@ -74,13 +74,14 @@ void series_drop_points(struct series *s)
 	free(s->requests);
 	free(s->connections);
 	free(s->pressure);
+	free(s->walk_var);
 	for (size_t g = 0; g < s->n_gauges; g++) {
 		free(s->gauges[g].name);
 		free(s->gauges[g].v);
 	}
 	free(s->gauges);
 	s->t = s->footprint = s->requests = s->connections = s->pressure =
-		NULL;
+		s->walk_var = NULL;
 	s->inc = NULL;
 	s->gauges = NULL;
 	s->n_gauges = 0;
@@ -219,6 +220,7 @@ void series_reserve(struct series *s, size_t cap)
 	grow_optional(&s->requests, old, cap);
 	grow_optional(&s->connections, old, cap);
 	grow_optional(&s->pressure, old, cap);
+	grow_optional(&s->walk_var, old, cap);
 	for (size_t g = 0; g < s->n_gauges; g++)
 		grow_optional(&s->gauges[g].v, old, cap);
 	s->cap = cap;
@@ -268,6 +270,11 @@ void series_set_connections(struct series *s, size_t i, double v)
 void series_set_pressure(struct series *s, size_t i, double v)
 {
 	set_optional(s, &s->pressure, i, v);
+}
+
+void series_set_walk_var(struct series *s, size_t i, double v)
+{
+	set_optional(s, &s->walk_var, i, v);
 }
 
 size_t series_add_gauge(struct series *s, const char *name)

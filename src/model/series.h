@@ -144,6 +144,13 @@ struct series {
 	double *requests;          /* cumulative work; NULL = not recorded */
 	double *connections;       /* NULL = not recorded */
 	double *pressure;          /* NULL = not recorded */
+	double *walk_var;          /* NULL = none: the variance (bytes^2) at
+				      each point of an error the readings
+				      carry that persists into later ones
+				      (a sampled estimate's: the sites'
+				      series, analysis/sites.c); the slopes'
+				      intervals count it
+				      (stats_walk_slope_variance) */
 	struct series_gauge *gauges;
 	size_t n_gauges;
 	struct incarnation *incs;
@@ -217,6 +224,7 @@ void series_set_component(struct series *s, enum series_component c,
 void series_set_requests(struct series *s, size_t i, double v);
 void series_set_connections(struct series *s, size_t i, double v);
 void series_set_pressure(struct series *s, size_t i, double v);
+void series_set_walk_var(struct series *s, size_t i, double v);
 void series_set_gauge(struct series *s, const char *name, size_t i, double v);
 /* The same without the search by name: add a gauge (the caller knows the
  * name is new) and set by its index. */

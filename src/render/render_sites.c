@@ -214,6 +214,9 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 		fprintf(out, "; %.0f %% of the footprint's slope",
 			100 * x->heap_share);
 	fprintf(out, "\n");
+	if (!x->sampling_counted)
+		fprintf(out, "    (recorded by an earlier memtrend: the intervals "
+			"below leave the sampling's own error out)\n");
 	if (render_sites_split_text(x->split))
 		fprintf(out, "    => %s\n", render_sites_split_text(x->split));
 	size_t shown = 0;
@@ -362,6 +365,8 @@ json_t *render_sites_json(const struct target_findings *f)
 	json_object_set_new(o, "dropped", bytes_or_null(x->dropped));
 	json_object_set_new(o, "sites", json_integer((json_int_t)x->n_sites));
 	json_object_set_new(o, "split", json_string(sites_split_name(x->split)));
+	json_object_set_new(o, "sampling_error_counted",
+			    json_boolean(x->n_sites == 0 || x->sampling_counted));
 	json_t *h = json_object();
 	json_object_set_new(h, "first_bytes", bytes_or_null(x->heap_first));
 	json_object_set_new(h, "last_bytes", bytes_or_null(x->heap_last));

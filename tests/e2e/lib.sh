@@ -68,24 +68,6 @@ within() {
 within_widened() {
 	"$PY" -c "import sys; v,l,h=map(float,sys.argv[1:]); sys.exit(0 if l-(h-l)<=v<=h+(h-l) else 1)" "$1" "$2" "$3"
 }
-# within_sampled V LO HI SIZE RATE N: as within_widened, or V within 4
-# standard errors of the sampling itself of the interval's middle. A
-# site's estimate, blocks of SIZE bytes sampled at RATE (p = 1 -
-# exp(-SIZE/RATE), weight SIZE/p), N of them kept, is a random walk whose
-# steps have the variance SIZE^2 (1 - p) / p (docs/sites.md); a least-
-# squares slope over a random walk errs by sqrt(6/5 v / N). The sites'
-# intervals do not count that error yet (the note of stop 40: they came
-# out narrower than the sampling alone makes them), so the tests allow
-# it, from the construction, rather than from the interval.
-within_sampled() {
-	"$PY" - "$@" <<'PYEOF'
-import math, sys
-v, l, h, size, rate, n = map(float, sys.argv[1:])
-p = 1 - math.exp(-size / rate)
-sd = math.sqrt(6 / 5 * size * size * (1 - p) / p / max(n, 1))
-sys.exit(0 if l - (h - l) <= v <= h + (h - l) or abs(v - (l + h) / 2) <= 4 * sd else 1)
-PYEOF
-}
 # listen_url ERRFILE: wait (10 s at most) for `record --listen`'s note in
 # ERRFILE and print the /metrics URL it names (fails, in its subshell:
 # call it as URL=$(listen_url F) || exit 1).

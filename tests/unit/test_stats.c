@@ -1268,6 +1268,55 @@ static void test_perf_10m_bucketed(void **state)
 /* Brown-Forsythe's F (stats_brown_forsythe): the expected values are
  * scipy 1.10.1's scipy.stats.levene(*groups, center='median').statistic
  * over the same consecutive runs ([k n / g, (k + 1) n / g)). */
+/* The slope's variance from an error that persists (a sampled sum's):
+ * by hand on three points, the continuum's 6 / (5 n) on many, and a
+ * fall taken as no step. */
+static void test_walk_slope_variance(void **state)
+{
+	(void)state;
+	/* x = 0, 1, 2: slope = (e2 - e0) / 2 = (u1 + u2) / 2, var 2 / 4 */
+	const double x3[] = {0, 1, 2}, v3[] = {0, 1, 2};
+	assert_float_equal(stats_walk_slope_variance(x3, v3, 3), 0.5, 1e-15);
+	/* v falls at the last point: the step is 0, u1 alone: 1 / 4 */
+	const double f3[] = {0, 1, 0.5};
+	assert_float_equal(stats_walk_slope_variance(x3, f3, 3), 0.25, 1e-15);
+	/* an offset before the first point moves nothing */
+	const double o3[] = {7, 8, 9};
+	assert_float_equal(stats_walk_slope_variance(x3, o3, 3), 0.5, 1e-15);
+	/* n evenly spaced unit steps: 6 / (5 n) sigma^2 as n grows (the
+	 * continuum, int_0^1 (6 k (1 - k))^2 dk = 6 / 5); exactly
+	 * sum C_k^2 with C_k = 6 k (n - k) / (n (n^2 - 1)) */
+	enum { N = 10000 };
+	double *x = malloc(N * sizeof(*x)), *v = malloc(N * sizeof(*v));
+	double exact = 0;
+	for (size_t i = 0; i < N; i++) {
+		x[i] = (double)i;
+		v[i] = (double)i;
+		double c = 6.0 * (double)i * (double)(N - i) /
+			   ((double)N * ((double)N * N - 1));
+		exact += c * c;
+	}
+	double w = stats_walk_slope_variance(x, v, N);
+	assert_float_equal(w, exact, exact * 1e-9);
+	assert_float_equal(w, 6.0 / (5.0 * N), 6.0 / (5.0 * N) * 1e-3);
+	v[5] = NAN;
+	assert_true(isnan(stats_walk_slope_variance(x, v, N)));
+	free(x);
+	free(v);
+	/* widened: halves 2 and 2 (q = 1.96 sd = 2): sqrt(8) each side;
+	 * p of z = 5 (5.733e-7) becomes that of 10 / sqrt(2^2 + sd^2)
+	 * (scipy: 2 norm.sf(10 / sqrt(4 + sd^2)) = 8.4367e-06) */
+	double lo = 8, hi = 12, p = 5.733031437583866e-07;
+	stats_interval_add_error(10, 2 / STATS_Z975, &lo, &hi, &p);
+	assert_float_equal(lo, 10 - sqrt(8), 1e-12);
+	assert_float_equal(hi, 10 + sqrt(8), 1e-12);
+	assert_float_equal(p, 8.436666093445504e-06, 1e-12);
+	/* sd 0: nothing moves */
+	lo = 8, hi = 12, p = 0.01;
+	stats_interval_add_error(10, 0, &lo, &hi, &p);
+	assert_true(lo == 8 && hi == 12 && p == 0.01);
+}
+
 static void test_brown_forsythe(void **state)
 {
 	(void)state;
@@ -1309,6 +1358,7 @@ int main(void)
 		cmocka_unit_test(test_trend_steps),
 		cmocka_unit_test(test_trend_invalid),
 		cmocka_unit_test(test_brown_forsythe),
+		cmocka_unit_test(test_walk_slope_variance),
 		cmocka_unit_test(test_perf_65536_exact),
 		cmocka_unit_test(test_perf_10m_bucketed),
 	};
