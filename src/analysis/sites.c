@@ -40,6 +40,7 @@ const char *sites_split_name(enum sites_split s)
 	case SITES_SPLIT_LEAK: return "leak";
 	case SITES_SPLIT_PARTLY: return "partly";
 	case SITES_SPLIT_RETENTION: return "retention";
+	case SITES_SPLIT_OUTSIDE: return "outside";
 	case SITES_SPLIT_NONE: break;
 	}
 	return "none";
@@ -205,6 +206,67 @@ struct growth {
 	double grew;
 };
 
+/* The components outside the heap, in the order they are reported. */
+static const struct {
+	enum series_component comp;
+	const char *pool;
+	bool in_footprint;
+} outside_pools[SITES_OUTSIDE_MAX] = {
+	{COMP_SHMEM, "shmem", true},
+	{COMP_GPU, "gpu", true},
+	{COMP_FILE, "file", false},
+};
+
+/* x->outside: each component of s with readings over [lo, hi) analysed
+ * as a site is; v: scratch of hi - lo. */
+static void outside_analyse(const struct series *s, size_t lo, size_t hi,
+			    const struct analysis_options *o,
+			    const struct target_findings *f, double *v,
+			    struct sites_finding *x)
+{
+	for (size_t k = 0; k < SITES_OUTSIDE_MAX; k++) {
+		const double *c = s->comp[outside_pools[k].comp];
+		if (!c)
+			continue;
+		size_t known = 0;
+		for (size_t i = lo; i < hi; i++) {
+			v[i - lo] = c[i];
+			known += isfinite(c[i]) && isfinite(s->footprint[i]);
+		}
+		if (known < 2)
+			continue;
+		struct series keep;
+		struct target_findings cf;
+		analyse(s, lo, hi, v, NULL, o, &cf, &keep);
+		struct site_outside *y = &x->outside[x->n_outside++];
+		*y = (struct site_outside){
+			.pool = outside_pools[k].pool,
+			.in_footprint = outside_pools[k].in_footprint,
+			.first = cf.fp_first, .last = cf.fp_last,
+			.slope = cf.has_trend ? cf.slope : SLOPE_NONE,
+			.significant = cf.significant,
+			.trend = trend_of(cf.verdict), .share = NAN};
+		if (f->has_trend && f->slope.estimate > 0 && cf.has_trend)
+			y->share = y->slope.estimate / f->slope.estimate;
+		analysis_release(&cf);
+		series_release(&keep);
+	}
+}
+
+/* Shared memory or the GPU's growing at least half as fast as the
+ * footprint: the growth the heap does not have is there. */
+static bool outside_explains(const struct sites_finding *x)
+{
+	for (size_t k = 0; k < x->n_outside; k++) {
+		const struct site_outside *y = &x->outside[k];
+		if (y->in_footprint && y->significant &&
+		    y->slope.estimate > 0 && isfinite(y->share) &&
+		    y->share >= 0.5)
+			return true;
+	}
+	return false;
+}
+
 static int by_growth(const void *a, const void *b)
 {
 	const struct growth *x = a, *y = b;
@@ -314,10 +376,12 @@ void sites_analyse(const struct analysis_options *o,
 			  (hf.significant && hf.slope.estimate > 0);
 	if (fp_grows)
 		x->heap_share = x->heap_slope.estimate / f->slope.estimate;
+	outside_analyse(s, lo, hi, o, f, v, x);
 	if (f->verdict != VERDICT_GROWING && !(f->significant && fp_grows))
 		x->split = SITES_SPLIT_NONE;
 	else if (!heap_grows)
-		x->split = SITES_SPLIT_RETENTION;
+		x->split = outside_explains(x) ? SITES_SPLIT_OUTSIDE :
+			   SITES_SPLIT_RETENTION;
 	else if (isfinite(x->heap_share) && x->heap_share >= 0.5)
 		x->split = SITES_SPLIT_LEAK;
 	else

@@ -57,8 +57,28 @@ enum sites_split {
 	SITES_SPLIT_PARTLY,        /* the live heap grows, less than half */
 	SITES_SPLIT_RETENTION,     /* the footprint grows, the live heap
 				      does not: the allocator keeps it */
+	SITES_SPLIT_OUTSIDE,       /* the footprint grows, the live heap
+				      does not, shared memory or the GPU's
+				      grow at least half as fast: the
+				      growth is outside the heap */
 };
 const char *sites_split_name(enum sites_split s);
+
+/* Memory outside the heap the sites cannot see, analysed as the sites
+ * are (the target's rules on that component's series): shared memory
+ * and device-local GPU memory (both in the footprint) and file-backed
+ * resident pages (not in it: named for the reader, never in the split).
+ * Only components the recording has readings of. */
+#define SITES_OUTSIDE_MAX 3
+struct site_outside {
+	const char *pool;          /* "shmem", "gpu", "file" (static) */
+	bool in_footprint;
+	double first, last;        /* bytes at the window's ends */
+	struct slope slope;        /* per hour (SLOPE_NONE) */
+	bool significant;
+	enum site_trend trend;
+	double share;              /* slope / footprint's slope; NAN */
+};
 
 struct sites_finding {
 	bool recorded;             /* the target has sites */
@@ -81,6 +101,8 @@ struct sites_finding {
 				      variance kept: they do not) */
 	/* The shim's figures (series_site_stats). */
 	double rate, sampled, dropped;
+	struct site_outside outside[SITES_OUTSIDE_MAX];
+	size_t n_outside;
 };
 
 struct target_findings;

@@ -389,8 +389,10 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	/* The HTML page stacks the components: read them only then (the
-	 * parallel reader is for footprints alone). */
-	struct store_read_options ro = {.components = html.path != NULL};
+	 * parallel reader is for footprints alone), or for the sites'
+	 * section (growth outside the heap). */
+	struct store_read_options ro = {.components = html.path != NULL,
+					.components_with_sites = true};
 	int read_rc = is_db ? store_read_dataset(path, &ro, &d) :
 			      csv_read_file(path, &d);
 	if (read_rc) {

@@ -61,6 +61,10 @@ const char *render_sites_split_text(enum sites_split s)
 		       "the allocator keeps freed memory (retention, "
 		       "fragmentation), or it grows outside malloc; run "
 		       "memtrend probe";
+	case SITES_SPLIT_OUTSIDE:
+		return "the live heap does not grow while the footprint does: "
+		       "the growth is outside the heap, where no allocation "
+		       "site sees it (above)";
 	case SITES_SPLIT_NONE:
 		break;
 	}
@@ -214,6 +218,25 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 		fprintf(out, "; %.0f %% of the footprint's slope",
 			100 * x->heap_share);
 	fprintf(out, "\n");
+	for (size_t k = 0; k < x->n_outside; k++) {
+		/* what grows outside the heap, only that */
+		const struct site_outside *y = &x->outside[k];
+		if (!(y->significant && y->slope.estimate > 0))
+			continue;
+		render_site_slope_text(b1, sizeof(b1), y->slope, false,
+				       decimal);
+		fprintf(out, "    outside the heap: %s %s, %s",
+			!strcmp(y->pool, "gpu") ? "GPU memory" :
+			!strcmp(y->pool, "shmem") ? "shared memory" :
+			"file-backed pages",
+			render_size(b3, sizeof(b3), y->last, decimal), b1);
+		if (!y->in_footprint)
+			fprintf(out, " (not in the footprint)");
+		else if (isfinite(y->share))
+			fprintf(out, "; %.0f %% of the footprint's slope",
+				100 * y->share);
+		fprintf(out, "\n");
+	}
 	if (!x->sampling_counted)
 		fprintf(out, "    (recorded by an earlier memtrend: the intervals "
 			"below leave the sampling's own error out)\n");
@@ -379,6 +402,26 @@ json_t *render_sites_json(const struct target_findings *f)
 	json_object_set_new(h, "share_of_footprint_slope",
 			    num_or_null(x->heap_share));
 	json_object_set_new(o, "live_heap", h);
+	json_t *out_heap = json_array();
+	for (size_t k = 0; k < x->n_outside; k++) {
+		const struct site_outside *y = &x->outside[k];
+		json_t *j = json_object();
+		json_object_set_new(j, "pool", json_string(y->pool));
+		json_object_set_new(j, "in_footprint",
+				    json_boolean(y->in_footprint));
+		json_object_set_new(j, "trend",
+				    json_string(site_trend_name(y->trend)));
+		json_object_set_new(j, "first_bytes", bytes_or_null(y->first));
+		json_object_set_new(j, "last_bytes", bytes_or_null(y->last));
+		json_object_set_new(j, "slope", slope_obj(y->slope,
+							  "bytes_per_hour"));
+		json_object_set_new(j, "significant",
+				    json_boolean(y->significant));
+		json_object_set_new(j, "share_of_footprint_slope",
+				    num_or_null(y->share));
+		json_array_append_new(out_heap, j);
+	}
+	json_object_set_new(o, "outside_heap", out_heap);
 	json_t *a = json_array();
 	for (size_t r = 0; r < x->n_ranked; r++) {
 		const struct site_finding *y = &x->ranked[r];

@@ -147,6 +147,10 @@ bool store_is_recording(const char *path);
 
 struct store_read_options {
 	bool components;           /* load rss/anon/... arrays too */
+	bool components_with_sites; /* ... and when the recording has
+				      allocation sites (their section names
+				      growth outside the heap: shmem, GPU,
+				      file-backed) */
 };
 /* Read a recording into *out (initialised here). One series per target
  * (targets of kind "child" are named "NAME (child)"). Returns 0 or -1

@@ -204,6 +204,17 @@ static bool has_gpu_data(sqlite3 *db)
 	return yes;
 }
 
+/* True when the recording has allocation sites (record --sites). */
+static bool has_sites(sqlite3 *db)
+{
+	sqlite3_stmt *s = NULL;
+	bool yes = sqlite3_prepare_v2(db, "SELECT 1 FROM site LIMIT 1", -1,
+				      &s, NULL) == SQLITE_OK &&
+		   sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
+
 /* True when the recorder folded runs of equal samples into single rows
  * (meta.sample_runs): then every row must be expanded. */
 static bool has_runs(sqlite3 *db)
@@ -1182,8 +1193,10 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 	/* The parallel scan reads the footprint alone (runs expanded);
 	 * components and GPU figures take the serial one. */
 	bool gpu = has_gpu_data(db), runs = has_runs(db);
+	bool components = o && (o->components || (o->components_with_sites &&
+						   has_sites(db)));
 	if (!rc)
-		rc = (o && o->components) || gpu ? 0 :
+		rc = components || gpu ? 0 :
 		     read_samples_parallel(db, path, out, map, n_map, runs);
 	sqlite3_int64 *last_rowid = xcalloc(out->n_targets + 1,
 					    sizeof(*last_rowid));
@@ -1192,8 +1205,8 @@ int store_read_dataset(const char *path, const struct store_read_options *o,
 		assert(out->n_targets == 1);  /* its rows: the whole table */
 		read_last_resident(db, out, NULL, runs);
 	} else if (rc == 0) {
-		rc = read_samples(db, path, out, map, n_map,
-				  o && o->components, gpu, runs, last_rowid);
+		rc = read_samples(db, path, out, map, n_map, components, gpu,
+				  runs, last_rowid);
 		if (!rc)
 			read_last_resident(db, out, last_rowid, runs);
 	}

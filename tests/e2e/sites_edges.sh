@@ -4,7 +4,8 @@
 # its end; a wrapper's exec of a static program drops the wrapper's
 # sites; --children says that children have no sites; anonymous mmap is
 # sampled, a preloaded allocator's own mappings are not; a JIT's frame is
-# named from its perf map; C++ names demangled. About 18 s.
+# named from its perf map; C++ names demangled; growth in shared memory
+# named outside the heap. About 25 s.
 . "$E2E_LIB"
 : "${SITES_PROG:?}" "${SITES_STATIC:?}"
 # The shim never touches a descriptor of the program's own: the command's
@@ -173,3 +174,31 @@ PY
 else
 	echo "note: no C++ compiler at build time: the C++ case not run"
 fi
+# Growth outside the heap (docs/sites.md, "The report"): a program that
+# touches 1 MiB of anonymous shared memory every 100 ms (shmem, in the
+# footprint) while its heap holds still is named for what it is, not
+# the allocator's retention: split "outside", shared memory growing.
+cat > "$T/shm_grow.py" <<'PY'
+import mmap, sys, time
+m = mmap.mmap(-1, 128 << 20)  # MAP_SHARED | MAP_ANONYMOUS: shmem
+for i in range(int(sys.argv[1])):
+    for k in range(0, 1 << 20, 4096):
+        m[(i << 20) + k] = 1
+    time.sleep(0.1)
+PY
+timeout 60 "$MEMTREND" record -q -o "$T/shm.db" -i 100ms --sites \
+	--sites-rate 64KiB -- "$PY" "$T/shm_grow.py" 50 > /dev/null 2> "$T/err" ||
+	fail "record --sites, shared memory: $(cat "$T/err")"
+"$MEMTREND" report --json "$T/shm.db" > "$T/shm.json" ||
+	fail "report of the shared-memory run"
+"$PY" - "$T/shm.json" <<'PY' || fail "shared memory: $(cat "$T/shm.json" | head -c 600)"
+import json, sys
+t = json.load(open(sys.argv[1]))["targets"][0]
+s = t["sites"]
+assert t["verdict"] == "growing", t["verdict"]
+assert s["split"] == "outside", s["split"]
+sh = [x for x in s["outside_heap"] if x["pool"] == "shmem"][0]
+assert sh["significant"] and sh["slope"]["bytes_per_hour"] > 0, sh
+assert 0.5 <= sh["share_of_footprint_slope"] <= 1.5, sh
+PY
+ok "shared memory growing outside the heap: split outside, named"

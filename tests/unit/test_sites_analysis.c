@@ -290,6 +290,61 @@ static void test_sampling_coverage(void **state)
 	}
 }
 
+/* The footprint grows 400 KiB a tick in shared memory (its shmem
+ * component, by construction the growth itself), the sites hold steady:
+ * not the allocator's retention, growth outside the heap -- named, with
+ * its slope (98,304,000 B/h, as the leak's) and share (all of it). The
+ * file-backed pages, not in the footprint, are named apart and never
+ * explain it. */
+static void test_outside_heap(void **state)
+{
+	(void)state;
+	struct series s;
+	target(&s, REQ_PER_TICK * LEAK);
+	double a[N];
+	for (size_t i = 0; i < N; i++) {
+		a[i] = 8 * 1048576.0;
+		series_set_component(&s, COMP_SHMEM, i,
+				     REQ_PER_TICK * LEAK * (double)i);
+		series_set_component(&s, COMP_FILE, i, 4096.0 * (double)i);
+	}
+	add_site(&s, "pool_init", a);
+	struct analysis_options o;
+	analysis_options_init(&o);
+	struct target_findings f;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.verdict, VERDICT_GROWING);
+	assert_int_equal(f.sites.split, SITES_SPLIT_OUTSIDE);
+	assert_int_equal(f.sites.n_outside, 2);
+	const struct site_outside *sh = &f.sites.outside[0];
+	assert_string_equal(sh->pool, "shmem");
+	assert_true(sh->significant && sh->in_footprint);
+	assert_true(fabs(sh->slope.estimate - 98304000.0) < 1.0);
+	assert_true(sh->share > 0.98 && sh->share < 1.02);
+	const struct site_outside *fb = &f.sites.outside[1];
+	assert_string_equal(fb->pool, "file");
+	assert_false(fb->in_footprint);
+	/* 4,096 B a tick of 15 s */
+	assert_true(fabs(fb->slope.estimate - 983040.0) < 1.0);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	render_sites_text(m, &f, false);
+	fclose(m);
+	assert_non_null(strstr(buf, "outside the heap: shared memory"));
+	assert_non_null(strstr(buf, "the growth is outside the heap"));
+	assert_non_null(strstr(buf, "(not in the footprint)"));
+	free(buf);
+	analysis_release(&f);
+	/* the same without the shmem figures: the allocator's retention */
+	free(s.comp[COMP_SHMEM]);
+	s.comp[COMP_SHMEM] = NULL;
+	analysis_run(&s, &o, &f);
+	assert_int_equal(f.sites.split, SITES_SPLIT_RETENTION);
+	analysis_release(&f);
+	series_release(&s);
+}
+
 /* A flat footprint: no split to make, whatever the sites do. */
 static void test_no_growth(void **state)
 {
@@ -437,6 +492,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_leak_found),
 		cmocka_unit_test(test_retention),
+		cmocka_unit_test(test_outside_heap),
 		cmocka_unit_test(test_no_growth),
 		cmocka_unit_test(test_no_sites),
 		cmocka_unit_test(test_site_labels),
