@@ -531,6 +531,21 @@ static void sites_table(struct ctx *c)
 		fprintf(out, ", %.0f %% of the footprint's slope",
 			100 * x->heap_share);
 	fputs(".", out);
+	for (size_t k = 0; k < x->n_outside; k++) {
+		const struct site_outside *y = &x->outside[k];
+		if (!(y->significant && y->slope.estimate > 0))
+			continue;
+		fprintf(out, " Outside the heap: %s %s, %s%s.",
+			!strcmp(y->pool, "gpu") ? "GPU memory" :
+			!strcmp(y->pool, "shmem") ? "shared memory" :
+			"file-backed pages",
+			size_s(c, b1, sizeof(b1), y->last),
+			slope_s(c, b2, sizeof(b2), y->slope.estimate),
+			y->in_footprint ? "" : " (not in the footprint)");
+	}
+	if (!x->sampling_counted)
+		fputs(" (Recorded by an earlier memtrend: the intervals leave "
+		      "the sampling's own error out.)", out);
 	if (render_sites_split_text(x->split)) {
 		fputs(" <strong>", out);
 		put_esc(out, render_sites_split_text(x->split));
