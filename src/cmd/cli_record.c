@@ -167,8 +167,8 @@ const struct cli_option record_options[] = {
 		"per family"),
 	CLI_FLAG(0, "sites", RA, o.sites, "the allocation sites that keep "
 		"memory, sampled in -- COMMAND by a preloaded shim, or in -p "
-		"PID by eBPF uprobes (root or CAP_BPF); the report says where "
-		"it grows (docs/sites.md)"),
+		"PID or --name's process by eBPF uprobes (root or CAP_BPF); "
+		"the report says where it grows (docs/sites.md)"),
 	CLI_SIZE(0, "sites-rate", RA, o.sites_rate, "SIZE", "with --sites: "
 		"sample once every SIZE allocated bytes on average (default "
 		"512KiB; smaller: more precise, dearer)", 1, false, 1ULL << 40,
@@ -406,13 +406,13 @@ static int record_combine(struct record_args *a, const char *verb)
 	    strcmp(verb, "check") != 0)
 		return error("%s: --sites is record's and check's (memtrend "
 			     "record -o FILE --sites -- COMMAND)", verb);
-	if (o->sites && !o->command && (a->n_pids != 1 || o->name_regex ||
-					o->all))
+	if (o->sites && !o->command &&
+	    (a->n_pids + (o->name_regex != NULL) != 1 || o->all))
 		return error("%s: --sites samples one process: a command "
 			     "memtrend starts (-- COMMAND: a preloaded shim), "
-			     "or one running process (-p PID: eBPF uprobes, "
-			     "root or CAP_BPF and CAP_PERFMON), not --name or "
-			     "--all (docs/sites.md)", verb);
+			     "or one running process (-p PID or --name REGEX: "
+			     "eBPF uprobes, root or CAP_BPF and CAP_PERFMON), "
+			     "not several nor --all (docs/sites.md)", verb);
 	if (o->sites && !o->output)
 		return error("%s: --sites needs -o FILE (the sites are kept "
 			     "in the recording)", verb);

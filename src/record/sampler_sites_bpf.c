@@ -779,9 +779,34 @@ static enum sampler_status bpf_sites_read(void *ctx, void *proc,
 	return SAMPLER_OK;
 }
 
+/* The probed process ended: what was its own (the probes and maps, its
+ * sites, the names of its files) let go, so that the next process the
+ * recorder opens -- --name's after a restart, or the same pid after an
+ * exec, a new image -- is probed afresh with sites of its own. */
+static void process_forget(struct bpf_sites_sampler *s)
+{
+	bpf_sites_free_kernel(s);
+	sites_symbols_free(s->symbols);
+	s->symbols = NULL;
+	free(s->site_of);
+	s->site_of = NULL;
+	s->n_stack_ids = 0;
+	free(s->frames);
+	s->frames = NULL;
+	free(s->rooms);
+	s->rooms = NULL;
+	s->n_sites = 0;
+	strmap_release(&s->site_by_frames);
+	memset(&s->stats, 0, sizeof(s->stats));
+	s->alloc_ns = s->free_ns = NAN;
+	s->pid = 0;
+	s->others_noted = false;
+	s->out = NULL;
+}
+
 /* The probed process's end (or the recording's): the sites added since
  * the last read declared, whatever naming costs; the probes' cost said;
- * the probes detached (a pid is not probed twice). */
+ * the probes detached and the process forgotten (process_forget). */
 static void bpf_sites_close(void *ctx, void *proc)
 {
 	struct bpf_sites_sampler *s = ctx;
@@ -805,11 +830,7 @@ static void bpf_sites_close(void *ctx, void *proc)
 				 cost / 1e9);
 		sampler_say(s->rec, t, false, msg);
 #endif
-		s->off = true; /* probed once: a later open is not */
-		free(s->why_off);
-		s->why_off = xstrdup("--sites -p: the probed process ended");
-		s->why_said = true;
-		bpf_sites_free_kernel(s);
+		process_forget(s);
 	}
 	free(proc);
 }

@@ -179,15 +179,17 @@ n=$(nsamples "$T/s.db")
 ok "a stripped target, debuginfod named but stalled: $n samples"
 # where neither mode works (several processes): a clear message, exit 2,
 # nothing started (the eBPF mode, -p: e2e_sites_bpf)
-"$MEMTREND" record -q -o "$T/p.db" --sites --name sites_prog 2> "$T/err"; rc=$?
-[ $rc = 2 ] || fail "--sites --name: exit $rc"
-grep -q "sites samples one process" "$T/err" || fail "--sites --name: $(cat "$T/err")"
-[ ! -e "$T/p.db" ] || fail "--sites --name left a file"
+"$MEMTREND" record -q -o "$T/p.db" --sites -p $$ --name sites_prog 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--sites -p --name: exit $rc"
+grep -q "sites samples one process" "$T/err" || fail "--sites -p --name: $(cat "$T/err")"
+[ ! -e "$T/p.db" ] || fail "--sites -p --name left a file"
+"$MEMTREND" record -q -o "$T/p.db" --sites --all 2> "$T/err"; rc=$?
+[ $rc = 2 ] || fail "--sites --all: exit $rc"
 "$MEMTREND" record -q -o "$T/q.db" --sites-rate 1KiB -- true 2> "$T/err"; rc=$?
 [ $rc = 2 ] || fail "--sites-rate without --sites: exit $rc"
 "$MEMTREND" check --sites --max-growth 1MiB/h --load true -- true 2> "$T/err"; rc=$?
 [ $rc = 2 ] && grep -q "needs -o FILE" "$T/err" || fail "check --sites without -o: exit $rc: $(cat "$T/err")"
-ok "--sites with --name, --sites-rate alone, check --sites without -o refused"
+ok "--sites with -p and --name, with --all, --sites-rate alone, check --sites without -o refused"
 # check --sites names the sites behind a failure: the leak (4 KiB/req,
 # leak_keep) against a budget of 1 KiB/req fails, and the text, the
 # JSON and the JUnit message name leak_keep with its per-request slope

@@ -7,8 +7,8 @@
 # mmap sampled, the C library's own mappings not. Then what
 # stops the mode: no permission (as nobody: said, the rest recorded), a
 # statically linked program (its own malloc probed), a process that
-# exits mid-recording. Needs root (CI's) and a memtrend built with
-# libbpf; skips otherwise. About 25 s.
+# exits mid-recording; --name across a restart. Needs root (CI's) and a
+# memtrend built with libbpf; skips otherwise. About 35 s.
 . "$E2E_LIB"
 : "${SITES_PROG:?}" "${SITES_STATIC:?}"
 [ "$(id -u)" = 0 ] || { echo "skip: the eBPF mode needs root"; exit 77; }
@@ -201,3 +201,28 @@ timeout 30 "$MEMTREND" record -q -o "$T/exit.db" -i 100ms -d 20s --sites \
 leak=$(sql "$T/exit.db" "SELECT count(*) FROM site_frame WHERE depth = 0 AND function = 'leak_keep'")
 [ "$leak" -ge 1 ] || fail "exits mid-recording: no leak_keep site"
 ok "the process exits mid-recording: its sites kept"
+
+# --name: the oldest process of that name probed, and after it restarts
+# the new one, afresh (its own incarnation, its own sites): a program
+# that runs 3 s, started again 1 s after it ended.
+cp "$SITES_PROG" "$T/bpfname_prog"
+bg "$T/bpfname_prog" 3 "$T/n1.log" 1000
+wait_for "$T/n1.log" 5
+bg timeout 30 "$MEMTREND" record -q -o "$T/name.db" -i 100ms -d 8s --sites \
+	--sites-rate 1KiB --name '^bpfname_prog$'
+R=$LAST_BG
+i=0
+until [ -z "$(pgrep -f "$T/bpfname_prog 3 $T/n1.log")" ]; do
+	i=$((i + 1)); [ $i -gt 100 ] && fail "--name: the first run never ended"
+	sleep 0.1
+done
+sleep 1
+"$T/bpfname_prog" 3 "$T/n2.log" 1000 > /dev/null 2>&1
+wait "$R" || fail "--sites --name: exit $?"
+incs=$(sql "$T/name.db" "SELECT count(DISTINCT s.incarnation_id) FROM site s JOIN site_frame f ON f.site_id = s.id WHERE f.depth = 0 AND f.function = 'leak_keep'")
+[ "$incs" = 2 ] || fail "--sites --name: leak_keep in $incs incarnations, not 2: $(sql "$T/name.db" "SELECT text FROM note")"
+"$MEMTREND" report --json "$T/name.db" > "$T/name.json" ||
+	fail "--sites --name: report"
+first=$(jget "$T/name.json" "d['targets'][0]['sites']['ranked'][0]['frames'][0]['function']")
+[ "$first" = leak_keep ] || fail "--sites --name: first site '$first'"
+ok "--sites --name: both runs probed, leak_keep in each"
