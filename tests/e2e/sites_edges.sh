@@ -5,9 +5,10 @@
 # sites; --children says that children have no sites; anonymous mmap is
 # sampled, a preloaded allocator's own mappings are not; a JIT's frame is
 # named from its perf map; C++ names demangled; growth in shared memory
-# named outside the heap. About 25 s.
+# named outside the heap; the allocator's retention (a flat live heap
+# under a growing footprint) not taken for a leak. About 32 s.
 . "$E2E_LIB"
-: "${SITES_PROG:?}" "${SITES_STATIC:?}"
+: "${SITES_PROG:?}" "${SITES_STATIC:?}" "${RETAIN_PROG:?}"
 # The shim never touches a descriptor of the program's own: the command's
 # fd 3, its own, is read whole (before: the shim took 3 for the region's
 # number, closed it, and wc said "No such file").
@@ -202,3 +203,23 @@ assert sh["significant"] and sh["slope"]["bytes_per_hour"] > 0, sh
 assert 0.5 <= sh["share_of_footprint_slope"] <= 1.5, sh
 PY
 ok "shared memory growing outside the heap: split outside, named"
+# The allocator's retention (tests/helpers/retain_prog.c): bursts of
+# 64 KiB blocks freed each round under a 16-byte pin, so glibc keeps 64
+# KiB more a round while nothing stays live. At the default rate: the
+# footprint grows, the live heap does not, the split says retention and
+# no site is called growing.
+timeout 60 "$MEMTREND" record -q -o "$T/ret.db" -i 100ms --sites -- \
+	"$RETAIN_PROG" 60 100 > /dev/null 2> "$T/err" ||
+	fail "record --sites, retention: $(cat "$T/err")"
+"$MEMTREND" report --json "$T/ret.db" > "$T/ret.json" ||
+	fail "report of the retention run"
+"$PY" - "$T/ret.json" <<'PY' || fail "retention: $(head -c 800 "$T/ret.json")"
+import json, sys
+t = json.load(open(sys.argv[1]))["targets"][0]
+s = t["sites"]
+assert t["verdict"] == "growing", t["verdict"]
+assert s["split"] == "retention", s["split"]
+assert not s["live_heap"]["significant"], s["live_heap"]
+assert all(r["trend"] != "growing" for r in s["ranked"]), s["ranked"]
+PY
+ok "the allocator's retention: footprint growing, live heap flat, split retention"
