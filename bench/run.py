@@ -1359,6 +1359,7 @@ def sites_rows():
         mib(shmem), "—", "—", "<= 16 MiB", passmiss(shmem <= 16 << 20))
     heaptrack_rows()
     sites_bpf_rows()
+    redis_rows()
     sites_accuracy_rows()
 
 
@@ -1494,6 +1495,148 @@ def traced_alloc(name, threads, secs, spin, tracer, wait):
     return kv(c.out.replace(" ", "="), "ops_per_cpu_s"), t
 
 
+def redis_pid(port):
+    """The pid redis-server on port says it has (INFO server), or None."""
+    try:
+        out = subprocess.run(["redis-cli", "-p", str(port), "INFO",
+                              "server"], capture_output=True, text=True,
+                             timeout=5).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"process_id:(\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+def redis_up(port, seconds=20):
+    for _ in range(int(seconds * 20)):
+        pid = redis_pid(port)
+        if pid:
+            return pid
+        time.sleep(0.05)
+    return None
+
+
+def rss_of(pid):
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            m = re.search(r"VmRSS:\s+(\d+) kB", f.read())
+        return int(m.group(1)) * 1024 if m else float("nan")
+    except OSError:
+        return float("nan")
+
+
+def redis_once(mode, n):
+    """One redis-server under `mode` on a free loopback port, filled by
+    redis-benchmark (SET of 64 B values over 10^6 random keys, 20
+    clients, pipelines of 8, n requests): its requests per second and
+    the server's RSS at the end, or (None, why)."""
+    port = free_port()
+    server = ["redis-server", "--port", str(port), "--bind", "127.0.0.1",
+              "--save", "", "--appendonly", "no", "--dir", OUT,
+              "--logfile", os.path.join(OUT, "log", "redis.log")]
+    db = os.path.join(OUT, "redis_sites.db")
+    rm(db)
+    tracer = None
+    if mode == "preload":
+        wrapper = Child("redis-preload", [MEMTREND, "record", "-q", "-o",
+                                          db, "-i", "1s", "--sites", "--"]
+                        + server)
+    elif mode == "heaptrack":
+        for f in os.listdir(OUT):
+            if f.startswith("heaptrack.redis"):
+                os.unlink(os.path.join(OUT, f))
+        wrapper = Child("redis-heaptrack", ["heaptrack", "-o",
+                                            os.path.join(OUT,
+                                                         "heaptrack.redis")]
+                        + server)
+    else:
+        wrapper = Child("redis-" + mode, server)
+    pid = redis_up(port)
+    if not pid:
+        return None, "%s: redis-server did not start" % mode
+    if mode == "ebpf":
+        tracer = Child("redis-ebpf-rec", [MEMTREND, "record", "-q", "-o",
+                                          db, "-i", "1s", "--sites", "-p",
+                                          pid])
+        time.sleep(3)  # the probes attached (their cost measured first)
+    b = run("redis-benchmark-" + mode, ["redis-benchmark", "-p", port, "-t",
+                                        "set", "-n", n, "-r", 1000000,
+                                        "-d", 64, "-c", 20, "-P", 8, "-q",
+                                        "--csv"], ok=None)
+    rss = rss_of(pid)
+    m = re.search(r'"SET","([0-9.]+)"', b.out)
+    for t in (tracer,):
+        if t is not None and not t.done:
+            t.p.send_signal(signal.SIGINT)
+            t.wait(ok=None)
+    subprocess.run(["redis-cli", "-p", str(port), "SHUTDOWN", "NOSAVE"],
+                   capture_output=True, timeout=10)
+    wrapper.wait(ok=None)
+    if not m:
+        return None, "%s: no SET figure from redis-benchmark: %s" % (
+            mode, (b.out + b.err)[-200:])
+    return (float(m.group(1)), rss), ""
+
+
+def redis_rows():
+    """redis-benchmark against Debian's redis-server (jemalloc): bare,
+    under record --sites (preload: memtrend starts it), under record
+    --sites -p (eBPF), under heaptrack;
+    alternated, BENCH_SITES_RUNS each; the median requests per second
+    and the server's RSS at the end."""
+    if not (shutil.which("redis-server") and shutil.which("redis-benchmark")):
+        row("j. redis-benchmark", "—", "— (redis-server, redis-tools not "
+            "installed)", "—")
+        return
+    runs = knob("BENCH_SITES_RUNS", 5, 1)
+    n = knob("BENCH_REDIS_REQUESTS", 400000, 50000)
+    # memleak-bpfcc is not among them: it probes the C library's malloc,
+    # which Debian's redis-server (jemalloc) does not call, so it sees
+    # none of its allocations; pointed at jemalloc (-O) it stops: "could
+    # not determine address of symbol mmap" (bench/README.md, j)
+    modes = ["bare", "preload"]
+    if os.geteuid() == 0:
+        modes.append("ebpf")
+    if shutil.which("heaptrack"):
+        modes.append("heaptrack")
+    got = {m: [] for m in modes}
+    notes = []
+    for k in range(runs):
+        for mode in modes:
+            r, why = redis_once(mode, n)
+            if r:
+                got[mode].append(r)
+            elif why not in notes:
+                notes.append(why)
+
+    def med(mode, i):
+        v = sorted(x[i] for x in got.get(mode, []))
+        return v[len(v) // 2] if v else float("nan")
+
+    bare = med("bare", 0)
+    pre = med("preload", 0)
+    row("j. redis-benchmark SET, --sites (preload): requests/s",
+        "%.3g" % pre, "%.3g bare" % bare, pre / bare, "loss <= 5 %",
+        "%s (%.1f %%)" % (passmiss(pre >= 0.95 * bare), 100 * (1 - pre / bare)))
+    if "ebpf" in got:
+        e = med("ebpf", 0)
+        row("j. redis-benchmark SET, --sites -p (eBPF): requests/s",
+            "%.3g" % e, "%.3g bare" % bare, e / bare, "info")
+    if "heaptrack" in got and got["heaptrack"]:
+        h = med("heaptrack", 0)
+        row("j. redis-benchmark SET, --sites (preload) against heaptrack: "
+            "requests/s", "%.3g" % pre, "%.3g heaptrack" % h, pre / h,
+            "above the peer", passmiss(pre > h))
+    detail("j. redis-benchmark (%d SET, 64 B, 10^6 keys, 20 clients, -P 8; "
+           "median of %d): server RSS at the end %s" % (n, runs, "; ".join(
+               "%s %s" % (m, mib(med(m, 1))) for m in modes)))
+    detail("j. redis-benchmark requests/s, every run: %s" % "; ".join(
+        "%s %s" % (m, " ".join("%.3g" % x[0] for x in got[m]))
+        for m in modes))
+    for why in notes:
+        detail("j. redis-benchmark: " + why)
+
+
 def sites_bpf_rows():
     """The eBPF mode (record --sites -p) and its peers on the 2-thread
     load, alternated, BENCH_SITES_RUNS each: bare, memtrend attached,
@@ -1575,6 +1718,15 @@ def main():
         # Section j alone (`bench/run.py sites`): record --sites' cost.
         try:
             sites_rows()
+        finally:
+            cleanup()
+        print(table())
+        print("\n".join(details))
+        return
+    if sys.argv[1:] == ["sites-redis"]:
+        # The redis-benchmark rows of j alone (`bench/run.py sites-redis`).
+        try:
+            redis_rows()
         finally:
             cleanup()
         print(table())
