@@ -30,6 +30,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -47,6 +48,7 @@
 #include "sites_stats.h"
 #include "sites_symbols.h"
 #include "strmap.h"
+#include "uprobe_point.h"
 
 #if MEMTREND_HAVE_BPF
 #include <bpf/bpf.h>
@@ -100,6 +102,8 @@ struct bpf_sites_sampler {
 	struct sites_stats_state stats;
 	bool meta_sent, why_said, others_noted;
 	double alloc_ns, free_ns;  /* what the probes cost a call; NAN */
+	uint64_t free_offset;      /* the free probe's, from the entry
+				      (uprobe_point.h); 0: at the entry */
 	/* the process as last read, for the end */
 	int64_t last_inc;
 	const struct sink_set *out;
@@ -192,13 +196,29 @@ static struct bpf_program *entry_prog(struct sites_bpf *skel, int i)
 	}
 }
 
+/* A probe on function in path; offset: from its entry (libbpf adds the
+ * function's own), 0 but for the free probe (uprobe_point.h). */
 static struct bpf_link *attach_one(struct bpf_program *prog, pid_t pid,
 				   const char *path, const char *function,
-				   bool retprobe)
+				   bool retprobe, uint64_t offset)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = function,
 		    .retprobe = retprobe);
-	return bpf_program__attach_uprobe_opts(prog, pid, path, 0, &uo);
+	return bpf_program__attach_uprobe_opts(prog, pid, path,
+					       (size_t)offset, &uo);
+}
+
+/* Where pp's entry probe goes in object: free's program reads only its
+ * first argument, so it may sit where the kernel emulates rather than
+ * single-steps (uprobe_point.h: one trap, not two); the others read more,
+ * or pair with a return probe that must be at the entry. */
+static uint64_t entry_offset(const struct bpf_sites_sampler *s,
+			     const struct probe_point *pp, const char *object)
+{
+	if (pp->returns || strcmp(pp->function, "free") != 0 ||
+	    object != s->allocator_file)
+		return 0;
+	return s->free_offset;
 }
 
 static void detach_all(struct bpf_sites_sampler *s)
@@ -342,7 +362,7 @@ static bool find_allocator(struct bpf_sites_sampler *s, pid_t pid)
 		char file[sizeof(s->allocator_file)];
 		object_file(pid, paths[i], inodes[i], file, sizeof(file));
 		struct bpf_link *l = attach_one(entry_prog(s->skel, 0), pid,
-						file, "malloc", false);
+						file, "malloc", false, 0);
 		if (!l)
 			continue;
 		bpf_link__destroy(l);
@@ -401,7 +421,10 @@ static bool attach_process(struct bpf_sites_sampler *s, pid_t pid)
 			const char *object = pp->in_libc && *s->libc ?
 					     s->libc_file : s->allocator_file;
 			struct bpf_link *l = attach_one(prog, pid, object,
-							pp->function, ret);
+							pp->function, ret,
+							ret ? 0 :
+							entry_offset(s, pp,
+								     object));
 			if (l) {
 				s->links[s->n_links++] = l;
 				continue;
@@ -534,7 +557,8 @@ static void uprobe_cost_measure(struct bpf_sites_sampler *s, double *alloc_ns,
 	pairs_time(PAIRS / 10); /* warm */
 	double bare = pairs_time(PAIRS);
 	struct bpf_link *l = attach_one(s->skel->progs.free_enter, getpid(),
-					s->allocator_file, "free", false);
+					s->allocator_file, "free", false,
+					s->free_offset);
 	if (l) {
 		double probed = pairs_time(PAIRS);
 		bpf_link__destroy(l);
@@ -542,10 +566,10 @@ static void uprobe_cost_measure(struct bpf_sites_sampler *s, double *alloc_ns,
 			*free_ns = (probed - bare) / PAIRS * 1e9;
 	}
 	struct bpf_link *in = attach_one(s->skel->progs.malloc_enter, getpid(),
-					 s->allocator_file, "malloc", false);
+					 s->allocator_file, "malloc", false, 0);
 	struct bpf_link *out = attach_one(s->skel->progs.alloc_return,
 					  getpid(), s->allocator_file, "malloc",
-					  true);
+					  true, 0);
 	if (in && out) {
 		double probed = pairs_time(PAIRS);
 		if (probed > bare)
@@ -570,6 +594,7 @@ static void probe_open(struct bpf_sites_sampler *s, pid_t pid)
 	s->pid = pid;
 	if (!load(s) || !find_allocator(s, pid))
 		return;
+	s->free_offset = uprobe_point_offset(s->allocator_file, "free");
 	uprobe_cost_measure(s, &s->alloc_ns, &s->free_ns);
 	skip_ranges(s, pid);
 	if (!attach_process(s, pid))
@@ -577,10 +602,15 @@ static void probe_open(struct bpf_sites_sampler *s, pid_t pid)
 	s->n_stack_ids = SITES_BPF_DEFAULT_STACKS;
 	s->site_of = xcalloc(s->n_stack_ids, sizeof(*s->site_of));
 	s->frames = xcalloc(s->depth, sizeof(*s->frames));
-	char cost[96] = "";
+	char cost[128] = "";
+	int k = 0;
 	if (isfinite(s->alloc_ns) && isfinite(s->free_ns))
-		snprintf(cost, sizeof(cost), ", %.2f us an allocation, %.2f "
-			 "us a free", s->alloc_ns / 1e3, s->free_ns / 1e3);
+		k = snprintf(cost, sizeof(cost), ", %.2f us an allocation, "
+			     "%.2f us a free", s->alloc_ns / 1e3,
+			     s->free_ns / 1e3);
+	if (s->free_offset && k >= 0 && (size_t)k < sizeof(cost))
+		snprintf(cost + k, sizeof(cost) - (size_t)k, " (free probed "
+			 "at +%" PRIu64 ", one trap)", s->free_offset);
 	snprintf(s->describe, sizeof(s->describe), "eBPF uprobes on %.100s, "
 		 "every %.0f B on average, %u frames%s, names: %s",
 		 s->allocator, s->rate, s->depth, cost, sites_symbols_how());
@@ -799,6 +829,7 @@ static void process_forget(struct bpf_sites_sampler *s)
 	strmap_release(&s->site_by_frames);
 	memset(&s->stats, 0, sizeof(s->stats));
 	s->alloc_ns = s->free_ns = NAN;
+	s->free_offset = 0;
 	s->pid = 0;
 	s->others_noted = false;
 	s->out = NULL;

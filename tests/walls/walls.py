@@ -50,6 +50,9 @@ OWNERS = {
     "elfutils/": ["src/record/sites_symbols.c"], # allocation sites' names
     "bpf/": ["src/record/sampler_sites_bpf.c",   # record --sites -p (eBPF)
              "src/record/sites_bpf.bpf.c"],      # its kernel half
+    "capstone/": ["src/record/uprobe_point.c"],  # where its free probe goes
+    "gelf.h": ["src/record/uprobe_point.c"],     # ... read from the ELF
+    "libelf.h": ["src/record/uprobe_point.c"],
 }
 
 # The C library, POSIX and Linux: any layer may include these.
