@@ -536,9 +536,7 @@ static void sites_table(struct ctx *c)
 		if (!(y->significant && y->slope.estimate > 0))
 			continue;
 		fprintf(out, " Outside the heap: %s %s, %s%s.",
-			!strcmp(y->pool, "gpu") ? "GPU memory" :
-			!strcmp(y->pool, "shmem") ? "shared memory" :
-			"file-backed pages",
+			render_outside_pool_text(y->pool),
 			size_s(c, b1, sizeof(b1), y->last),
 			slope_s(c, b2, sizeof(b2), y->slope.estimate),
 			y->in_footprint ? "" : " (not in the footprint)");

@@ -45,6 +45,12 @@ void render_site_frame(char *buf, size_t n, const struct series_site_frame *f)
 		snprintf(buf, n, "0x%" PRIx64, f->address);
 }
 
+const char *render_outside_pool_text(const char *pool)
+{
+	return !strcmp(pool, "gpu") ? "GPU memory" :
+	       !strcmp(pool, "shmem") ? "shared memory" : "file-backed pages";
+}
+
 const char *render_sites_split_text(enum sites_split s)
 {
 	switch (s) {
@@ -226,9 +232,7 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 		render_site_slope_text(b1, sizeof(b1), y->slope, false,
 				       decimal);
 		fprintf(out, "    outside the heap: %s %s, %s",
-			!strcmp(y->pool, "gpu") ? "GPU memory" :
-			!strcmp(y->pool, "shmem") ? "shared memory" :
-			"file-backed pages",
+			render_outside_pool_text(y->pool),
 			render_size(b3, sizeof(b3), y->last, decimal), b1);
 		if (!y->in_footprint)
 			fprintf(out, " (not in the footprint)");
@@ -328,6 +332,18 @@ static json_t *slope_obj(struct slope s, const char *unit)
 	return o;
 }
 
+/* What a site and a pool outside the heap both say: their verdict, the
+ * window's first and last bytes, the slope per hour. */
+static void trend_fields(json_t *j, enum site_trend trend, double first,
+			 double last, struct slope slope, bool significant)
+{
+	json_object_set_new(j, "trend", json_string(site_trend_name(trend)));
+	json_object_set_new(j, "first_bytes", bytes_or_null(first));
+	json_object_set_new(j, "last_bytes", bytes_or_null(last));
+	json_object_set_new(j, "slope", slope_obj(slope, "bytes_per_hour"));
+	json_object_set_new(j, "significant", json_boolean(significant));
+}
+
 static json_t *frames_json(const struct series_site *site)
 {
 	json_t *a = json_array();
@@ -409,14 +425,8 @@ json_t *render_sites_json(const struct target_findings *f)
 		json_object_set_new(j, "pool", json_string(y->pool));
 		json_object_set_new(j, "in_footprint",
 				    json_boolean(y->in_footprint));
-		json_object_set_new(j, "trend",
-				    json_string(site_trend_name(y->trend)));
-		json_object_set_new(j, "first_bytes", bytes_or_null(y->first));
-		json_object_set_new(j, "last_bytes", bytes_or_null(y->last));
-		json_object_set_new(j, "slope", slope_obj(y->slope,
-							  "bytes_per_hour"));
-		json_object_set_new(j, "significant",
-				    json_boolean(y->significant));
+		trend_fields(j, y->trend, y->first, y->last, y->slope,
+			     y->significant);
 		json_object_set_new(j, "share_of_footprint_slope",
 				    num_or_null(y->share));
 		json_array_append_new(out_heap, j);
@@ -428,14 +438,8 @@ json_t *render_sites_json(const struct target_findings *f)
 		const struct series_site *site = &s->sites[y->site];
 		json_t *j = json_object();
 		json_object_set_new(j, "id", json_integer(site->id));
-		json_object_set_new(j, "trend",
-				    json_string(site_trend_name(y->trend)));
-		json_object_set_new(j, "first_bytes", bytes_or_null(y->first));
-		json_object_set_new(j, "last_bytes", bytes_or_null(y->last));
-		json_object_set_new(j, "slope", slope_obj(y->slope,
-							  "bytes_per_hour"));
-		json_object_set_new(j, "significant",
-				    json_boolean(y->significant));
+		trend_fields(j, y->trend, y->first, y->last, y->slope,
+			     y->significant);
 		json_object_set_new(j, "per_request",
 				    slope_obj(y->per_request,
 					      "bytes_per_request"));

@@ -39,6 +39,9 @@ json_t *render_site_brief_json(const struct series *s,
 			       const struct site_finding *y, bool per_req);
 /* What the split says (NULL for SITES_SPLIT_NONE). */
 const char *render_sites_split_text(enum sites_split s);
+/* A pool outside the heap (site_outside.pool: "shmem", "gpu", "file")
+ * in words: "shared memory", "GPU memory", "file-backed pages". */
+const char *render_outside_pool_text(const char *pool);
 /* {sampling_rate_bytes, ..., ranked: [...]}, or JSON null. Owned by the
  * caller. */
 json_t *render_sites_json(const struct target_findings *f);
