@@ -72,7 +72,7 @@ struct bpf_sites_sampler {
 	pid_t pid;                 /* the process probed; 0: none yet */
 	bool off;                  /* cannot probe (said): no sites */
 	char *why_off;             /* said at the first sample */
-	char describe[256];
+	char describe[512];
 #if MEMTREND_HAVE_BPF
 	struct sites_bpf *skel;
 	struct bpf_link *links[32];
@@ -455,6 +455,8 @@ static bool load(struct bpf_sites_sampler *s)
 	s->skel->rodata->sample_rate = (__u64)s->rate;
 	s->skel->rodata->var_shift = sites_bpf_var_shift((__u64)s->rate);
 	if (bpf_map__set_value_size(s->skel->maps.stacks,
+				    s->depth * sizeof(__u64)) ||
+	    bpf_map__set_value_size(s->skel->maps.stacks_second,
 				    s->depth * sizeof(__u64))) {
 		off_because(s, "--sites -p: cannot size the stack table: no "
 			    "allocation sites");
@@ -515,6 +517,28 @@ static double pairs_time(int n)
 }
 
 /* Empty the maps of what memtrend's own calls left in them. */
+/* The stack tables (sites_bpf.h): id below SITES_BPF_DEFAULT_STACKS in
+ * the first, the rest in the second. */
+static int stack_read(struct bpf_sites_sampler *s, __u32 id)
+{
+	memset(s->frames, 0, s->depth * sizeof(*s->frames));
+	struct bpf_map *m = id < SITES_BPF_DEFAULT_STACKS ?
+			    s->skel->maps.stacks : s->skel->maps.stacks_second;
+	__u32 k = id < SITES_BPF_DEFAULT_STACKS ? id :
+		  id - SITES_BPF_DEFAULT_STACKS;
+	return bpf_map__lookup_elem(m, &k, sizeof(k), s->frames,
+				    s->depth * sizeof(*s->frames), 0);
+}
+
+static void stack_forget(struct bpf_sites_sampler *s, __u32 id)
+{
+	struct bpf_map *m = id < SITES_BPF_DEFAULT_STACKS ?
+			    s->skel->maps.stacks : s->skel->maps.stacks_second;
+	__u32 k = id < SITES_BPF_DEFAULT_STACKS ? id :
+		  id - SITES_BPF_DEFAULT_STACKS;
+	bpf_map__delete_elem(m, &k, sizeof(k), 0);
+}
+
 static void maps_clear(struct bpf_sites_sampler *s)
 {
 	for (__u32 key = 0; key < SITES_BPF_COUNTS; key++) {
@@ -527,8 +551,7 @@ static void maps_clear(struct bpf_sites_sampler *s)
 				      sizeof(key)) &&
 	       !bpf_map__delete_elem(s->skel->maps.sites, &key, sizeof(key),
 				     0))
-		bpf_map__delete_elem(s->skel->maps.stacks, &key, sizeof(key),
-				     0);
+		stack_forget(s, key);
 	__u64 addr;
 	while (!bpf_map__get_next_key(s->skel->maps.live, NULL, &addr,
 				      sizeof(addr)) &&
@@ -599,7 +622,7 @@ static void probe_open(struct bpf_sites_sampler *s, pid_t pid)
 	skip_ranges(s, pid);
 	if (!attach_process(s, pid))
 		return;
-	s->n_stack_ids = SITES_BPF_DEFAULT_STACKS;
+	s->n_stack_ids = SITES_BPF_STACK_IDS;
 	s->site_of = xcalloc(s->n_stack_ids, sizeof(*s->site_of));
 	s->frames = xcalloc(s->depth, sizeof(*s->frames));
 	char cost[128] = "";
@@ -641,10 +664,7 @@ static void stats_send(struct bpf_sites_sampler *s, const struct sink_set *out,
 static void declare(struct bpf_sites_sampler *s, __u32 stackid,
 		    const struct sink_set *out, int64_t inc, double t)
 {
-	memset(s->frames, 0, s->depth * sizeof(*s->frames));
-	if (bpf_map__lookup_elem(s->skel->maps.stacks, &stackid,
-				 sizeof(stackid), s->frames,
-				 s->depth * sizeof(*s->frames), 0))
+	if (stack_read(s, stackid))
 		return; /* not there yet: the next tick */
 	if (!s->symbols)
 		s->symbols = sites_symbols_new(s->pid);

@@ -44,6 +44,10 @@
 
 #include "sites_bpf.h"
 
+#ifndef EEXIST
+#define EEXIST 17 /* asm-generic/errno-base.h: a stack map's collision */
+#endif
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Mean bytes between samples; set by the recorder before loading. */
@@ -104,6 +108,14 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, SITES_BPF_DEFAULT_DEPTH * sizeof(__u64));
 } stacks SEC(".maps");
+
+/* Where a stack the first table refused goes (sites_bpf.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(max_entries, SITES_BPF_SECOND_STACKS);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, SITES_BPF_DEFAULT_DEPTH * sizeof(__u64));
+} stacks_second SEC(".maps");
 
 /* Code whose mmap calls are not the program's: [lo, hi) pairs. */
 struct {
@@ -185,6 +197,13 @@ static __always_inline int leave(struct pt_regs *ctx, __u64 addr)
 		return 0;
 	count_add(COUNT_SAMPLED, 1);
 	long stackid = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+	if (stackid == -EEXIST) {
+		/* its bucket holds another stack: the second table */
+		stackid = bpf_get_stackid(ctx, &stacks_second,
+					  BPF_F_USER_STACK);
+		if (stackid >= 0)
+			stackid += SITES_BPF_DEFAULT_STACKS;
+	}
 	if (stackid < 0) {
 		count_add(COUNT_DROPPED_SITES, 1);
 		return 0;

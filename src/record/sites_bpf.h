@@ -9,11 +9,18 @@
 
 #include <linux/types.h>
 
-/* Capacities: as the shim's (sites_region.h), but for the stack table,
- * twice the sites, since a stack map is a hash that refuses a
- * colliding stack rather than chain it. */
+/* Capacities: as the shim's (sites_region.h), but for the stack tables.
+ * A stack map is a hash that refuses a stack whose bucket holds another
+ * (-EEXIST) rather than chain it: with n stacks in b buckets some two
+ * collide with probability about n^2 / 2b (Redis's ~40 stacks: 10 % at
+ * 8,192). A stack refused by the first table goes to a second of twice
+ * its buckets (another bucket for the same hash), and its id is the
+ * second's plus SITES_BPF_DEFAULT_STACKS: refused by both about n^4 /
+ * 8 b^3 of the time. */
 #define SITES_BPF_DEFAULT_SITES 4096
 #define SITES_BPF_DEFAULT_STACKS 8192
+#define SITES_BPF_SECOND_STACKS (2 * SITES_BPF_DEFAULT_STACKS)
+#define SITES_BPF_STACK_IDS (SITES_BPF_DEFAULT_STACKS + SITES_BPF_SECOND_STACKS)
 #define SITES_BPF_DEFAULT_LIVE 131072
 #define SITES_BPF_DEFAULT_DEPTH 8
 
