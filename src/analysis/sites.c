@@ -204,6 +204,7 @@ static int by_rank(const void *a, const void *b)
 struct growth {
 	size_t site;
 	double grew;
+	bool var_known;            /* site_var_known() */
 };
 
 /* The components outside the heap, in the order they are reported. */
@@ -253,15 +254,19 @@ static void outside_analyse(const struct series *s, size_t lo, size_t hi,
 	}
 }
 
+bool site_outside_grows(const struct site_outside *y)
+{
+	return y->significant && y->slope.estimate > 0;
+}
+
 /* Shared memory or the GPU's growing at least half as fast as the
  * footprint: the growth the heap does not have is there. */
 static bool outside_explains(const struct sites_finding *x)
 {
 	for (size_t k = 0; k < x->n_outside; k++) {
 		const struct site_outside *y = &x->outside[k];
-		if (y->in_footprint && y->significant &&
-		    y->slope.estimate > 0 && isfinite(y->share) &&
-		    y->share >= 0.5)
+		if (y->in_footprint && site_outside_grows(y) &&
+		    isfinite(y->share) && y->share >= 0.5)
 			return true;
 	}
 	return false;
@@ -315,8 +320,9 @@ void sites_analyse(const struct analysis_options *o,
 		double first = series_site_live_at(site, s->t[lo]);
 		double last = series_site_live_at(site, s->t[hi - 1]);
 		site_steps(site, s->t + lo, n, heap, heap_var);
-		x->sampling_counted &= site_var_known(site);
-		g[n_g++] = (struct growth){k, last - first};
+		bool known = site_var_known(site);
+		x->sampling_counted &= known;
+		g[n_g++] = (struct growth){k, last - first, known};
 	}
 	for (size_t i = 1; i < n; i++) {
 		heap[i] += heap[i - 1];
@@ -331,8 +337,8 @@ void sites_analyse(const struct analysis_options *o,
 		site_fill(site, s->t + lo, n, v, var);
 		struct series keep;
 		struct target_findings sf;
-		analyse(s, lo, hi, v, site_var_known(site) ? var : NULL, o,
-			&sf, &keep);
+		analyse(s, lo, hi, v, g[r].var_known ? var : NULL, o, &sf,
+			&keep);
 		struct site_finding *y = &x->ranked[x->n_ranked++];
 		*y = (struct site_finding){
 			.site = g[r].site, .first = v[0], .last = v[n - 1],

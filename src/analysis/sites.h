@@ -80,6 +80,10 @@ struct site_outside {
 	double share;              /* slope / footprint's slope; NAN */
 };
 
+/* A pool outside the heap that grows: significantly, upwards (what the
+ * report names, and what may explain the footprint's growth). */
+bool site_outside_grows(const struct site_outside *y);
+
 struct sites_finding {
 	bool recorded;             /* the target has sites */
 	size_t n_sites;            /* of the analysed incarnation */

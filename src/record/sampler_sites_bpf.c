@@ -102,6 +102,8 @@ struct bpf_sites_sampler {
 	struct sites_stats_state stats;
 	bool meta_sent, why_said, others_noted;
 	double alloc_ns, free_ns;  /* what the probes cost a call; NAN */
+	double var_unit;           /* bytes^2 a unit of a site's var in the
+				      maps (2^sites_bpf_var_shift(rate)) */
 	uint64_t free_offset;      /* the free probe's, from the entry
 				      (uprobe_point.h); 0: at the entry */
 	/* the process as last read, for the end */
@@ -454,6 +456,7 @@ static bool load(struct bpf_sites_sampler *s)
 	}
 	s->skel->rodata->sample_rate = (__u64)s->rate;
 	s->skel->rodata->var_shift = sites_bpf_var_shift((__u64)s->rate);
+	s->var_unit = ldexp(1, (int)s->skel->rodata->var_shift);
 	if (bpf_map__set_value_size(s->skel->maps.stacks,
 				    s->depth * sizeof(__u64)) ||
 	    bpf_map__set_value_size(s->skel->maps.stacks_second,
@@ -516,29 +519,32 @@ static double pairs_time(int n)
 	return now_monotonic() - t0;
 }
 
-/* Empty the maps of what memtrend's own calls left in them. */
-/* The stack tables (sites_bpf.h): id below SITES_BPF_DEFAULT_STACKS in
- * the first, the rest in the second. */
+/* The stack table that holds id (sites_bpf.h: below
+ * SITES_BPF_DEFAULT_STACKS the first, the rest the second), and id's key
+ * in it. */
+static struct bpf_map *stack_table(struct bpf_sites_sampler *s, __u32 id,
+				   __u32 *key)
+{
+	if (id < SITES_BPF_DEFAULT_STACKS) {
+		*key = id;
+		return s->skel->maps.stacks;
+	}
+	*key = id - SITES_BPF_DEFAULT_STACKS;
+	return s->skel->maps.stacks_second;
+}
+
+/* Stack id's frames into s->frames (zeroed past its depth); 0 or the
+ * lookup's error. */
 static int stack_read(struct bpf_sites_sampler *s, __u32 id)
 {
 	memset(s->frames, 0, s->depth * sizeof(*s->frames));
-	struct bpf_map *m = id < SITES_BPF_DEFAULT_STACKS ?
-			    s->skel->maps.stacks : s->skel->maps.stacks_second;
-	__u32 k = id < SITES_BPF_DEFAULT_STACKS ? id :
-		  id - SITES_BPF_DEFAULT_STACKS;
+	__u32 k;
+	struct bpf_map *m = stack_table(s, id, &k);
 	return bpf_map__lookup_elem(m, &k, sizeof(k), s->frames,
 				    s->depth * sizeof(*s->frames), 0);
 }
 
-static void stack_forget(struct bpf_sites_sampler *s, __u32 id)
-{
-	struct bpf_map *m = id < SITES_BPF_DEFAULT_STACKS ?
-			    s->skel->maps.stacks : s->skel->maps.stacks_second;
-	__u32 k = id < SITES_BPF_DEFAULT_STACKS ? id :
-		  id - SITES_BPF_DEFAULT_STACKS;
-	bpf_map__delete_elem(m, &k, sizeof(k), 0);
-}
-
+/* Empty the maps of what memtrend's own calls left in them. */
 static void maps_clear(struct bpf_sites_sampler *s)
 {
 	for (__u32 key = 0; key < SITES_BPF_COUNTS; key++) {
@@ -550,8 +556,11 @@ static void maps_clear(struct bpf_sites_sampler *s)
 	while (!bpf_map__get_next_key(s->skel->maps.sites, NULL, &key,
 				      sizeof(key)) &&
 	       !bpf_map__delete_elem(s->skel->maps.sites, &key, sizeof(key),
-				     0))
-		stack_forget(s, key);
+				     0)) {
+		__u32 k;
+		bpf_map__delete_elem(stack_table(s, key, &k), &k, sizeof(k),
+				     0);
+	}
 	__u64 addr;
 	while (!bpf_map__get_next_key(s->skel->maps.live, NULL, &addr,
 				      sizeof(addr)) &&
@@ -741,8 +750,7 @@ static void bpf_sites_sync(struct bpf_sites_sampler *s,
 		}
 		struct bpf_site *site = &s->sites[s->site_of[key] - 1];
 		site->live += (double)v.live;
-		site->var += ldexp((double)(v.var > 0 ? v.var : 0),
-				   (int)sites_bpf_var_shift((__u64)s->rate));
+		site->var += (double)(v.var > 0 ? v.var : 0) * s->var_unit;
 		site->allocs += (double)v.allocs;
 	}
 	for (size_t i = 0; i < s->n_sites; i++)

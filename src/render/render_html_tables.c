@@ -533,7 +533,7 @@ static void sites_table(struct ctx *c)
 	fputs(".", out);
 	for (size_t k = 0; k < x->n_outside; k++) {
 		const struct site_outside *y = &x->outside[k];
-		if (!(y->significant && y->slope.estimate > 0))
+		if (!site_outside_grows(y))
 			continue;
 		fprintf(out, " Outside the heap: %s %s, %s%s.",
 			render_outside_pool_text(y->pool),

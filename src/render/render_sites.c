@@ -227,7 +227,7 @@ void render_sites_text(FILE *out, const struct target_findings *f,
 	for (size_t k = 0; k < x->n_outside; k++) {
 		/* what grows outside the heap, only that */
 		const struct site_outside *y = &x->outside[k];
-		if (!(y->significant && y->slope.estimate > 0))
+		if (!site_outside_grows(y))
 			continue;
 		render_site_slope_text(b1, sizeof(b1), y->slope, false,
 				       decimal);
